@@ -1,0 +1,114 @@
+import { Command, CommanderError } from 'commander'
+import { buildApp } from './app.js'
+import { openReferenceContext, type ReferenceContext } from './context.js'
+
+/** A command-line failure: printed as `gatehouse: <message>` on stderr, exit code 1. */
+export class CommandError extends Error {}
+
+/** Runs `fn` with an opened (migrated, seeded) reference context, closing it afterwards. */
+async function withContext<T>(fn: (ref: ReferenceContext) => Promise<T>): Promise<T> {
+  const ref = await openReferenceContext({ databaseUrl: process.env['DATABASE_URL'] })
+  try {
+    return await fn(ref)
+  } finally {
+    await ref.close()
+  }
+}
+
+/** Serves the reference API until SIGTERM/SIGINT, then drains in-flight requests and closes the pools. */
+async function serve(options: { port?: string; host: string }): Promise<void> {
+  const port = Number(options.port ?? process.env['PORT'] ?? 8000)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CommandError(`invalid port "${options.port}"`)
+  const ref = await openReferenceContext({ databaseUrl: process.env['DATABASE_URL'] })
+  const app = await buildApp(ref, { logger: process.env['LOG_LEVEL'] !== undefined })
+  const address = await app.listen({ port, host: options.host })
+  console.log(`gatehouse reference API listening on ${address} (${ref.database.dialect})`)
+  let closing = false
+  const shutdown = (signal: string): void => {
+    if (closing) return
+    closing = true
+    console.log(`gatehouse: ${signal} received, finishing in-flight requests`)
+    app
+      .close()
+      .then(() => ref.close())
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        console.error('gatehouse: shutdown failed:', error)
+        process.exit(1)
+      })
+  }
+  process.on('SIGTERM', () => shutdown('SIGTERM'))
+  process.on('SIGINT', () => shutdown('SIGINT'))
+}
+
+/** The `gatehouse` command line. */
+export function buildProgram(): Command {
+  const program = new Command('gatehouse')
+    .description('gatehouse reference API and token tools (DATABASE_URL selects the database)')
+    .exitOverride()
+  program
+    .command('serve')
+    .description('migrate, seed an empty database, and serve the reference API')
+    .option('-p, --port <port>', 'port to listen on (default: $PORT or 8000)')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .action(serve)
+  program
+    .command('migrate')
+    .description('apply schema migrations (and seed an empty database)')
+    .action(async () => {
+      await withContext(async (ref) => console.log(`migrated (${ref.database.dialect})`))
+    })
+  program
+    .command('create-token')
+    .description('print the token of a user, creating it if missing (DRF drf_create_token)')
+    .argument('<username>')
+    .option('-r, --reset', 'regenerate the token (for a leaked one)')
+    .action(async (username: string, options: { reset?: boolean }) => {
+      await withContext(async (ref) => {
+        const user = await ref.users.findByUsername(username)
+        if (user === null) throw new CommandError(`Cannot create the Token: user ${username} does not exist`)
+        const token = options.reset === true ? await ref.tokens.regenerate(user.id) : await ref.tokens.getOrCreate(user.id)
+        console.log(`Generated token ${token.key} for user ${username}`)
+      })
+    })
+  program
+    .command('create-user')
+    .description('create a user; the password comes from --password or the GATEHOUSE_PASSWORD variable')
+    .argument('<username>')
+    .option('--password <password>', 'password (prefer GATEHOUSE_PASSWORD: arguments show in process lists)')
+    .option('--staff', 'make the user staff')
+    .option('--inactive', 'create the user inactive')
+    .action(async (username: string, options: { password?: string; staff?: boolean; inactive?: boolean }) => {
+      const password = options.password ?? process.env['GATEHOUSE_PASSWORD'] ?? null
+      if (username.length === 0 || username.length > 150) throw new CommandError('username must be 1 to 150 characters')
+      await withContext(async (ref) => {
+        if ((await ref.users.findByUsername(username)) !== null) throw new CommandError(`user ${username} already exists`)
+        const user = await ref.users.create({
+          username,
+          password,
+          isStaff: options.staff === true,
+          isActive: options.inactive !== true,
+        })
+        console.log(`Created user ${user.username} (id ${user.id})${password === null ? ' with no usable password' : ''}`)
+      })
+    })
+  return program
+}
+
+/** Runs the command line; returns the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync([...argv], { from: 'user' })
+    return 0
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode
+    console.error(`gatehouse: ${error instanceof Error ? error.message : String(error)}`)
+    return 1
+  }
+}
+
+const isEntryPoint = import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/bin/gatehouse.js') === true
+if (isEntryPoint) {
+  const code = await main(process.argv.slice(2))
+  if (code !== 0) process.exit(code)
+}

@@ -1,0 +1,77 @@
+import type { FastifyInstance } from 'fastify'
+import { mountView } from '../../src/adapters/fastify/index.js'
+import type { AuthenticationScheme } from '../../src/authentication/authentication-scheme.js'
+import { RemoteUserAuthentication } from '../../src/authentication/remote-user-authentication.js'
+import { TokenAuthentication } from '../../src/authentication/token-authentication.js'
+import { jsonResponse, type ApiResponse } from '../../src/core/api-response.js'
+import { AuthenticationFailed } from '../../src/core/errors.js'
+import type { RequestContext } from '../../src/core/view.js'
+import { AllowAny } from '../../src/permissions/allow-any.js'
+import { IsAdminUser } from '../../src/permissions/is-admin-user.js'
+import { IsAuthenticated } from '../../src/permissions/is-authenticated.js'
+import type { Permission } from '../../src/permissions/permission.js'
+import type { TokenRecord } from '../../src/stores/token-store.js'
+import type { ReferenceContext } from '../context.js'
+
+/** `{"username", "authenticated", "auth"}`: who the request is, as every identity route answers. */
+export async function whoami(ctx: RequestContext): Promise<ApiResponse> {
+  const authenticated = ctx.user.isAuthenticated
+  const auth = ctx.auth as Partial<TokenRecord> | null
+  return jsonResponse(200, {
+    username: authenticated ? ctx.user.username : null,
+    authenticated,
+    auth: ctx.authenticator instanceof TokenAuthentication && typeof auth?.key === 'string' ? auth.key : null,
+  })
+}
+
+/** The spec 5.4 example scheme: the user named by `X-Username`; unknown names fail. */
+export function xUsernameScheme(ref: ReferenceContext): AuthenticationScheme<null> {
+  return {
+    name: 'XUsernameAuthentication',
+    async authenticate(req) {
+      const username = req.headers.get('x-username')
+      if (username === null || username === '') return null
+      const user = await ref.users.findByUsername(username)
+      if (user === null) throw new AuthenticationFailed('No such user')
+      return { user, auth: null }
+    },
+  }
+}
+
+/** The Identity routes of reference-api.md. */
+export function registerIdentityRoutes(app: FastifyInstance, ref: ReferenceContext): void {
+  const { api, schemes, tokens, users } = ref
+  const identity = (
+    path: string,
+    name: string,
+    permissions: readonly Permission[],
+    authentication?: readonly AuthenticationScheme[],
+    withPost = false,
+  ): void => {
+    mountView(
+      app,
+      path,
+      api.view({
+        name,
+        handlers: withPost ? { GET: whoami, POST: whoami } : { GET: whoami },
+        permissions,
+        ...(authentication === undefined ? {} : { authentication }),
+      }),
+    )
+  }
+  identity('/api/whoami/', 'Who Am I', [new AllowAny()])
+  identity('/api/private/', 'Private', [new IsAuthenticated()])
+  identity('/api/staff/', 'Staff', [new IsAdminUser()])
+  identity('/api/schemes/basic/', 'Basic Scheme', [new IsAuthenticated()], [schemes.basic])
+  identity('/api/schemes/token/', 'Token Scheme', [new IsAuthenticated()], [schemes.token])
+  identity('/api/schemes/bearer/', 'Bearer Scheme', [new IsAuthenticated()], [
+    new TokenAuthentication({ tokens, users, keyword: 'Bearer' }),
+  ])
+  identity('/api/schemes/session/', 'Session Scheme', [new IsAuthenticated()], [schemes.session], true)
+  identity('/api/schemes/remote-user/', 'Remote User Scheme', [new IsAuthenticated()], [
+    new RemoteUserAuthentication({ users, header: 'X-Remote-User' }),
+  ])
+  identity('/api/schemes/custom/', 'Custom Scheme', [new IsAuthenticated()], [xUsernameScheme(ref)])
+  identity('/api/schemes/session-basic/', 'Session Basic Scheme', [new IsAuthenticated()], [schemes.session, schemes.basic])
+  identity('/api/schemes/basic-session/', 'Basic Session Scheme', [new IsAuthenticated()], [schemes.basic, schemes.session])
+}

@@ -1,0 +1,69 @@
+import type { Kysely } from 'kysely'
+import { hashPassword } from '../src/crypto/passwords.js'
+import type { DialectName } from '../src/kysely/database.js'
+import { syncSerial } from '../src/kysely/migrations.js'
+import { tokenRow } from '../src/kysely/kysely-token-store.js'
+import type { ReferenceDatabase } from './database.js'
+
+/** The fixed seed users of reference-api.md. */
+export const SEED_USERS = [
+  { id: 1, username: 'alice', password: 'alice-pass-1', isActive: true, isStaff: false },
+  { id: 2, username: 'bob', password: 'bob-pass-2', isActive: true, isStaff: false },
+  { id: 3, username: 'carol', password: 'carol-pass-3', isActive: false, isStaff: false },
+  { id: 4, username: 'admin', password: 'admin-pass-4', isActive: true, isStaff: true },
+] as const
+
+export const SEED_TOKENS = [
+  { userId: 2, key: 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0' },
+  { userId: 3, key: 'ca7013ca7013ca7013ca7013ca7013ca7013ca70' },
+] as const
+
+export const SEED_ARTICLE_COUNT = 137
+const EPOCH = Date.UTC(2024, 0, 1)
+
+/** Article `i` of the seed, as stored. */
+export function seedArticle(i: number): { id: number; title: string; author_id: number; score: number; created: string } {
+  const minutes = i % 5 === 0 ? i - 1 : i
+  return {
+    id: i,
+    title: `Article ${String(i).padStart(3, '0')}`,
+    author_id: i % 2 === 1 ? 1 : 2,
+    score: (i * 7) % 10,
+    created: new Date(EPOCH + minutes * 60_000).toISOString(),
+  }
+}
+
+/**
+ * Seeds an empty database (no users) with the reference data, in one transaction.
+ * Returns false when the database already had users (nothing is touched).
+ */
+export async function seedIfEmpty(db: Kysely<ReferenceDatabase>, dialect: DialectName): Promise<boolean> {
+  const existing = await db.selectFrom('gatehouse_users').select('id').limit(1).executeTakeFirst()
+  if (existing !== undefined) return false
+  const hashes = await Promise.all(SEED_USERS.map((u) => hashPassword(u.password)))
+  const now = new Date().toISOString()
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('gatehouse_users')
+      .values(
+        SEED_USERS.map((u, index) => ({
+          id: u.id,
+          username: u.username,
+          password: hashes[index] as string,
+          is_active: u.isActive ? 1 : 0,
+          is_staff: u.isStaff ? 1 : 0,
+          date_joined: now,
+        })),
+      )
+      .execute()
+    await trx
+      .insertInto('gatehouse_tokens')
+      .values(SEED_TOKENS.map((t) => tokenRow(t.key, t.userId, new Date(now))))
+      .execute()
+    const articles = Array.from({ length: SEED_ARTICLE_COUNT }, (_, k) => seedArticle(k + 1))
+    await trx.insertInto('articles').values(articles).execute()
+    await syncSerial(trx as unknown as Kysely<unknown>, dialect, 'gatehouse_users')
+    await syncSerial(trx as unknown as Kysely<unknown>, dialect, 'articles')
+  })
+  return true
+}

@@ -1,0 +1,62 @@
+import type { ApiRequest } from '../core/api-request.js'
+import { AuthenticationFailed } from '../core/errors.js'
+import {
+  decodeUtf8OrLatin1,
+  lenientBase64Decode,
+  splitAuthorizationHeader,
+} from '../http/authorization-header.js'
+import type { UserStore } from '../stores/user-store.js'
+import type { Authenticated, AuthenticationScheme } from './authentication-scheme.js'
+
+/** Options for `BasicAuthentication`. */
+export interface BasicAuthenticationOptions {
+  readonly users: Pick<UserStore, 'authenticate'>
+  /** The realm in `WWW-Authenticate: Basic realm="…"`. @default 'api' */
+  readonly realm?: string
+}
+
+/**
+ * HTTP Basic authentication with DRF's header parsing and messages. Suitable for
+ * testing; in production serve it over https only.
+ */
+export class BasicAuthentication implements AuthenticationScheme<null> {
+  readonly name: string = 'BasicAuthentication'
+  private readonly users: Pick<UserStore, 'authenticate'>
+  private readonly realm: string
+
+  constructor(options: BasicAuthenticationOptions) {
+    this.users = options.users
+    this.realm = options.realm ?? 'api'
+  }
+
+  async authenticate(req: ApiRequest): Promise<Authenticated<null> | null> {
+    const parts = splitAuthorizationHeader(req.headers.get('authorization'))
+    if (parts.length === 0 || parts[0]?.toLowerCase() !== 'basic') return null
+    if (parts.length === 1) throw new AuthenticationFailed('Invalid basic header. No credentials provided.')
+    if (parts.length > 2) {
+      throw new AuthenticationFailed('Invalid basic header. Credentials string should not contain spaces.')
+    }
+    const bytes = lenientBase64Decode(parts[1] ?? '')
+    if (bytes === null) {
+      throw new AuthenticationFailed('Invalid basic header. Credentials not correctly base64 encoded.')
+    }
+    const text = decodeUtf8OrLatin1(bytes)
+    // DRF 3.14: no colon means the whole text is the user id and the password is empty.
+    const colon = text.indexOf(':')
+    const username = colon === -1 ? text : text.slice(0, colon)
+    const password = colon === -1 ? '' : text.slice(colon + 1)
+    return this.authenticateCredentials(username, password)
+  }
+
+  /** Checks a user id and password; override to change the lookup. */
+  protected async authenticateCredentials(username: string, password: string): Promise<Authenticated<null>> {
+    const user = await this.users.authenticate(username, password)
+    if (user === null) throw new AuthenticationFailed('Invalid username/password.')
+    if (!user.isActive) throw new AuthenticationFailed('User inactive or deleted.')
+    return { user, auth: null }
+  }
+
+  authenticateHeader(): string {
+    return `Basic realm="${this.realm}"`
+  }
+}

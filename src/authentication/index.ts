@@ -1,0 +1,16 @@
+export type { Authenticated, AuthenticationScheme } from './authentication-scheme.js'
+export { schemeName } from './authentication-scheme.js'
+export { BasicAuthentication, type BasicAuthenticationOptions } from './basic-authentication.js'
+export { TokenAuthentication, type TokenAuthenticationOptions } from './token-authentication.js'
+export { SessionAuthentication, type SessionAuthenticationOptions } from './session-authentication.js'
+export { RemoteUserAuthentication, type RemoteUserAuthenticationOptions } from './remote-user-authentication.js'
+export {
+  enforceCsrf,
+  maskCsrfSecret,
+  newCsrfSecret,
+  csrfSecretOf,
+  resolveCsrfOptions,
+  CSRF_SAFE_METHODS,
+  type CsrfOptions,
+  type ResolvedCsrfOptions,
+} from './csrf.js'

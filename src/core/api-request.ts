@@ -1,0 +1,31 @@
+/** Read-only access to request headers; Web `Headers` satisfies it as-is. Names are case-insensitive. */
+export interface HeaderBag {
+  get(name: string): string | null
+}
+
+/**
+ * A parsed request body: usually an object (JSON object, or form fields as strings),
+ * but any JSON value a client sent; `null` for an empty body. Views validate its shape.
+ */
+export type RequestData = unknown
+
+/**
+ * The only request shape gatehouse's policies ever see. Adapters build it from
+ * their framework's request; nothing in the core imports a framework.
+ */
+export interface ApiRequest {
+  /** Upper-case HTTP method. */
+  readonly method: string
+  /** Absolute URL (scheme, host, path, query), used for next/previous links and CSRF origin checks. */
+  readonly url: URL
+  readonly headers: HeaderBag
+  /** The peer address of the socket (REMOTE_ADDR), or `null` when unknown. */
+  readonly remoteAddress: string | null
+  /** The value of one cookie, or `null`. Malformed Cookie headers never throw. */
+  cookie(name: string): string | null
+  /**
+   * The parsed body (JSON, urlencoded or multipart form). `null` when the request has no body.
+   * Throws `ParseError` (400) or `UnsupportedMediaType` (415) with DRF's messages. Parsed once, lazily.
+   */
+  body(): Promise<RequestData>
+}

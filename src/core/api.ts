@@ -1,0 +1,25 @@
+import { resolveSettings, type Settings } from './settings.js'
+import { ApiView, type ViewOptions } from './view.js'
+
+/** Settings resolved once, and a factory for views that inherit them. */
+export interface Api {
+  readonly settings: Settings
+  /** A view with per-view overrides, resolved now, never per request. */
+  view(options: ViewOptions): ApiView
+}
+
+/**
+ * Creates an API: library defaults ⊕ `settings`, validated (a bad key throws a
+ * `ConfigurationError` naming it) and frozen.
+ *
+ * @example
+ * const api = createApi({ authentication: [new TokenAuthentication({ tokens, users })] })
+ * const whoami = api.view({ handlers: { GET: async (ctx) => jsonResponse(200, { user: ctx.user.username }) } })
+ */
+export function createApi(settings: Partial<Settings> = {}): Api {
+  const resolved = resolveSettings(settings)
+  return Object.freeze({
+    settings: resolved,
+    view: (options: ViewOptions): ApiView => new ApiView(resolved, options),
+  })
+}

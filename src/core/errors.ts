@@ -1,0 +1,125 @@
+/** A detail is a message, or a list/dict rendered as-is (DRF's ValidationError shapes). */
+export type ErrorDetail = string | readonly unknown[] | Readonly<Record<string, unknown>>
+
+const API_ERROR_BRAND = Symbol.for('gatehouse.ApiError')
+
+/**
+ * A request-time error rendered as a response: `{"detail": message}` for a string
+ * detail, the list or dict itself otherwise. Each subclass fixes its status.
+ */
+export abstract class ApiError extends Error {
+  abstract readonly status: number
+  readonly detail: ErrorDetail
+  readonly code: string
+  readonly [API_ERROR_BRAND] = true
+
+  constructor(detail: ErrorDetail, code: string, options?: { cause?: unknown }) {
+    super(typeof detail === 'string' ? detail : code, options)
+    this.name = new.target.name
+    this.detail = detail
+    this.code = code
+  }
+}
+
+/** True for any gatehouse `ApiError`, even one from a second copy of the package. */
+export function isApiError(value: unknown): value is ApiError {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[API_ERROR_BRAND] === true
+}
+
+export class ValidationError extends ApiError {
+  readonly status = 400
+  constructor(detail: ErrorDetail = ['Invalid input.'], code = 'invalid') {
+    super(typeof detail === 'string' ? [detail] : detail, code)
+  }
+}
+export class ParseError extends ApiError {
+  readonly status = 400
+  constructor(detail: ErrorDetail = 'Malformed request.', code = 'parse_error') {
+    super(detail, code)
+  }
+}
+export class AuthenticationFailed extends ApiError {
+  readonly status = 401
+  constructor(detail: ErrorDetail = 'Incorrect authentication credentials.', code = 'authentication_failed') {
+    super(detail, code)
+  }
+}
+export class NotAuthenticated extends ApiError {
+  readonly status = 401
+  constructor(detail: ErrorDetail = 'Authentication credentials were not provided.', code = 'not_authenticated') {
+    super(detail, code)
+  }
+}
+export class PermissionDenied extends ApiError {
+  readonly status = 403
+  constructor(detail: ErrorDetail = 'You do not have permission to perform this action.', code = 'permission_denied') {
+    super(detail, code)
+  }
+}
+export class NotFound extends ApiError {
+  readonly status = 404
+  constructor(detail: ErrorDetail = 'Not found.', code = 'not_found') {
+    super(detail, code)
+  }
+}
+export class MethodNotAllowed extends ApiError {
+  readonly status = 405
+  constructor(method: string, detail?: ErrorDetail, code = 'method_not_allowed') {
+    super(detail ?? `Method "${method}" not allowed.`, code)
+  }
+}
+export class NotAcceptable extends ApiError {
+  readonly status = 406
+  constructor(detail: ErrorDetail = 'Could not satisfy the request Accept header.', code = 'not_acceptable') {
+    super(detail, code)
+  }
+}
+export class UnsupportedMediaType extends ApiError {
+  readonly status = 415
+  constructor(mediaType: string, detail?: ErrorDetail, code = 'unsupported_media_type') {
+    super(detail ?? `Unsupported media type "${mediaType}" in request.`, code)
+  }
+}
+/** 429. `wait` in seconds (may be fractional); rounded up on the wire as DRF does. */
+export class Throttled extends ApiError {
+  readonly status = 429
+  readonly wait: number | null
+  constructor(wait: number | null = null, detail?: string, code = 'throttled') {
+    const seconds = wait === null ? null : Math.ceil(wait)
+    const base = detail ?? 'Request was throttled.'
+    const suffix =
+      seconds === null ? '' : ` Expected available in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`
+    super(base + suffix, code)
+    this.wait = seconds
+  }
+}
+/** 503: a store (database, Redis) is unreachable or too slow. Gatehouse's own addition to DRF's set. */
+export class ServiceUnavailable extends ApiError {
+  readonly status = 503
+  constructor(detail: ErrorDetail = 'Service temporarily unavailable, try again later.', code = 'service_unavailable') {
+    super(detail, code)
+  }
+}
+
+/**
+ * A non-API error thrown inside an authentication scheme (spec 5.4's
+ * WrappedAttributeError): surfaces as a 500 naming the scheme, never as "anonymous".
+ */
+export class WrappedSchemeError extends Error {
+  override readonly name = 'WrappedSchemeError'
+  readonly scheme: string
+  constructor(scheme: string, cause: unknown) {
+    super(`${scheme}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+    this.scheme = scheme
+  }
+}
+
+/** A setup-time error: thrown before any request, never rendered. */
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError'
+  readonly code: `ERR_${string}`
+  constructor(code: `ERR_${string}`, message: string) {
+    super(message)
+    this.code = code
+  }
+}

@@ -1,0 +1,99 @@
+import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
+import type { Paginator } from '../pagination/paginator.js'
+import type { Permission } from '../permissions/permission.js'
+import { AllowAny } from '../permissions/allow-any.js'
+import type { Throttle } from '../throttling/throttle.js'
+import { ConfigurationError } from './errors.js'
+import { anonymousUser, type User } from './user.js'
+
+/** Receives server errors (never a secret: only error objects gatehouse did not render). */
+export type ErrorLogger = (error: unknown, context: { readonly method: string; readonly path: string }) => void
+
+/**
+ * Global settings: library defaults ⊕ the app's values, validated and frozen once.
+ * Per-view options replace (never merge with) the keys they set.
+ */
+export interface Settings {
+  /** Ordered authentication schemes (DRF `DEFAULT_AUTHENTICATION_CLASSES`). @default [] */
+  readonly authentication: readonly AuthenticationScheme[]
+  /** All must pass (DRF `DEFAULT_PERMISSION_CLASSES`). @default [new AllowAny()] */
+  readonly permissions: readonly Permission[]
+  /** All are consulted (DRF `DEFAULT_THROTTLE_CLASSES`). @default [] */
+  readonly throttles: readonly Throttle[]
+  /** Default pagination style for list views (DRF `DEFAULT_PAGINATION_CLASS`). @default null */
+  readonly pagination: Paginator | null
+  /** Global page size (DRF `PAGE_SIZE`). @default null */
+  readonly pageSize: number | null
+  /** The user of an unauthenticated request (DRF `UNAUTHENTICATED_USER`). @default anonymousUser */
+  readonly unauthenticatedUser: () => User
+  /** The auth of an unauthenticated request (DRF `UNAUTHENTICATED_TOKEN`). @default () => null */
+  readonly unauthenticatedToken: () => unknown
+  /**
+   * How many reverse proxies in front of the app are trusted to append to
+   * `X-Forwarded-For`. `0` (the default) ignores the header: unlike DRF's
+   * default, a client cannot choose its own throttle identity.
+   * @default 0
+   */
+  readonly numProxies: number
+  /** Where unrendered (500) errors are reported. @default console.error */
+  readonly logError: ErrorLogger
+}
+
+export const DEFAULT_SETTINGS: Settings = Object.freeze({
+  authentication: Object.freeze([]),
+  permissions: Object.freeze([new AllowAny()]),
+  throttles: Object.freeze([]),
+  pagination: null,
+  pageSize: null,
+  unauthenticatedUser: anonymousUser,
+  unauthenticatedToken: () => null,
+  numProxies: 0,
+  logError: (error: unknown, context: { method: string; path: string }) => {
+    console.error(`gatehouse: server error on ${context.method} ${context.path}:`, error)
+  },
+})
+
+type Check = (value: unknown) => boolean
+const isFunction: Check = (v) => typeof v === 'function'
+const isPageSize: Check = (v) => v === null || (Number.isInteger(v) && (v as number) > 0)
+
+const hasMethod =
+  (method: string): Check =>
+  (v) =>
+    Array.isArray(v) && v.every((item) => typeof (item as Record<string, unknown>)?.[method] === 'function')
+
+const CHECKS: Readonly<Record<keyof Settings, readonly [Check, string]>> = {
+  authentication: [hasMethod('authenticate'), 'a list of objects with an authenticate() method'],
+  permissions: [hasMethod('hasPermission'), 'a list of objects with a hasPermission() method'],
+  throttles: [hasMethod('check'), 'a list of objects with a check() method'],
+  pagination: [(v) => v === null || typeof (v as Record<string, unknown>)?.['paginate'] === 'function', 'a paginator or null'],
+  pageSize: [isPageSize, 'a positive integer or null'],
+  unauthenticatedUser: [isFunction, 'a function returning a user'],
+  unauthenticatedToken: [isFunction, 'a function'],
+  numProxies: [(v) => Number.isInteger(v) && (v as number) >= 0, 'a non-negative integer'],
+  logError: [isFunction, 'a function'],
+}
+
+/** Validates one settings object; throws `ConfigurationError` naming the first bad key. */
+export function validateSettings(values: Readonly<Record<string, unknown>>, where: string): void {
+  for (const [key, value] of Object.entries(values)) {
+    if (value === undefined) continue
+    const check = CHECKS[key as keyof Settings]
+    if (check === undefined) {
+      throw new ConfigurationError('ERR_UNKNOWN_SETTING', `${where}: unknown setting "${key}"`)
+    }
+    if (!check[0](value)) {
+      throw new ConfigurationError('ERR_INVALID_SETTING', `${where}: setting "${key}" must be ${check[1]}`)
+    }
+  }
+}
+
+/** Library defaults ⊕ `overrides`, validated and frozen. */
+export function resolveSettings(overrides: Partial<Settings> = {}): Settings {
+  validateSettings(overrides as Record<string, unknown>, 'gatehouse settings')
+  const merged: Record<string, unknown> = { ...DEFAULT_SETTINGS }
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value !== undefined) merged[key] = Array.isArray(value) ? Object.freeze([...value]) : value
+  }
+  return Object.freeze(merged) as unknown as Settings
+}

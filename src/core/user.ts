@@ -1,0 +1,31 @@
+/** Identifier of a stored user. */
+export type UserId = number
+
+/** The identity policies read. Stored users and the anonymous user both satisfy it. */
+export interface User {
+  readonly id: UserId | null
+  readonly username: string | null
+  readonly isActive: boolean
+  readonly isStaff: boolean
+  readonly isAuthenticated: boolean
+}
+
+/** A user kept in a `UserStore`. */
+export interface StoredUser extends User {
+  readonly id: UserId
+  readonly username: string
+  readonly isAuthenticated: true
+}
+
+const ANONYMOUS: User = Object.freeze({
+  id: null,
+  username: null,
+  isActive: false,
+  isStaff: false,
+  isAuthenticated: false,
+})
+
+/** DRF's `AnonymousUser`: the default `unauthenticatedUser`. */
+export function anonymousUser(): User {
+  return ANONYMOUS
+}

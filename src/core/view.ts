@@ -1,0 +1,174 @@
+import type { ApiRequest } from './api-request.js'
+import { jsonResponse, type ApiResponse } from './api-response.js'
+import { schemeName, type AuthenticationScheme } from '../authentication/authentication-scheme.js'
+import type { Paginator } from '../pagination/paginator.js'
+import type { Permission } from '../permissions/permission.js'
+import type { Throttle } from '../throttling/throttle.js'
+import { renderApiError, SERVER_ERROR_BODY } from './exception-handler.js'
+import {
+  ConfigurationError,
+  isApiError,
+  MethodNotAllowed,
+  NotAuthenticated,
+  PermissionDenied,
+  Throttled,
+  WrappedSchemeError,
+} from './errors.js'
+import { MEDIA_TYPES, negotiateFormat, type Format } from './negotiation.js'
+import { DEFAULT_PARSED_MEDIA_TYPES } from './body-parser.js'
+import type { PolicyContext, ViewInfo } from './policy-context.js'
+import { validateSettings, type Settings } from './settings.js'
+import type { User } from './user.js'
+
+/** Methods a view can implement; HEAD and OPTIONS are answered automatically. */
+export type HandlerMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+const METHOD_ORDER: readonly HandlerMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
+
+/** Everything a handler knows about the request once the policies have passed. */
+export interface RequestContext extends PolicyContext {
+  /** The scheme that authenticated the request, or `null`. */
+  readonly authenticator: AuthenticationScheme | null
+  /** The negotiated response format. */
+  readonly format: Format
+  /** The view's resolved settings (global ⊕ per-view). */
+  readonly settings: Settings
+}
+
+export type Handler = (ctx: RequestContext) => Promise<ApiResponse>
+
+/** Per-view options. Keys shared with `Settings` replace the global value. */
+export interface ViewOptions {
+  /** Shown in OPTIONS metadata and logs. */
+  readonly name?: string
+  readonly description?: string
+  readonly handlers: Partial<Readonly<Record<HandlerMethod, Handler>>>
+  readonly authentication?: readonly AuthenticationScheme[]
+  readonly permissions?: readonly Permission[]
+  readonly throttles?: readonly Throttle[]
+  readonly pagination?: Paginator | null
+  readonly pageSize?: number | null
+  readonly throttleScope?: string
+  /** Formats the view renders, in preference order. @default ['json'] */
+  readonly formats?: readonly Format[]
+}
+
+/** The result of identifying a request. */
+export interface Identity {
+  readonly user: User
+  readonly auth: unknown
+  readonly authenticator: AuthenticationScheme | null
+}
+
+/**
+ * DRF's `perform_authentication`: schemes in order; the first pair wins; `null`
+ * tries the next; an `ApiError` stops everything; any other throw is wrapped so it
+ * surfaces as a server error naming the scheme.
+ */
+export async function authenticate(req: ApiRequest, settings: Settings): Promise<Identity> {
+  for (const scheme of settings.authentication) {
+    let result
+    try {
+      result = await scheme.authenticate(req)
+    } catch (error) {
+      if (isApiError(error)) throw error
+      throw new WrappedSchemeError(schemeName(scheme), error)
+    }
+    if (result !== null) return { user: result.user, auth: result.auth, authenticator: scheme }
+  }
+  return { user: settings.unauthenticatedUser(), auth: settings.unauthenticatedToken(), authenticator: null }
+}
+
+/** A configured view: call `handle` with an `ApiRequest`, get an `ApiResponse`. Never throws. */
+export class ApiView {
+  readonly info: ViewInfo
+  readonly settings: Settings
+  readonly allowedMethods: readonly string[]
+  private readonly options: ViewOptions
+  private readonly formats: readonly Format[]
+
+  constructor(global: Settings, options: ViewOptions) {
+    const { name, description, handlers, throttleScope, formats, ...overrides } = options
+    void description
+    validateSettings(overrides as Record<string, unknown>, `view "${name ?? 'unnamed'}"`)
+    if (Object.keys(handlers).length === 0) {
+      throw new ConfigurationError('ERR_NO_HANDLERS', `view "${name ?? 'unnamed'}" has no handlers`)
+    }
+    const merged: Record<string, unknown> = { ...global }
+    for (const [k, v] of Object.entries(overrides)) if (v !== undefined) merged[k] = v
+    this.settings = Object.freeze(merged) as unknown as Settings
+    this.options = options
+    this.formats = Object.freeze([...(formats ?? ['json'])])
+    this.info = Object.freeze({ name: name ?? 'view', throttleScope: throttleScope ?? null })
+    const methods: string[] = METHOD_ORDER.filter((m) => handlers[m] !== undefined)
+    if (handlers.GET !== undefined) methods.push('HEAD')
+    methods.push('OPTIONS')
+    this.allowedMethods = Object.freeze(methods)
+  }
+
+  /** Runs DRF's dispatch: negotiate → authenticate → permissions → throttles → handler. */
+  async handle(req: ApiRequest): Promise<ApiResponse> {
+    const allow: [string, string] = ['Allow', this.allowedMethods.join(', ')]
+    const vary: [string, string][] = this.formats.length > 1 ? [['Vary', 'Accept']] : []
+    let response: ApiResponse
+    try {
+      response = await this.dispatch(req)
+    } catch (error) {
+      response = this.renderError(error, req)
+    }
+    const body = req.method === 'HEAD' ? undefined : response.body
+    return { status: response.status, headers: [...response.headers, allow, ...vary], body }
+  }
+
+  private async dispatch(req: ApiRequest): Promise<ApiResponse> {
+    const format = negotiateFormat(req.headers.get('accept'), this.formats)
+    const identity = await authenticate(req, this.settings)
+    const ctx: RequestContext = {
+      request: req,
+      user: identity.user,
+      auth: identity.auth,
+      authenticator: identity.authenticator,
+      view: this.info,
+      format,
+      settings: this.settings,
+    }
+    for (const permission of this.settings.permissions) {
+      if (!(await permission.hasPermission(ctx))) {
+        throw identity.authenticator === null && this.settings.authentication.length > 0
+          ? new NotAuthenticated()
+          : new PermissionDenied(permission.message, permission.code)
+      }
+    }
+    const waits: number[] = []
+    let throttled = false
+    for (const throttle of this.settings.throttles) {
+      const decision = await throttle.check(ctx)
+      if (!decision.allowed) {
+        throttled = true
+        if (decision.waitSeconds !== null) waits.push(decision.waitSeconds)
+      }
+    }
+    if (throttled) throw new Throttled(waits.length > 0 ? Math.max(...waits) : null)
+
+    const method = req.method === 'HEAD' ? 'GET' : req.method
+    if (method === 'OPTIONS') return this.metadata()
+    const handler = this.options.handlers[method as HandlerMethod]
+    if (handler === undefined) throw new MethodNotAllowed(req.method)
+    return handler(ctx)
+  }
+
+  private metadata(): ApiResponse {
+    return jsonResponse(200, {
+      name: this.options.name ?? 'View',
+      description: this.options.description ?? '',
+      renders: this.formats.map((f) => MEDIA_TYPES[f]),
+      parses: DEFAULT_PARSED_MEDIA_TYPES,
+    })
+  }
+
+  private renderError(error: unknown, req: ApiRequest): ApiResponse {
+    const rendered = renderApiError(error, req, this.settings.authentication)
+    if (rendered !== null) return rendered
+    this.settings.logError(error, { method: req.method, path: req.url.pathname })
+    return jsonResponse(500, SERVER_ERROR_BODY)
+  }
+}

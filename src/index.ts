@@ -1,0 +1,50 @@
+// gatehouse: the framework-free public surface. Adapters and stores are subpath exports.
+export type { ApiRequest, HeaderBag, RequestData } from './core/api-request.js'
+export type { ApiResponse } from './core/api-response.js'
+export { jsonResponse, emptyResponse, withHeaders, serializeBody } from './core/api-response.js'
+export { createApiRequest, parseCookies, type RawRequest } from './core/request-factory.js'
+export { parseBody, DEFAULT_PARSED_MEDIA_TYPES } from './core/body-parser.js'
+export type { User, StoredUser, UserId } from './core/user.js'
+export { anonymousUser } from './core/user.js'
+export type { PolicyContext, ViewInfo } from './core/policy-context.js'
+export {
+  ApiError,
+  isApiError,
+  ValidationError,
+  ParseError,
+  AuthenticationFailed,
+  NotAuthenticated,
+  PermissionDenied,
+  NotFound,
+  MethodNotAllowed,
+  NotAcceptable,
+  UnsupportedMediaType,
+  Throttled,
+  ServiceUnavailable,
+  WrappedSchemeError,
+  ConfigurationError,
+  type ErrorDetail,
+} from './core/errors.js'
+export { renderApiError } from './core/exception-handler.js'
+export { negotiateFormat, type Format } from './core/negotiation.js'
+export { DEFAULT_SETTINGS, resolveSettings, type Settings, type ErrorLogger } from './core/settings.js'
+export {
+  ApiView,
+  authenticate,
+  type Handler,
+  type HandlerMethod,
+  type Identity,
+  type RequestContext,
+  type ViewOptions,
+} from './core/view.js'
+export { createApi, type Api } from './core/api.js'
+export * from './authentication/index.js'
+export * from './permissions/index.js'
+export type { Throttle, ThrottleDecision } from './throttling/throttle.js'
+export type { Paginator } from './pagination/paginator.js'
+export type { UserStore, NewUser } from './stores/user-store.js'
+export type { TokenStore, TokenRecord } from './stores/token-store.js'
+export type { SessionStore, SessionRecord } from './stores/session-store.js'
+export { hashPassword, verifyPassword, type ScryptParams } from './crypto/passwords.js'
+export { generateTokenKey } from './crypto/random.js'
+export { timingSafeEqual } from './crypto/timing-safe-equal.js'

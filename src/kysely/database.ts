@@ -1,0 +1,78 @@
+import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely'
+import { ConfigurationError } from '../core/errors.js'
+
+/** Which SQL engine a `DATABASE_URL` points at. */
+export type DialectName = 'sqlite' | 'postgres'
+
+/** A connection target parsed from `DATABASE_URL`. */
+export type DatabaseTarget =
+  | { readonly dialect: 'sqlite'; readonly path: string }
+  | { readonly dialect: 'postgres'; readonly url: string }
+
+/** The default embedded database file, in the working directory. */
+export const DEFAULT_SQLITE_PATH = 'gatehouse.sqlite3'
+
+/**
+ * Parses `DATABASE_URL`: unset or empty → the embedded SQLite file; `sqlite:<path>` or
+ * `file:<path>` → that SQLite file (`:memory:` works); `postgres://` / `postgresql://` → PostgreSQL.
+ */
+export function parseDatabaseUrl(url: string | undefined): DatabaseTarget {
+  if (url === undefined || url.trim() === '') return { dialect: 'sqlite', path: DEFAULT_SQLITE_PATH }
+  const value = url.trim()
+  if (/^postgres(ql)?:\/\//i.test(value)) return { dialect: 'postgres', url: value }
+  const sqlite = /^(sqlite|file):(\/\/)?(.*)$/i.exec(value)
+  if (sqlite !== null && sqlite[3] !== undefined && sqlite[3] !== '') return { dialect: 'sqlite', path: sqlite[3] }
+  throw new ConfigurationError(
+    'ERR_DATABASE_URL',
+    `DATABASE_URL must be sqlite:<path>, file:<path> or postgres://…, got "${value.replace(/\/\/[^@]*@/, '//***@')}"`,
+  )
+}
+
+/** Options for `openDatabase`. */
+export interface OpenDatabaseOptions {
+  /** PostgreSQL: pool size. @default 10 */
+  readonly poolSize?: number
+  /** PostgreSQL: fail a connection attempt after this many ms (store faults answer 503). @default 5000 */
+  readonly connectTimeoutMs?: number
+  /** PostgreSQL: abort a statement after this many ms. @default 10000 */
+  readonly statementTimeoutMs?: number
+}
+
+/** Creates the Kysely dialect for a target. The drivers are loaded only when used. */
+export async function createDialect(target: DatabaseTarget, options: OpenDatabaseOptions = {}): Promise<Dialect> {
+  if (target.dialect === 'sqlite') {
+    const { default: SQLite } = await import('better-sqlite3')
+    const db = new SQLite(target.path)
+    db.pragma('journal_mode = WAL')
+    db.pragma('busy_timeout = 5000')
+    db.pragma('foreign_keys = ON')
+    return new SqliteDialect({ database: db })
+  }
+  const pg = await import('pg')
+  const Pool = pg.default.Pool
+  // COUNT(*) and BIGINT come back as strings by default; parse int8 as number (row counts fit easily).
+  pg.default.types.setTypeParser(20, (value: string) => Number(value))
+  return new PostgresDialect({
+    pool: new Pool({
+      connectionString: target.url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      statement_timeout: options.statementTimeoutMs ?? 10_000,
+      query_timeout: options.statementTimeoutMs ?? 10_000,
+    }),
+  })
+}
+
+/** An open database: the Kysely instance and which engine it talks to. */
+export interface Database<DB> {
+  readonly db: Kysely<DB>
+  readonly dialect: DialectName
+  close(): Promise<void>
+}
+
+/** Opens `DATABASE_URL` (or the default SQLite file) as a Kysely instance. */
+export async function openDatabase<DB>(url: string | undefined, options: OpenDatabaseOptions = {}): Promise<Database<DB>> {
+  const target = parseDatabaseUrl(url)
+  const db = new Kysely<DB>({ dialect: await createDialect(target, options) })
+  return { db, dialect: target.dialect, close: () => db.destroy() }
+}

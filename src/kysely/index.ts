@@ -1,0 +1,8 @@
+export type { AuthDatabase, UsersTable, TokensTable, SessionsTable, Timestamp } from './schema.js'
+export { toDate } from './schema.js'
+export { openDatabase, parseDatabaseUrl, createDialect, DEFAULT_SQLITE_PATH } from './database.js'
+export type { Database, DatabaseTarget, DialectName, OpenDatabaseOptions } from './database.js'
+export { authMigrations, migrate, syncSerial } from './migrations.js'
+export { KyselyUserStore } from './kysely-user-store.js'
+export { KyselyTokenStore, tokenRow, type KyselyTokenStoreOptions } from './kysely-token-store.js'
+export { KyselySessionStore } from './kysely-session-store.js'

@@ -1,0 +1,60 @@
+import type { Kysely } from 'kysely'
+import type { SessionRecord, SessionStore } from '../stores/session-store.js'
+import { toDate, type AuthDatabase } from './schema.js'
+
+/** Sessions in SQL (`gatehouse_sessions`), data as JSON text. Expired rows read as absent. */
+export class KyselySessionStore implements SessionStore {
+  constructor(
+    private readonly db: Kysely<AuthDatabase>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async get(sessionKey: string): Promise<SessionRecord | null> {
+    if (sessionKey.length === 0 || sessionKey.length > 64) return null
+    const row = await this.db
+      .selectFrom('gatehouse_sessions')
+      .select(['user_id', 'data', 'expires_at'])
+      .where('session_key', '=', sessionKey)
+      .executeTakeFirst()
+    if (row === undefined) return null
+    const expiresAt = toDate(row.expires_at)
+    if (expiresAt.getTime() <= this.now()) return null
+    let data: Record<string, unknown> = {}
+    try {
+      const parsed: unknown = JSON.parse(row.data)
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) data = parsed as Record<string, unknown>
+    } catch {
+      // A corrupt row is treated as an empty session rather than a crash.
+    }
+    return { userId: row.user_id === null ? null : Number(row.user_id), data, expiresAt }
+  }
+
+  async save(sessionKey: string, record: SessionRecord): Promise<void> {
+    const values = {
+      session_key: sessionKey,
+      user_id: record.userId,
+      data: JSON.stringify(record.data),
+      expires_at: record.expiresAt.toISOString(),
+    }
+    await this.db
+      .insertInto('gatehouse_sessions')
+      .values(values)
+      .onConflict((oc) =>
+        oc.column('session_key').doUpdateSet({ user_id: values.user_id, data: values.data, expires_at: values.expires_at }),
+      )
+      .execute()
+  }
+
+  async delete(sessionKey: string): Promise<void> {
+    await this.db.deleteFrom('gatehouse_sessions').where('session_key', '=', sessionKey).execute()
+  }
+
+  /** Deletes expired sessions; returns how many. Run it now and then (Django's clearsessions). */
+  async clearExpired(): Promise<number> {
+    const result = await this.db
+      .deleteFrom('gatehouse_sessions')
+      .where('expires_at', '<=', new Date(this.now()).toISOString())
+      .executeTakeFirst()
+    return Number(result.numDeletedRows)
+  }
+}

@@ -1,0 +1,83 @@
+import type { Kysely } from 'kysely'
+import type { UserId } from '../core/user.js'
+import { generateTokenKey } from '../crypto/random.js'
+import { timingSafeEqual } from '../crypto/timing-safe-equal.js'
+import { createHash } from 'node:crypto'
+import type { TokenRecord, TokenStore } from '../stores/token-store.js'
+import { toDate, type AuthDatabase } from './schema.js'
+
+/** Hex SHA-256 of a token key: the indexed lookup column. */
+export function digest(key: string): string {
+  return createHash('sha256').update(key).digest('hex')
+}
+
+/** A `gatehouse_tokens` row for a key. */
+export function tokenRow(key: string, userId: UserId, created: Date): { key: string; key_digest: string; user_id: number; created: string } {
+  return { key, key_digest: digest(key), user_id: userId, created: created.toISOString() }
+}
+
+/** Options for `KyselyTokenStore`. */
+export interface KyselyTokenStoreOptions {
+  /** Key generator. @default 40 hex chars from `crypto.randomBytes(20)` */
+  readonly generateKey?: () => string
+}
+
+/** DRF's authtoken table in SQL: one token per user (unique `user_id`), get-or-create, regenerate. */
+export class KyselyTokenStore implements TokenStore {
+  private readonly generateKey: () => string
+
+  constructor(
+    private readonly db: Kysely<AuthDatabase>,
+    options: KyselyTokenStoreOptions = {},
+  ) {
+    this.generateKey = options.generateKey ?? generateTokenKey
+  }
+
+  async findByKey(key: string): Promise<TokenRecord | null> {
+    // Keys are at most 40 characters: longer input cannot match, so skip the query.
+    if (key.length === 0 || key.length > 40) return null
+    const row = await this.db
+      .selectFrom('gatehouse_tokens')
+      .select(['key', 'user_id', 'created'])
+      .where('key_digest', '=', digest(key))
+      .executeTakeFirst()
+    if (row === undefined || !timingSafeEqual(row.key, key)) return null
+    return { key: row.key, userId: Number(row.user_id), created: toDate(row.created) }
+  }
+
+  async getOrCreate(userId: UserId): Promise<TokenRecord> {
+    const existing = await this.findByUser(userId)
+    if (existing !== null) return existing
+    const created = new Date()
+    // A concurrent get-or-create for the same user loses the unique race harmlessly: re-read.
+    await this.db
+      .insertInto('gatehouse_tokens')
+      .values(tokenRow(this.generateKey(), userId, created))
+      .onConflict((oc) => oc.column('user_id').doNothing())
+      .execute()
+    const row = await this.findByUser(userId)
+    if (row === null) throw new Error(`token for user ${userId} vanished during get-or-create`)
+    return row
+  }
+
+  async regenerate(userId: UserId): Promise<TokenRecord> {
+    const record: TokenRecord = { key: this.generateKey(), userId, created: new Date() }
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('gatehouse_tokens').where('user_id', '=', userId).execute()
+      await trx
+        .insertInto('gatehouse_tokens')
+        .values(tokenRow(record.key, userId, record.created))
+        .execute()
+    })
+    return record
+  }
+
+  private async findByUser(userId: UserId): Promise<TokenRecord | null> {
+    const row = await this.db
+      .selectFrom('gatehouse_tokens')
+      .select(['key', 'user_id', 'created'])
+      .where('user_id', '=', userId)
+      .executeTakeFirst()
+    return row === undefined ? null : { key: row.key, userId: Number(row.user_id), created: toDate(row.created) }
+  }
+}

@@ -1,0 +1,86 @@
+import type { Kysely, Selectable } from 'kysely'
+import type { StoredUser, UserId } from '../core/user.js'
+import { hashPassword, verifyPassword } from '../crypto/passwords.js'
+import type { NewUser, UserStore } from '../stores/user-store.js'
+import type { AuthDatabase, UsersTable } from './schema.js'
+
+/** A scrypt hash of a random password, verified against when the user is unknown, to even out timing. */
+const DUMMY_HASH = hashPassword(Math.random().toString(36))
+
+function toUser(row: Pick<Selectable<UsersTable>, 'id' | 'username' | 'is_active' | 'is_staff'>): StoredUser {
+  return Object.freeze({
+    id: Number(row.id),
+    username: row.username,
+    isActive: Number(row.is_active) === 1,
+    isStaff: Number(row.is_staff) === 1,
+    isAuthenticated: true as const,
+  })
+}
+
+/** Users in SQL (`gatehouse_users`), passwords hashed with scrypt. */
+export class KyselyUserStore implements UserStore {
+  constructor(private readonly db: Kysely<AuthDatabase>) {}
+
+  async findById(id: UserId): Promise<StoredUser | null> {
+    const row = await this.db
+      .selectFrom('gatehouse_users')
+      .select(['id', 'username', 'is_active', 'is_staff'])
+      .where('id', '=', id)
+      .executeTakeFirst()
+    return row === undefined ? null : toUser(row)
+  }
+
+  async findByUsername(username: string): Promise<StoredUser | null> {
+    const row = await this.db
+      .selectFrom('gatehouse_users')
+      .select(['id', 'username', 'is_active', 'is_staff'])
+      .where('username', '=', username)
+      .executeTakeFirst()
+    return row === undefined ? null : toUser(row)
+  }
+
+  async checkPassword(user: StoredUser, password: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('gatehouse_users')
+      .select('password')
+      .where('id', '=', user.id)
+      .executeTakeFirst()
+    if (row === undefined) {
+      await verifyPassword(password, await DUMMY_HASH)
+      return false
+    }
+    return verifyPassword(password, row.password)
+  }
+
+  /**
+   * Finds a user by name and checks the password, spending the same hashing time
+   * whether or not the user exists. Inactive users never authenticate (Django's ModelBackend).
+   */
+  async authenticate(username: string, password: string): Promise<StoredUser | null> {
+    const row = await this.db
+      .selectFrom('gatehouse_users')
+      .select(['id', 'username', 'is_active', 'is_staff', 'password'])
+      .where('username', '=', username)
+      .executeTakeFirst()
+    const ok = await verifyPassword(password, row?.password ?? (await DUMMY_HASH))
+    if (row === undefined || !ok) return null
+    const user = toUser(row)
+    return user.isActive ? user : null
+  }
+
+  async create(user: NewUser): Promise<StoredUser> {
+    const password = user.password === null ? '!' : await hashPassword(user.password)
+    const row = await this.db
+      .insertInto('gatehouse_users')
+      .values({
+        username: user.username,
+        password,
+        is_active: user.isActive === false ? 0 : 1,
+        is_staff: user.isStaff === true ? 1 : 0,
+        date_joined: new Date().toISOString(),
+      })
+      .returning(['id', 'username', 'is_active', 'is_staff'])
+      .executeTakeFirstOrThrow()
+    return toUser(row)
+  }
+}

@@ -1,0 +1,27 @@
+import type { StoredUser, UserId } from '../core/user.js'
+
+/** Fields for a new user. */
+export interface NewUser {
+  readonly username: string
+  /** Plain password; hashed by the store. `null` makes an account that cannot log in by password. */
+  readonly password: string | null
+  readonly isActive?: boolean
+  readonly isStaff?: boolean
+}
+
+/** Where users live. The Kysely store is the built-in; a user's own store implements the same. */
+export interface UserStore {
+  findById(id: UserId): Promise<StoredUser | null>
+  /** Exact, case-sensitive match (Django's `get_by_natural_key`). */
+  findByUsername(username: string): Promise<StoredUser | null>
+  /**
+   * Django's `authenticate(username, password)`: the active user with these credentials, or
+   * `null` (unknown user, wrong password, inactive user alike). Takes the same hashing time
+   * whether or not the user exists.
+   */
+  authenticate(username: string, password: string): Promise<StoredUser | null>
+  /** Checks a password in constant time against the stored hash (scrypt, or Django's pbkdf2_sha256). */
+  checkPassword(user: StoredUser, password: string): Promise<boolean>
+  /** Creates a user. Throws on a duplicate username (the store's unique constraint). */
+  create(user: NewUser): Promise<StoredUser>
+}

@@ -1,0 +1,31 @@
+import type { AddressInfo } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../reference-api/app.js'
+import { openReferenceContext, type ReferenceContext } from '../../reference-api/context.js'
+import type { TestDatabase } from './databases.js'
+
+/** A reference API listening on a real loopback socket, on its own fresh database. */
+export interface RunningReference {
+  readonly baseUrl: string
+  readonly ref: ReferenceContext
+  readonly app: FastifyInstance
+  close(): Promise<void>
+}
+
+/** Migrates and seeds `database`, then serves the reference API on 127.0.0.1 at a free port. */
+export async function startReference(database: TestDatabase): Promise<RunningReference> {
+  const ref = await openReferenceContext({ databaseUrl: database.url })
+  const app = await buildApp(ref)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as AddressInfo
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    ref,
+    app,
+    close: async () => {
+      await app.close()
+      await ref.close()
+      await database.drop()
+    },
+  }
+}
