@@ -16,6 +16,20 @@ import { seedIfEmpty } from './seed.js'
 export interface ReferenceConfig {
   /** `DATABASE_URL`; unset means the embedded SQLite file `gatehouse.sqlite3`. */
   readonly databaseUrl?: string | undefined
+  /**
+   * PostgreSQL connect and statement timeout in ms: past it a request answers 503.
+   * Default: `GATEHOUSE_DB_TIMEOUT_MS`, else the driver defaults (5 s connect, 10 s statement).
+   */
+  readonly dbTimeoutMs?: number | undefined
+}
+
+/** The pool timeouts of `config`, or of `GATEHOUSE_DB_TIMEOUT_MS`; none when neither is set. */
+function databaseTimeouts(config: ReferenceConfig): { connectTimeoutMs?: number; statementTimeoutMs?: number } {
+  const raw = config.dbTimeoutMs ?? process.env['GATEHOUSE_DB_TIMEOUT_MS']
+  if (raw === undefined || raw === '') return {}
+  const ms = Number(raw)
+  if (!Number.isInteger(ms) || ms <= 0) throw new Error(`GATEHOUSE_DB_TIMEOUT_MS must be a positive integer, got "${String(raw)}"`)
+  return { connectTimeoutMs: ms, statementTimeoutMs: ms }
 }
 
 /** Everything the reference API's routes share: the database, the stores and the API settings. */
@@ -44,7 +58,7 @@ export async function migrateReference(database: Database<ReferenceDatabase>): P
 
 /** Opens the database, migrates it, seeds it when empty, and builds the stores and settings. */
 export async function openReferenceContext(config: ReferenceConfig = {}): Promise<ReferenceContext> {
-  const database = await openDatabase<ReferenceDatabase>(config.databaseUrl)
+  const database = await openDatabase<ReferenceDatabase>(config.databaseUrl, databaseTimeouts(config))
   try {
     await migrateReference(database)
     await seedIfEmpty(database.db, database.dialect)

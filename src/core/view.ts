@@ -11,9 +11,11 @@ import {
   MethodNotAllowed,
   NotAuthenticated,
   PermissionDenied,
+  ServiceUnavailable,
   Throttled,
   WrappedSchemeError,
 } from './errors.js'
+import { isStoreUnavailable, STORE_UNAVAILABLE_DETAIL } from './store-faults.js'
 import { MEDIA_TYPES, negotiateFormat, type Format } from './negotiation.js'
 import { DEFAULT_PARSED_MEDIA_TYPES } from './body-parser.js'
 import type { PolicyContext, ViewInfo } from './policy-context.js'
@@ -169,6 +171,11 @@ export class ApiView {
     const rendered = renderApiError(error, req, this.settings.authentication)
     if (rendered !== null) return rendered
     this.settings.logError(error, { method: req.method, path: req.url.pathname })
+    // A store that is down or slow is not a bug: 503, and the drivers reconnect by themselves.
+    if (isStoreUnavailable(error)) {
+      const unavailable = new ServiceUnavailable(STORE_UNAVAILABLE_DETAIL, 'store_unavailable')
+      return jsonResponse(unavailable.status, { detail: unavailable.detail })
+    }
     return jsonResponse(500, SERVER_ERROR_BODY)
   }
 }

@@ -52,15 +52,20 @@ export async function createDialect(target: DatabaseTarget, options: OpenDatabas
   const Pool = pg.default.Pool
   // COUNT(*) and BIGINT come back as strings by default; parse int8 as number (row counts fit easily).
   pg.default.types.setTypeParser(20, (value: string) => Number(value))
-  return new PostgresDialect({
-    pool: new Pool({
-      connectionString: target.url,
-      max: options.poolSize ?? 10,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-      statement_timeout: options.statementTimeoutMs ?? 10_000,
-      query_timeout: options.statementTimeoutMs ?? 10_000,
-    }),
+  const pool = new Pool({
+    connectionString: target.url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    statement_timeout: options.statementTimeoutMs ?? 10_000,
+    query_timeout: options.statementTimeoutMs ?? 10_000,
   })
+  // When the server goes away, pg-pool emits 'error' for each *idle* client (and drops it).
+  // With no listener Node treats that as an unhandled 'error' event and the process dies;
+  // the pool reconnects on the next checkout, so noting it is all there is to do.
+  pool.on('error', (error: Error) => {
+    console.error(`gatehouse: idle PostgreSQL connection lost (${error.message}); the pool will reconnect`)
+  })
+  return new PostgresDialect({ pool })
 }
 
 /** An open database: the Kysely instance and which engine it talks to. */

@@ -1,0 +1,91 @@
+import { createServer, type AddressInfo } from 'node:net'
+import { describe, expect, it } from 'vitest'
+import pg from 'pg'
+import { Redis } from 'ioredis'
+import { isStoreUnavailable } from './store-faults.js'
+import { WrappedSchemeError } from './errors.js'
+
+/** A loopback port nobody listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+function withCode(message: string, code: string): Error {
+  return Object.assign(new Error(message), { code })
+}
+
+describe('isStoreUnavailable', () => {
+  it.each([
+    ['ECONNREFUSED', withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')],
+    ['ECONNRESET', withCode('read ECONNRESET', 'ECONNRESET')],
+    ['ETIMEDOUT', withCode('connect ETIMEDOUT', 'ETIMEDOUT')],
+    ['admin shutdown 57P01', withCode('terminating connection due to administrator command', '57P01')],
+    ['cannot connect now 57P03', withCode('the database system is starting up', '57P03')],
+    ['connection exception 08006', withCode('connection failure', '08006')],
+    ['statement timeout 57014', withCode('canceling statement due to statement timeout', '57014')],
+    ['pg terminated', new Error('Connection terminated unexpectedly')],
+    ['pg-pool connect timeout', new Error('timeout exceeded when trying to connect')],
+    ['pg query timeout', new Error('Query read timeout')],
+    ['ioredis closed', new Error('Connection is closed.')],
+    ['ioredis command timeout', new Error('Command timed out')],
+    ['ioredis offline queue', new Error("Stream isn't writeable and enableOfflineQueue options is false")],
+    ['ioredis retries', Object.assign(new Error('Reached the max retries per request limit (which is 1).'), { name: 'MaxRetriesPerRequestError' })],
+    ['redis loading', new Error('LOADING Redis is loading the dataset in memory')],
+  ])('recognises %s', (_label, error) => {
+    expect(isStoreUnavailable(error)).toBe(true)
+  })
+
+  it.each([
+    ['a plain bug', new TypeError("Cannot read properties of undefined (reading 'id')")],
+    ['a constraint violation', withCode('duplicate key value violates unique constraint', '23505')],
+    ['a syntax error', withCode('syntax error at or near "SELEC"', '42601')],
+    ['a string', 'ECONNREFUSED'],
+    ['null', null],
+    ['a missing file', withCode('no such file', 'ENOENT')],
+  ])('does not treat %s as a store fault', (_label, error) => {
+    expect(isStoreUnavailable(error)).toBe(false)
+  })
+
+  it('looks through causes (a scheme wraps the driver error) and AggregateErrors', () => {
+    const wrapped = new WrappedSchemeError('TokenAuthentication', withCode('connect ECONNREFUSED', 'ECONNREFUSED'))
+    expect(isStoreUnavailable(wrapped)).toBe(true)
+    expect(isStoreUnavailable(new AggregateError([new Error('x'), withCode('refused', 'ECONNREFUSED')]))).toBe(true)
+    expect(isStoreUnavailable(new WrappedSchemeError('TokenAuthentication', new Error('bug')))).toBe(false)
+  })
+
+  it('survives a cyclic cause chain', () => {
+    const a = new Error('a') as Error & { cause?: unknown }
+    const b = new Error('b', { cause: a })
+    a.cause = b
+    expect(isStoreUnavailable(a)).toBe(false)
+  })
+
+  it('recognises what pg really throws for a refused connection', async () => {
+    const port = await closedPort()
+    const pool = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${port}/x`, connectionTimeoutMillis: 2000 })
+    const error = await pool.query('SELECT 1').then(
+      () => null,
+      (e: unknown) => e,
+    )
+    await pool.end()
+    expect(error).not.toBeNull()
+    expect(isStoreUnavailable(error)).toBe(true)
+  })
+
+  it('recognises what ioredis really throws with the offline queue off', async () => {
+    const port = await closedPort()
+    const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null })
+    redis.on('error', () => undefined)
+    const error = await redis.get('k').then(
+      () => null,
+      (e: unknown) => e,
+    )
+    redis.disconnect()
+    expect(error).not.toBeNull()
+    expect(isStoreUnavailable(error)).toBe(true)
+  })
+})
