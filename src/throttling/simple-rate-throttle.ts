@@ -1,0 +1,89 @@
+import type { PolicyContext } from '../core/policy-context.js'
+import { clientIdent } from './client-ident.js'
+import type { Rate } from './rate.js'
+import type { Throttle, ThrottleDecision } from './throttle.js'
+import type { ThrottleHit, ThrottleStore } from './throttle-store.js'
+
+/** Milliseconds since the epoch; injectable so tests drive time. */
+export type Clock = () => number
+
+/** Options shared by every `SimpleRateThrottle`. */
+export interface SimpleRateThrottleOptions {
+  /** Where histories live: `MemoryThrottleStore` in one process, `RedisThrottleStore` across many. */
+  readonly store: ThrottleStore
+  /** @default Date.now */
+  readonly now?: Clock
+  /**
+   * Trusted proxies in front of the app (see `clientIdent`).
+   * @default the view's `settings.numProxies` (itself 0 by default)
+   */
+  readonly numProxies?: number
+}
+
+/**
+ * DRF's `wait()`: the seconds until the next request may pass, spreading the
+ * time left in the window over the slots that will free up. `null` when no slot
+ * will (the history is longer than the limit, after a rate was lowered).
+ */
+export function throttleWait(hit: ThrottleHit, now: number, rate: Rate): number | null {
+  const remainingMs = hit.oldest === null || hit.count === 0 ? rate.windowMs : rate.windowMs - (now - hit.oldest)
+  const free = rate.limit - hit.count + 1
+  if (free <= 0) return null
+  return remainingMs / 1000 / free
+}
+
+/** The numProxies of the view's settings, when the pipeline passed them along. */
+function settingsNumProxies(ctx: PolicyContext): number {
+  const value = (ctx as { readonly settings?: { readonly numProxies?: unknown } }).settings?.numProxies
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : 0
+}
+
+/**
+ * DRF's `SimpleRateThrottle`: a sliding-window log per cache key, kept in a
+ * `ThrottleStore`. Subclasses say which key a request counts against
+ * (`getCacheKey`) and at which rate (`getRate`); the store does the counting
+ * atomically. Refused requests are not recorded, as in DRF.
+ *
+ * Instances are shared by all requests: per-request state lives in return
+ * values, never on `this`.
+ *
+ * @example
+ * class PerTenantThrottle extends SimpleRateThrottle {
+ *   private readonly rate = parseRate('1000/hour')
+ *   getRate() { return this.rate }
+ *   getCacheKey(ctx: PolicyContext) { return `throttle_tenant_${ctx.request.headers.get('x-tenant') ?? 'none'}` }
+ * }
+ */
+export abstract class SimpleRateThrottle implements Throttle {
+  protected readonly store: ThrottleStore
+  protected readonly now: Clock
+  private readonly numProxies: number | undefined
+
+  constructor(options: SimpleRateThrottleOptions) {
+    this.store = options.store
+    this.now = options.now ?? Date.now
+    this.numProxies = options.numProxies
+  }
+
+  /** The rate for this request; `null` never throttles it (DRF's `None` rate). */
+  abstract getRate(ctx: PolicyContext): Rate | null
+
+  /** The history this request counts against; `null` never throttles it. */
+  abstract getCacheKey(ctx: PolicyContext): string | null
+
+  /** The client's identity for keys (DRF's `get_ident`), honouring `numProxies`. */
+  getIdent(ctx: PolicyContext): string {
+    return clientIdent(ctx.request, this.numProxies ?? settingsNumProxies(ctx))
+  }
+
+  async check(ctx: PolicyContext): Promise<ThrottleDecision> {
+    const rate = this.getRate(ctx)
+    if (rate === null) return { allowed: true }
+    const key = this.getCacheKey(ctx)
+    if (key === null) return { allowed: true }
+    const now = this.now()
+    const hit = await this.store.hit(key, now, rate.windowMs, rate.limit)
+    if (hit.allowed) return { allowed: true }
+    return { allowed: false, waitSeconds: throttleWait(hit, now, rate) }
+  }
+}
