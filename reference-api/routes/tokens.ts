@@ -1,8 +1,23 @@
 import type { FastifyInstance } from 'fastify'
+import { mountView } from '../../src/adapters/fastify/index.js'
+import { csrfView } from '../../src/views/csrf-view.js'
+import { loginView } from '../../src/views/login-view.js'
+import { logoutView } from '../../src/views/logout-view.js'
+import { obtainAuthTokenView, userIdAndUsername } from '../../src/views/obtain-auth-token.js'
 import type { ReferenceContext } from '../context.js'
 
 /** The Tokens-and-sessions routes of reference-api.md (token obtain, csrf, login, logout). */
 export function registerTokenRoutes(app: FastifyInstance, ref: ReferenceContext): void {
-  void app
-  void ref
+  const { api, users, tokens, sessions, schemes } = ref
+  // The session views share the session scheme's cookie names, so what login sets is what it reads.
+  const cookies = { cookieName: schemes.session.cookieName, csrf: schemes.session.csrf }
+  mountView(app, '/api/auth/token/', api.view(obtainAuthTokenView({ users, tokens })))
+  mountView(
+    app,
+    '/api/auth/token/detailed/',
+    api.view(obtainAuthTokenView({ users, tokens, name: 'Detailed Obtain Auth Token', extraFields: userIdAndUsername })),
+  )
+  mountView(app, '/api/auth/csrf/', api.view(csrfView(cookies)))
+  mountView(app, '/api/auth/login/', api.view(loginView({ users, sessions, ...cookies })))
+  mountView(app, '/api/auth/logout/', api.view(logoutView({ sessions, cookieName: cookies.cookieName })))
 }

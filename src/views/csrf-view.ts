@@ -1,0 +1,40 @@
+import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
+import { csrfSecretOf, maskCsrfSecret, newCsrfSecret } from '../authentication/csrf.js'
+import { jsonResponse, type ApiResponse } from '../core/api-response.js'
+import type { RequestContext, ViewOptions } from '../core/view.js'
+import { AllowAny } from '../permissions/allow-any.js'
+import { csrfCookieHeader, resolveSessionCookies, type SessionCookieOptions } from './session-cookies.js'
+
+/** Options for `csrfView`. */
+export interface CsrfViewOptions extends SessionCookieOptions {
+  /** @default 'Csrf' */
+  readonly name?: string
+  /** @default the API's global schemes */
+  readonly authentication?: readonly AuthenticationScheme[]
+}
+
+/**
+ * `GET`: sets the `csrftoken` cookie (a 32-character secret, kept when the request
+ * already has a valid one) and answers `200 {"csrfToken": "<64-character masked token>"}`.
+ * A script sends either value back in `X-CSRFToken` on unsafe requests of a session.
+ * Allows anyone.
+ *
+ * @example
+ * mountView(app, '/api/auth/csrf/', api.view(csrfView()))
+ */
+export function csrfView(options: CsrfViewOptions = {}): ViewOptions {
+  const cookies = resolveSessionCookies(options)
+  const get = async (ctx: RequestContext): Promise<ApiResponse> => {
+    const req = ctx.request
+    const secret = csrfSecretOf(req.cookie(cookies.csrfCookieName)) ?? newCsrfSecret()
+    // The masked form changes on every call (BREACH); the cookie keeps the plain secret.
+    return jsonResponse(200, { csrfToken: maskCsrfSecret(secret) }, [csrfCookieHeader(secret, req, cookies)])
+  }
+  return {
+    name: options.name ?? 'Csrf',
+    handlers: { GET: get },
+    permissions: [new AllowAny()],
+    ...(options.authentication === undefined ? {} : { authentication: options.authentication }),
+    formats: ['json'],
+  }
+}

@@ -1,0 +1,74 @@
+import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
+import { enforceCsrf, newCsrfSecret, resolveCsrfOptions } from '../authentication/csrf.js'
+import { jsonResponse, type ApiResponse } from '../core/api-response.js'
+import type { RequestContext, ViewOptions } from '../core/view.js'
+import { AllowAny } from '../permissions/allow-any.js'
+import type { SessionStore } from '../stores/session-store.js'
+import type { UserStore } from '../stores/user-store.js'
+import type { Throttle } from '../throttling/throttle.js'
+import { authenticateCredentials } from './authenticate-credentials.js'
+import {
+  csrfCookieHeader,
+  newSessionKey,
+  resolveSessionCookies,
+  sessionCookieHeader,
+  type SessionCookieOptions,
+} from './session-cookies.js'
+
+/** Options for `loginView`. */
+export interface LoginViewOptions extends SessionCookieOptions {
+  /** Checks the username and password (inactive users never authenticate). */
+  readonly users: Pick<UserStore, 'authenticate'>
+  /** Where the new session is written (and the previous one deleted). */
+  readonly sessions: Pick<SessionStore, 'save' | 'delete'>
+  /** @default 'Login' */
+  readonly name?: string
+  /** @default the API's global schemes */
+  readonly authentication?: readonly AuthenticationScheme[]
+  /** Throttles of this view (none by default, like the token view). @default [] */
+  readonly throttles?: readonly Throttle[]
+  readonly throttleScope?: string
+}
+
+/**
+ * Session login. `POST` with `username` and `password` (JSON, urlencoded or multipart):
+ * 1. the CSRF check runs for every request (cookie `csrftoken` plus a matching
+ *    `X-CSRFToken` header or `csrfmiddlewaretoken` form field), since the caller has
+ *    no session yet: `403 {"detail": "CSRF Failed: <reason>"}`;
+ * 2. the credentials are checked like the token view's (`400` with DRF's field or
+ *    `non_field_errors` messages);
+ * 3. a new session is stored (any session the request carried is deleted, so a
+ *    planted session key is never promoted), the CSRF secret is rotated (as Django's
+ *    `login()` does), and the answer is `200 {"username": "<name>"}` with new
+ *    `csrftoken` and `sessionid` cookies.
+ *
+ * @example
+ * mountView(app, '/api/auth/login/', api.view(loginView({ users, sessions })))
+ */
+export function loginView(options: LoginViewOptions): ViewOptions {
+  const { users, sessions } = options
+  const cookies = resolveSessionCookies(options)
+  const csrf = resolveCsrfOptions(cookies.csrf)
+  const post = async (ctx: RequestContext): Promise<ApiResponse> => {
+    const req = ctx.request
+    await enforceCsrf(req, csrf)
+    const user = await authenticateCredentials(req, users)
+    const previous = req.cookie(cookies.cookieName)
+    if (previous !== null && previous !== '') await sessions.delete(previous)
+    const key = newSessionKey()
+    await sessions.save(key, { userId: user.id, data: {}, expiresAt: new Date(Date.now() + cookies.maxAge * 1000) })
+    return jsonResponse(200, { username: user.username }, [
+      csrfCookieHeader(newCsrfSecret(), req, cookies),
+      sessionCookieHeader(key, req, cookies),
+    ])
+  }
+  return {
+    name: options.name ?? 'Login',
+    handlers: { POST: post },
+    permissions: [new AllowAny()],
+    throttles: options.throttles ?? [],
+    ...(options.throttleScope === undefined ? {} : { throttleScope: options.throttleScope }),
+    ...(options.authentication === undefined ? {} : { authentication: options.authentication }),
+    formats: ['json'],
+  }
+}

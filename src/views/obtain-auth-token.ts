@@ -1,0 +1,83 @@
+import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
+import { jsonResponse, type ApiResponse } from '../core/api-response.js'
+import type { StoredUser } from '../core/user.js'
+import type { RequestContext, ViewOptions } from '../core/view.js'
+import type { TokenRecord, TokenStore } from '../stores/token-store.js'
+import type { UserStore } from '../stores/user-store.js'
+import type { Throttle } from '../throttling/throttle.js'
+import { authenticateCredentials } from './authenticate-credentials.js'
+
+/** Extra response fields of a derived token view, written after `token`. */
+export type TokenResponseFields = (
+  user: StoredUser,
+  token: TokenRecord,
+) => Readonly<Record<string, unknown>> | Promise<Readonly<Record<string, unknown>>>
+
+/** Options for `obtainAuthTokenView`. */
+export interface ObtainAuthTokenOptions {
+  /** Checks the username and password (inactive users never authenticate). */
+  readonly users: Pick<UserStore, 'authenticate'>
+  /** Gives the user's token, creating it when missing (same key on every call). */
+  readonly tokens: Pick<TokenStore, 'getOrCreate'>
+  /** Shown in OPTIONS metadata. @default 'Obtain Auth Token' */
+  readonly name?: string
+  readonly description?: string
+  /**
+   * Throttles of this view. DRF's view sets none and ignores the global
+   * throttles, so brute force is not limited unless you pass some here.
+   * @default []
+   */
+  readonly throttles?: readonly Throttle[]
+  /** Scope read by a scoped-rate throttle passed in `throttles`. */
+  readonly throttleScope?: string
+  /**
+   * Authentication schemes run before the handler. DRF keeps the global ones, so a
+   * malformed `Authorization` header fails here as on any view.
+   * @default the API's global schemes
+   */
+  readonly authentication?: readonly AuthenticationScheme[]
+  /** Adds fields after `token` (DRF docs' derived view); a `token` key here is ignored. */
+  readonly extraFields?: TokenResponseFields
+}
+
+/** The derived view's extra fields: `{"user_id": <id>, "username": <name>}`. */
+export function userIdAndUsername(user: StoredUser): Readonly<Record<string, unknown>> {
+  return { user_id: user.id, username: user.username }
+}
+
+/**
+ * DRF's `ObtainAuthToken` as view options: `POST` a JSON, urlencoded or multipart
+ * body with `username` and `password`, get `200 {"token": "<key>"}` (created when
+ * missing, the same key afterwards). No permissions and no throttles by default;
+ * JSON only (`Accept: text/html` alone is 406); bad, unknown or inactive credentials
+ * are `400 {"non_field_errors": ["Unable to log in with provided credentials."]}`.
+ * Pass the result to `api.view()`; spread it to change anything else.
+ *
+ * @example
+ * mountView(app, '/api/auth/token/', api.view(obtainAuthTokenView({ users, tokens })))
+ * // a throttled variant, and one answering user_id and username too:
+ * api.view(obtainAuthTokenView({ users, tokens, throttles: [loginThrottle] }))
+ * api.view(obtainAuthTokenView({ users, tokens, extraFields: userIdAndUsername }))
+ */
+export function obtainAuthTokenView(options: ObtainAuthTokenOptions): ViewOptions {
+  const { users, tokens, extraFields } = options
+  const post = async (ctx: RequestContext): Promise<ApiResponse> => {
+    const user = await authenticateCredentials(ctx.request, users)
+    const token = await tokens.getOrCreate(user.id)
+    const body: Record<string, unknown> = { token: token.key }
+    if (extraFields !== undefined) {
+      for (const [key, value] of Object.entries(await extraFields(user, token))) if (key !== 'token') body[key] = value
+    }
+    return jsonResponse(200, body)
+  }
+  return {
+    name: options.name ?? 'Obtain Auth Token',
+    ...(options.description === undefined ? {} : { description: options.description }),
+    handlers: { POST: post },
+    permissions: [],
+    throttles: options.throttles ?? [],
+    ...(options.throttleScope === undefined ? {} : { throttleScope: options.throttleScope }),
+    ...(options.authentication === undefined ? {} : { authentication: options.authentication }),
+    formats: ['json'],
+  }
+}
