@@ -75,6 +75,11 @@ function originMatches(origin: string, allowed: string): boolean {
   return origin.startsWith(`${scheme}://`) && origin.slice(scheme.length + 3).endsWith(host.slice(1))
 }
 
+function isFormMediaType(contentType: string | null): boolean {
+  const mediaType = (contentType ?? '').split(';')[0]?.trim().toLowerCase()
+  return mediaType === 'application/x-www-form-urlencoded' || mediaType === 'multipart/form-data'
+}
+
 function fail(reason: string): never {
   throw new PermissionDenied(`CSRF Failed: ${reason}`)
 }
@@ -98,6 +103,8 @@ export async function enforceCsrf(req: ApiRequest, options: ResolvedCsrfOptions)
     if (referer === null || referer === '') fail('Referer checking failed - no Referer.')
     let parsed: URL
     try {
+      // Python's urlparse needs `scheme://netloc`; WHATWG URL would also accept `https:host`.
+      if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(referer)) throw new TypeError('no netloc')
       parsed = new URL(referer)
     } catch {
       return fail('Referer checking failed - Referer is malformed.')
@@ -114,8 +121,11 @@ export async function enforceCsrf(req: ApiRequest, options: ResolvedCsrfOptions)
   const cookieSecret = csrfSecretOf(cookie)
   let submitted: string | null = null
   if (req.method === 'POST') {
+    // Parsed for every POST, as Django's `request.POST` makes DRF parse it: a malformed
+    // body fails here (400/415). The field counts only in form bodies (DRF's
+    // `request.POST` is empty for JSON), so a JSON `csrfmiddlewaretoken` is ignored.
     const data = await req.body()
-    if (typeof data === 'object' && data !== null) {
+    if (isFormMediaType(req.headers.get('content-type')) && typeof data === 'object' && data !== null) {
       const field = (data as Record<string, unknown>)[options.formField]
       if (typeof field === 'string' && field !== '') submitted = field
     }

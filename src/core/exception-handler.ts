@@ -18,7 +18,13 @@ export function renderApiError(
   const body = typeof err.detail === 'string' ? { detail: err.detail } : err.detail
   const headers: [string, string][] = []
   let status = err.status
-  if (err instanceof NotAuthenticated || err instanceof AuthenticationFailed || err.code === 'not_authenticated' || err.code === 'authentication_failed') {
+  // By class, or by code for a 401 from a second copy of the package (a permission's
+  // custom `code` on a 403 must not pick up a challenge).
+  const authError =
+    err instanceof NotAuthenticated ||
+    err instanceof AuthenticationFailed ||
+    (err.status === 401 && (err.code === 'not_authenticated' || err.code === 'authentication_failed'))
+  if (authError) {
     const first = schemes[0]
     const challenge = first?.authenticateHeader?.(req)
     if (challenge) headers.push(['WWW-Authenticate', challenge])

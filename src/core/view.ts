@@ -10,6 +10,7 @@ import {
   isApiError,
   MethodNotAllowed,
   NotAuthenticated,
+  NotFound,
   PermissionDenied,
   ServiceUnavailable,
   Throttled,
@@ -96,7 +97,10 @@ export class ApiView {
       throw new ConfigurationError('ERR_NO_HANDLERS', `view "${name ?? 'unnamed'}" has no handlers`)
     }
     const merged: Record<string, unknown> = { ...global }
-    for (const [k, v] of Object.entries(overrides)) if (v !== undefined) merged[k] = v
+    // Copied and frozen: a caller mutating its own array later cannot change the view.
+    for (const [k, v] of Object.entries(overrides)) {
+      if (v !== undefined) merged[k] = Array.isArray(v) ? Object.freeze([...(v as unknown[])]) : v
+    }
     this.settings = Object.freeze(merged) as unknown as Settings
     this.options = options
     this.formats = Object.freeze([...(formats ?? ['json'])])
@@ -122,7 +126,7 @@ export class ApiView {
   }
 
   private async dispatch(req: ApiRequest): Promise<ApiResponse> {
-    const format = negotiateFormat(req.headers.get('accept'), this.formats)
+    const format = negotiateFormat(req.headers.get('accept'), this.formatsFor(req))
     const identity = await authenticate(req, this.settings)
     const ctx: RequestContext = {
       request: req,
@@ -156,6 +160,18 @@ export class ApiView {
     const handler = this.options.handlers[method as HandlerMethod]
     if (handler === undefined) throw new MethodNotAllowed(req.method)
     return handler(ctx)
+  }
+
+  /**
+   * DRF's `?format=` override (URL_FORMAT_OVERRIDE): only the named renderer is
+   * considered (`api` is DRF's name for the HTML view); an unknown name is a 404.
+   */
+  private formatsFor(req: ApiRequest): readonly Format[] {
+    const wanted = req.url.searchParams.get('format')
+    if (wanted === null || wanted === '') return this.formats
+    const formats = this.formats.filter((f) => f === wanted || (f === 'html' && wanted === 'api'))
+    if (formats.length === 0) throw new NotFound()
+    return formats
   }
 
   private metadata(): ApiResponse {

@@ -35,6 +35,15 @@ export async function hashPassword(password: string, params: ScryptParams = DEFA
  * moved from Django keep their passwords. Unknown or unusable (`!…`) hashes never match.
  */
 export async function verifyPassword(password: string, encoded: string): Promise<boolean> {
+  try {
+    return await verifyEncoded(password, encoded)
+  } catch {
+    // A corrupt stored hash (scrypt parameters Node refuses, say) is "no match", never a 500.
+    return false
+  }
+}
+
+async function verifyEncoded(password: string, encoded: string): Promise<boolean> {
   const parts = encoded.split('$')
   if (parts[0] === 'scrypt' && parts.length === 6) {
     const [, n, r, p, saltB64, hashB64] = parts as [string, string, string, string, string, string]

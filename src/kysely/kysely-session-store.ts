@@ -10,7 +10,8 @@ export class KyselySessionStore implements SessionStore {
   ) {}
 
   async get(sessionKey: string): Promise<SessionRecord | null> {
-    if (sessionKey.length === 0 || sessionKey.length > 64) return null
+    // Longer keys cannot exist; NUL is refused by PostgreSQL (a driver error, i.e. a 500, otherwise).
+    if (sessionKey.length === 0 || sessionKey.length > 64 || sessionKey.includes('\0')) return null
     const row = await this.db
       .selectFrom('gatehouse_sessions')
       .select(['user_id', 'data', 'expires_at'])

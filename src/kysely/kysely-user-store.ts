@@ -17,6 +17,14 @@ function toUser(row: Pick<Selectable<UsersTable>, 'id' | 'username' | 'is_active
   })
 }
 
+/**
+ * PostgreSQL refuses text containing NUL ("invalid byte sequence"), and no stored
+ * name can contain one, so such input is "not found" rather than a driver error (a 500).
+ */
+function storable(text: string): boolean {
+  return !text.includes('\0')
+}
+
 /** Users in SQL (`gatehouse_users`), passwords hashed with scrypt. */
 export class KyselyUserStore implements UserStore {
   constructor(private readonly db: Kysely<AuthDatabase>) {}
@@ -31,6 +39,7 @@ export class KyselyUserStore implements UserStore {
   }
 
   async findByUsername(username: string): Promise<StoredUser | null> {
+    if (!storable(username)) return null
     const row = await this.db
       .selectFrom('gatehouse_users')
       .select(['id', 'username', 'is_active', 'is_staff'])
@@ -57,11 +66,13 @@ export class KyselyUserStore implements UserStore {
    * whether or not the user exists. Inactive users never authenticate (Django's ModelBackend).
    */
   async authenticate(username: string, password: string): Promise<StoredUser | null> {
-    const row = await this.db
-      .selectFrom('gatehouse_users')
-      .select(['id', 'username', 'is_active', 'is_staff', 'password'])
-      .where('username', '=', username)
-      .executeTakeFirst()
+    const row = !storable(username)
+      ? undefined
+      : await this.db
+          .selectFrom('gatehouse_users')
+          .select(['id', 'username', 'is_active', 'is_staff', 'password'])
+          .where('username', '=', username)
+          .executeTakeFirst()
     const ok = await verifyPassword(password, row?.password ?? (await DUMMY_HASH))
     if (row === undefined || !ok) return null
     const user = toUser(row)

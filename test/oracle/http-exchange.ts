@@ -1,0 +1,171 @@
+import { request as httpRequest } from 'node:http'
+
+/** One request to send to both servers. Header values may hold Latin-1 characters (sent as raw bytes). */
+export interface ExchangeRequest {
+  /** Unique, human-readable: shown when the servers disagree. */
+  readonly name: string
+  readonly method: string
+  /** Path and query, e.g. `/api/whoami/?x=1`. */
+  readonly path: string
+  readonly headers?: Readonly<Record<string, string>>
+  /** Raw body; set `Content-Type` in `headers`. */
+  readonly body?: string
+  /**
+   * Log in as this user (password from the seed) before sending, and send the
+   * session and CSRF cookies. `csrf` adds a matching `X-CSRFToken` header.
+   */
+  readonly session?: { readonly username: string; readonly csrf: boolean }
+  /** Compare the status only (Django answers non-API paths with its own HTML pages). */
+  readonly statusOnly?: boolean
+}
+
+/** What a server answered, reduced to what is compared. */
+export interface ExchangeResult {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  /** Parsed JSON when the response is JSON, else the raw text. */
+  readonly body: unknown
+  readonly text: string
+}
+
+/** Sends one request with `node:http` (unlike fetch, it sends Latin-1 header bytes as they are). */
+export function send(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Readonly<Record<string, string>> = {},
+  body?: string,
+): Promise<ExchangeResult> {
+  const url = new URL(path, baseUrl)
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path: `${url.pathname}${url.search}`,
+        headers: { Connection: 'close', ...headers, ...(body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(body)) }) },
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('error', reject)
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8')
+          const out: Record<string, string> = {}
+          for (const [k, v] of Object.entries(res.headers)) {
+            if (v !== undefined) out[k] = Array.isArray(v) ? v.join('\n') : v
+          }
+          let parsed: unknown = text
+          if ((out['content-type'] ?? '').startsWith('application/json') && text !== '') {
+            try {
+              parsed = JSON.parse(text)
+            } catch {
+              parsed = text
+            }
+          }
+          resolve({ status: res.statusCode ?? 0, headers: out, body: parsed, text })
+        })
+      },
+    )
+    req.on('error', reject)
+    if (body !== undefined) req.write(body)
+    req.end()
+  })
+}
+
+/** The value of cookie `name` in a response's `Set-Cookie` headers, or `null`. */
+export function setCookieValue(result: ExchangeResult, name: string): string | null {
+  for (const line of (result.headers['set-cookie'] ?? '').split('\n')) {
+    const match = new RegExp(`^\\s*${name}=([^;]*)`).exec(line)
+    if (match !== null) return match[1] ?? ''
+  }
+  return null
+}
+
+/** The seed's passwords (reference-api.md), for logging in. */
+export const SEED_PASSWORDS: Readonly<Record<string, string>> = {
+  alice: 'alice-pass-1',
+  bob: 'bob-pass-2',
+  carol: 'carol-pass-3',
+  admin: 'admin-pass-4',
+}
+
+/** Session and CSRF cookies of a logged-in user. */
+export interface SessionCookies {
+  readonly sessionid: string
+  readonly csrftoken: string
+}
+
+/**
+ * Logs `username` in through `/api/auth/csrf/` and `/api/auth/login/` (the
+ * reference API's session routes). `null` when the server has no such routes or
+ * the login fails.
+ */
+export async function login(baseUrl: string, username: string): Promise<SessionCookies | null> {
+  const csrfResponse = await send(baseUrl, 'GET', '/api/auth/csrf/')
+  const csrf = setCookieValue(csrfResponse, 'csrftoken')
+  if (csrfResponse.status !== 200 || csrf === null) return null
+  const response = await send(
+    baseUrl,
+    'POST',
+    '/api/auth/login/',
+    { 'Content-Type': 'application/json', Cookie: `csrftoken=${csrf}`, 'X-CSRFToken': csrf },
+    JSON.stringify({ username, password: SEED_PASSWORDS[username] ?? '' }),
+  )
+  const sessionid = setCookieValue(response, 'sessionid')
+  if (response.status !== 200 || sessionid === null) return null
+  return { sessionid, csrftoken: setCookieValue(response, 'csrftoken') ?? csrf }
+}
+
+/** Sends an `ExchangeRequest`, logging in first when it needs a session (cached per server and user). */
+export async function exchange(
+  baseUrl: string,
+  request: ExchangeRequest,
+  sessions: Map<string, SessionCookies | null>,
+): Promise<ExchangeResult> {
+  const headers: Record<string, string> = { ...request.headers }
+  if (request.session !== undefined) {
+    const key = `${baseUrl} ${request.session.username}`
+    if (!sessions.has(key)) sessions.set(key, await login(baseUrl, request.session.username))
+    const cookies = sessions.get(key)
+    if (cookies === null || cookies === undefined) throw new Error(`cannot log in as ${request.session.username} on ${baseUrl}`)
+    headers['Cookie'] = `sessionid=${cookies.sessionid}; csrftoken=${cookies.csrftoken}`
+    if (request.session.csrf) headers['X-CSRFToken'] = cookies.csrftoken
+  }
+  return send(baseUrl, request.method, request.path, headers, request.body)
+}
+
+const TOKEN_KEY = /\b[0-9a-f]{40}\b/g
+const SEED_KEYS = new Set(['b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0', 'ca7013ca7013ca7013ca7013ca7013ca7013ca70'])
+
+/**
+ * Replaces values that legitimately differ between two servers: generated token
+ * keys (the seed's fixed keys stay), CSRF tokens and user ids of users created
+ * during the run are kept (both servers create them in the same order).
+ */
+export function maskBody(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(TOKEN_KEY, (key) => (SEED_KEYS.has(key) ? key : '<token>'))
+  if (Array.isArray(value)) return value.map(maskBody)
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) out[k] = k === 'csrfToken' && typeof v === 'string' ? '<csrf>' : maskBody(v)
+    return out
+  }
+  return value
+}
+
+/** The parts of a response two servers must agree on. */
+export function comparable(result: ExchangeResult, request?: ExchangeRequest): Record<string, unknown> {
+  if (request?.statusOnly === true) return { status: result.status }
+  const contentType = (result.headers['content-type'] ?? '').split(';')[0] ?? ''
+  return {
+    status: result.status,
+    'www-authenticate': result.headers['www-authenticate'] ?? null,
+    allow: result.headers['allow'] ?? null,
+    'retry-after': result.headers['retry-after'] ?? null,
+    'content-type': contentType === '' ? null : contentType,
+    body: contentType === 'application/json' ? maskBody(result.body) : result.text === '' ? '' : '<non-JSON body>',
+  }
+}

@@ -1,0 +1,256 @@
+import type { ExchangeRequest } from './http-exchange.js'
+
+/**
+ * The requests sent to both gatehouse's reference API and the DRF oracle, in
+ * order (some change state: remote-user creates users, the token endpoint creates
+ * tokens, so both servers must start fresh and get the same sequence).
+ * Other helpers append their own lists (articles) and export them from here.
+ */
+
+const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64')
+export const BOB_TOKEN = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
+export const CAROL_TOKEN = 'ca7013ca7013ca7013ca7013ca7013ca7013ca70'
+
+/** Authorization header values, by name. */
+export const CREDENTIALS: Readonly<Record<string, string>> = {
+  'basic alice': `Basic ${b64('alice:alice-pass-1')}`,
+  'basic admin': `Basic ${b64('admin:admin-pass-4')}`,
+  'basic bob': `Basic ${b64('bob:bob-pass-2')}`,
+  'basic alice wrong password': `Basic ${b64('alice:nope')}`,
+  'basic unknown user': `Basic ${b64('ghost:alice-pass-1')}`,
+  'basic carol (inactive)': `Basic ${b64('carol:carol-pass-3')}`,
+  'basic no colon': `Basic ${b64('alice')}`,
+  'basic empty': 'Basic',
+  'basic spaces': 'Basic a b',
+  'basic bad base64': 'Basic =a=',
+  'basic bad padding': 'Basic abc',
+  'basic junk chars': `Basic ${b64('alice:alice-pass-1').slice(0, 4)}!!${b64('alice:alice-pass-1').slice(4)}`,
+  'basic data after padding': `Basic ${b64('alice:alice-pass-1x')}YQ==`,
+  'basic mixed case + tab': `bAsIc\t${b64('alice:alice-pass-1')}`,
+  'basic latin1 password': `Basic ${Buffer.from('alice:\xe9', 'latin1').toString('base64')}`,
+  'token bob': `Token ${BOB_TOKEN}`,
+  'token bob lowercase keyword': `token ${BOB_TOKEN}`,
+  'token bob many spaces': `Token    ${BOB_TOKEN}`,
+  'token carol (inactive)': `Token ${CAROL_TOKEN}`,
+  'token unknown': 'Token nope',
+  'token empty': 'Token',
+  'token spaces': 'Token a b',
+  'token invalid utf-8': 'Token abc\xb8',
+  'token overlong': `Token ${BOB_TOKEN}0`,
+  'bearer bob': `Bearer ${BOB_TOKEN}`,
+  'bearer carol (inactive)': `Bearer ${CAROL_TOKEN}`,
+  'bearer unknown': 'Bearer nope',
+  'unknown scheme': 'Digest abc',
+}
+
+const DEFAULT_ROUTES = ['/api/whoami/', '/api/private/', '/api/staff/']
+
+function withAuth(prefix: string, path: string, names: readonly string[]): ExchangeRequest[] {
+  return names.map((name) => ({
+    name: `${prefix} ${name}`,
+    method: 'GET',
+    path,
+    headers: { Authorization: CREDENTIALS[name] ?? '' },
+  }))
+}
+
+const get = (name: string, path: string, headers: Record<string, string> = {}): ExchangeRequest => ({
+  name,
+  method: 'GET',
+  path,
+  headers,
+})
+
+/** Every Identity route of reference-api.md with every credential shape. */
+export const IDENTITY_REQUESTS: readonly ExchangeRequest[] = [
+  ...DEFAULT_ROUTES.flatMap((path) => [
+    get(`${path} no credentials`, path),
+    ...withAuth(path, path, Object.keys(CREDENTIALS)),
+  ]),
+  // Methods, negotiation and paths.
+  { name: 'DELETE /api/whoami/ anonymous (405)', method: 'DELETE', path: '/api/whoami/' },
+  { name: 'POST /api/whoami/ anonymous (405)', method: 'POST', path: '/api/whoami/' },
+  { name: 'DELETE /api/private/ anonymous (401 before 405)', method: 'DELETE', path: '/api/private/' },
+  { name: 'DELETE /api/private/ bob (405)', method: 'DELETE', path: '/api/private/', headers: { Authorization: CREDENTIALS['token bob'] ?? '' } },
+  { name: 'HEAD /api/whoami/', method: 'HEAD', path: '/api/whoami/' },
+  { name: 'HEAD /api/private/ anonymous', method: 'HEAD', path: '/api/private/' },
+  get('/api/private/ Accept application/xml (406 before 401)', '/api/private/', { Accept: 'application/xml' }),
+  get('/api/whoami/ Accept application/json', '/api/whoami/', { Accept: 'application/json' }),
+  get('/api/whoami/ Accept */*', '/api/whoami/', { Accept: '*/*' }),
+  { ...get('/api/private no slash (404)', '/api/private'), statusOnly: true },
+  get('/api/whoami/?format=json', '/api/whoami/?format=json'),
+  get('/api/whoami/?format=xml (404)', '/api/whoami/?format=xml'),
+  get('/api/private/?format=xml anonymous (404 before 401)', '/api/private/?format=xml'),
+  // Scheme-specific routes.
+  get('/api/schemes/basic/ no credentials', '/api/schemes/basic/'),
+  ...withAuth('/api/schemes/basic/', '/api/schemes/basic/', [
+    'basic alice',
+    'basic alice wrong password',
+    'basic carol (inactive)',
+    'basic no colon',
+    'token bob',
+    'basic spaces',
+  ]),
+  get('/api/schemes/token/ no credentials', '/api/schemes/token/'),
+  ...withAuth('/api/schemes/token/', '/api/schemes/token/', [
+    'token bob',
+    'token carol (inactive)',
+    'token unknown',
+    'token empty',
+    'basic alice',
+    'bearer bob',
+  ]),
+  get('/api/schemes/bearer/ no credentials', '/api/schemes/bearer/'),
+  ...withAuth('/api/schemes/bearer/', '/api/schemes/bearer/', [
+    'bearer bob',
+    'bearer carol (inactive)',
+    'bearer unknown',
+    'token bob',
+  ]),
+  get('/api/schemes/session/ no credentials', '/api/schemes/session/'),
+  { name: 'POST /api/schemes/session/ no credentials', method: 'POST', path: '/api/schemes/session/' },
+  ...withAuth('/api/schemes/session/', '/api/schemes/session/', ['basic alice', 'token bob']),
+  get('/api/schemes/remote-user/ no header', '/api/schemes/remote-user/'),
+  get('/api/schemes/remote-user/ alice', '/api/schemes/remote-user/', { 'X-Remote-User': 'alice' }),
+  get('/api/schemes/remote-user/ carol (inactive)', '/api/schemes/remote-user/', { 'X-Remote-User': 'carol' }),
+  get('/api/schemes/remote-user/ empty', '/api/schemes/remote-user/', { 'X-Remote-User': '' }),
+  get('/api/schemes/remote-user/ new user', '/api/schemes/remote-user/', { 'X-Remote-User': 'newbie' }),
+  get('/api/schemes/remote-user/ new user again', '/api/schemes/remote-user/', { 'X-Remote-User': 'newbie' }),
+  get('/api/schemes/remote-user/ case-sensitive', '/api/schemes/remote-user/', { 'X-Remote-User': 'Alice' }),
+  get('/api/whoami/ X-Remote-User is ignored by default schemes', '/api/whoami/', { 'X-Remote-User': 'alice' }),
+  get('/api/schemes/custom/ no header', '/api/schemes/custom/'),
+  get('/api/schemes/custom/ alice', '/api/schemes/custom/', { 'X-Username': 'alice' }),
+  get('/api/schemes/custom/ carol (inactive, no check)', '/api/schemes/custom/', { 'X-Username': 'carol' }),
+  get('/api/schemes/custom/ unknown', '/api/schemes/custom/', { 'X-Username': 'ghost' }),
+  get('/api/schemes/custom/ empty', '/api/schemes/custom/', { 'X-Username': '' }),
+  get('/api/schemes/session-basic/ no credentials', '/api/schemes/session-basic/'),
+  ...withAuth('/api/schemes/session-basic/', '/api/schemes/session-basic/', [
+    'basic alice',
+    'basic alice wrong password',
+    'basic empty',
+  ]),
+  get('/api/schemes/basic-session/ no credentials', '/api/schemes/basic-session/'),
+  ...withAuth('/api/schemes/basic-session/', '/api/schemes/basic-session/', [
+    'basic alice',
+    'basic alice wrong password',
+    'basic empty',
+  ]),
+]
+
+/** Requests that need a logged-in session (the reference API's `/api/auth/login/`). */
+export const SESSION_REQUESTS: readonly ExchangeRequest[] = [
+  { name: 'session alice GET whoami', method: 'GET', path: '/api/whoami/', session: { username: 'alice', csrf: false } },
+  { name: 'session alice GET session route', method: 'GET', path: '/api/schemes/session/', session: { username: 'alice', csrf: false } },
+  { name: 'session alice POST without CSRF header', method: 'POST', path: '/api/schemes/session/', session: { username: 'alice', csrf: false } },
+  { name: 'session alice POST with CSRF header', method: 'POST', path: '/api/schemes/session/', session: { username: 'alice', csrf: true } },
+  {
+    name: 'session alice POST wrong CSRF header',
+    method: 'POST',
+    path: '/api/schemes/session/',
+    headers: { 'X-CSRFToken': 'a'.repeat(64) },
+    session: { username: 'alice', csrf: false },
+  },
+  {
+    name: 'session alice POST JSON body, CSRF header',
+    method: 'POST',
+    path: '/api/schemes/session/',
+    headers: { 'Content-Type': 'application/json' },
+    body: '{"a": 1}',
+    session: { username: 'alice', csrf: true },
+  },
+  {
+    name: 'session alice POST text/plain body (415 from the CSRF step)',
+    method: 'POST',
+    path: '/api/schemes/session/',
+    headers: { 'Content-Type': 'text/plain' },
+    body: 'hello',
+    session: { username: 'alice', csrf: true },
+  },
+  { name: 'session alice GET private', method: 'GET', path: '/api/private/', session: { username: 'alice', csrf: false } },
+  { name: 'session alice GET staff (403)', method: 'GET', path: '/api/staff/', session: { username: 'alice', csrf: false } },
+  { name: 'session alice GET session-basic', method: 'GET', path: '/api/schemes/session-basic/', session: { username: 'alice', csrf: false } },
+  { name: 'session alice GET basic-session', method: 'GET', path: '/api/schemes/basic-session/', session: { username: 'alice', csrf: false } },
+  {
+    name: 'session alice + token bob: Token first wins',
+    method: 'GET',
+    path: '/api/whoami/',
+    headers: { Authorization: `Token ${BOB_TOKEN}` },
+    session: { username: 'alice', csrf: false },
+  },
+  {
+    name: 'session alice + bad basic on session-basic: session wins',
+    method: 'GET',
+    path: '/api/schemes/session-basic/',
+    headers: { Authorization: 'Basic =a=' },
+    session: { username: 'alice', csrf: false },
+  },
+  { name: 'session admin GET staff', method: 'GET', path: '/api/staff/', session: { username: 'admin', csrf: false } },
+]
+
+const json = (name: string, body: unknown, headers: Record<string, string> = {}): ExchangeRequest => ({
+  name,
+  method: 'POST',
+  path: '/api/auth/token/',
+  headers: { 'Content-Type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+})
+
+/** The token endpoint (spec 4.1), drf-behaviors §7.4. */
+export const TOKEN_REQUESTS: readonly ExchangeRequest[] = [
+  json('token: good JSON', { username: 'alice', password: 'alice-pass-1' }),
+  json('token: good JSON again (same token)', { username: 'alice', password: 'alice-pass-1' }),
+  {
+    name: 'token: good form',
+    method: 'POST',
+    path: '/api/auth/token/',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: 'username=bob&password=bob-pass-2',
+  },
+  json('token: username with spaces is trimmed', { username: '  admin ', password: 'admin-pass-4' }),
+  json('token: password is not trimmed', { username: 'alice', password: ' alice-pass-1' }),
+  json('token: missing password', { username: 'alice' }),
+  json('token: empty object', {}),
+  { name: 'token: empty body', method: 'POST', path: '/api/auth/token/' },
+  json('token: blank fields', { username: '', password: '' }),
+  json('token: nulls', { username: null, password: null }),
+  json('token: list username', { username: ['alice'], password: 'x' }),
+  json('token: number password', { username: 'alice', password: 12 }),
+  json('token: boolean username', { username: true, password: 'x' }),
+  json('token: wrong password', { username: 'alice', password: 'nope' }),
+  json('token: unknown user', { username: 'ghost', password: 'nope' }),
+  json('token: inactive user', { username: 'carol', password: 'carol-pass-3' }),
+  {
+    name: 'token: text/plain (415)',
+    method: 'POST',
+    path: '/api/auth/token/',
+    headers: { 'Content-Type': 'text/plain' },
+    body: 'username=alice',
+  },
+  json('token: Accept text/html (406)', { username: 'alice', password: 'alice-pass-1' }, { Accept: 'text/html' }),
+  json(
+    'token: browser Accept',
+    { username: 'alice', password: 'alice-pass-1' },
+    { Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+  ),
+  json('token: bad Authorization header', { username: 'alice', password: 'alice-pass-1' }, { Authorization: 'Token nope' }),
+  json('token: malformed Basic header', { username: 'alice', password: 'alice-pass-1' }, { Authorization: 'Basic =a=' }),
+  { name: 'token: GET (405)', method: 'GET', path: '/api/auth/token/' },
+  { name: 'token: PUT (405)', method: 'PUT', path: '/api/auth/token/' },
+  {
+    name: 'token detailed: good',
+    method: 'POST',
+    path: '/api/auth/token/detailed/',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ username: 'bob', password: 'bob-pass-2' }),
+  },
+  {
+    name: 'token detailed: bad',
+    method: 'POST',
+    path: '/api/auth/token/detailed/',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ username: 'bob', password: 'x' }),
+  },
+]
+
+/** Everything, in the order sent. */
+export const ALL_REQUESTS: readonly ExchangeRequest[] = [...IDENTITY_REQUESTS, ...TOKEN_REQUESTS, ...SESSION_REQUESTS]
