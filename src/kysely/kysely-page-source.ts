@@ -1,0 +1,150 @@
+import { sql, type CompiledQuery, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
+import { ConfigurationError } from '../core/errors.js'
+import type { KeyValue, OrderingField, SeekArgs, SeekSource } from '../pagination/paginator.js'
+import type { DialectName } from './database.js'
+
+/** The SQL type of a column a cursor may page by; cursor keys are checked against it. */
+export type ColumnKind = 'integer' | 'number' | 'text' | 'timestamp' | 'boolean'
+
+/** How an output field of the query maps to a column. */
+export interface ColumnSpec {
+  /** Qualified column reference, e.g. `'articles.created'`. */
+  readonly ref: string
+  readonly kind: ColumnKind
+}
+
+/** Options of `KyselyPageSource`. */
+export interface KyselyPageSourceOptions<DB, TB extends keyof DB, O> {
+  /** The Kysely instance the query belongs to (used for COUNT and keyset unions). */
+  readonly db: Kysely<DB>
+  /** The filtered select query, without ORDER BY, LIMIT or OFFSET. */
+  readonly query: SelectQueryBuilder<DB, TB, O>
+  readonly dialect: DialectName
+  /** Output field name → column, for every field a cursor or `orderBy` uses. */
+  readonly columns: Readonly<Record<string, ColumnSpec>>
+  /** Order for page-number and limit/offset pages (and `all()`), e.g. `['id']`. */
+  readonly orderBy: readonly string[]
+}
+
+function parseOrder(items: readonly string[]): OrderingField[] {
+  return items.map((item) => (item.startsWith('-') ? { field: item.slice(1), descending: true } : { field: item, descending: false }))
+}
+
+function accepts(kind: ColumnKind, value: KeyValue): boolean {
+  switch (kind) {
+    case 'integer':
+      return typeof value === 'number' && Number.isSafeInteger(value)
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value)
+    case 'text':
+      return typeof value === 'string'
+    case 'boolean':
+      return typeof value === 'boolean'
+    case 'timestamp':
+      return value instanceof Date || (typeof value === 'string' && !Number.isNaN(Date.parse(value)))
+  }
+}
+
+/**
+ * A Kysely select query as a page source.
+ *
+ * - Page number and limit/offset: `SELECT count(*) FROM (query)` plus `LIMIT/OFFSET`.
+ * - Cursor: keyset conditions on the full key, so the cost of a page does not grow
+ *   with its depth. On PostgreSQL, when every field has the same direction, one
+ *   row-value comparison `(a, b) > ($1, $2)` that the `(a, b)` index serves (the
+ *   expanded `OR` form defeats it). Otherwise (SQLite, whose row values seek on the
+ *   first column only, and mixed directions such as `-score, id` anywhere) a
+ *   `UNION ALL` of one branch per key prefix (`a = $1 AND b > $2`, then `a < $1`),
+ *   each ordered and limited so each seeks its own index range.
+ */
+export class KyselyPageSource<DB, TB extends keyof DB, O> implements SeekSource<O> {
+  private readonly options: KyselyPageSourceOptions<DB, TB, O>
+  private readonly order: OrderingField[]
+
+  constructor(options: KyselyPageSourceOptions<DB, TB, O>) {
+    this.options = options
+    this.order = parseOrder(options.orderBy)
+    for (const f of this.order) this.column(f.field)
+  }
+
+  private column(field: string): ColumnSpec {
+    const spec = this.options.columns[field]
+    if (spec === undefined) throw new ConfigurationError('ERR_PAGE_SOURCE_COLUMN', `KyselyPageSource: no column for field "${field}"`)
+    return spec
+  }
+
+  private ordered(query: SelectQueryBuilder<DB, TB, O>, ordering: readonly OrderingField[]): SelectQueryBuilder<DB, TB, O> {
+    let q = query
+    for (const f of ordering) q = q.orderBy(sql.ref(this.column(f.field).ref), f.descending ? 'desc' : 'asc')
+    return q
+  }
+
+  async count(): Promise<number> {
+    const { rows } = await sql<{ count: number | string }>`select count(*) as count from (${this.options.query}) as page_source`.execute(
+      this.options.db,
+    )
+    return Number(rows[0]?.count ?? 0)
+  }
+
+  async slice(offset: number, limit: number): Promise<readonly O[]> {
+    if (limit <= 0) return []
+    return this.ordered(this.options.query, this.order).limit(limit).offset(offset).execute()
+  }
+
+  async all(): Promise<readonly O[]> {
+    return this.ordered(this.options.query, this.order).execute()
+  }
+
+  keyOf(row: O, ordering: readonly OrderingField[]): readonly KeyValue[] {
+    return ordering.map((f) => {
+      const value = (row as Record<string, unknown>)[f.field]
+      if (typeof value === 'bigint') return Number(value)
+      if (value === null || value === undefined) {
+        throw new ConfigurationError('ERR_CURSOR_NULL', `cursor ordering field "${f.field}" is null or not selected`)
+      }
+      return value as KeyValue
+    })
+  }
+
+  acceptsKey(key: readonly KeyValue[], ordering: readonly OrderingField[]): boolean {
+    return key.length === ordering.length && key.every((value, i) => accepts(this.column(ordering[i]?.field ?? '').kind, value))
+  }
+
+  /** The compiled keyset query for `args` (what `seek` runs; tests EXPLAIN it). */
+  compileSeek(args: SeekArgs): CompiledQuery<O> {
+    const { ordering, after, reverse, limit } = args
+    // Effective directions: reversing walks every field the other way.
+    const dirs = ordering.map((f) => ({ ...f, descending: f.descending !== reverse }))
+    const base = this.options.query
+    if (after === null) return this.ordered(base, dirs).limit(limit).compile()
+    const refs = dirs.map((f) => sql.ref(this.column(f.field).ref))
+    const values = after.map((v) => sql`${v}`)
+    const uniform = dirs.every((f) => f.descending === dirs[0]?.descending)
+    if (this.options.dialect === 'postgres' && uniform) {
+      const op = dirs[0]?.descending === true ? sql.raw('<') : sql.raw('>')
+      const cond = sql<SqlBool>`(${sql.join(refs)}) ${op} (${sql.join(values)})`
+      return this.ordered(base.where(cond), dirs).limit(limit).compile()
+    }
+    // One branch per key prefix: equal on fields 0..i-1, strictly beyond on field i.
+    const branches = dirs.map((f, i) => {
+      let q = base
+      for (let j = 0; j < i; j++) q = q.where(sql<SqlBool>`${refs[j]} = ${values[j]}`)
+      const op = sql.raw(f.descending ? '<' : '>')
+      q = q.where(sql<SqlBool>`${refs[i]} ${op} ${values[i]}`)
+      return this.ordered(q, dirs).limit(limit)
+    })
+    const outerOrder = sql.join(dirs.map((f) => sql`${sql.ref(f.field)} ${sql.raw(f.descending ? 'desc' : 'asc')}`))
+    const union = sql.join(
+      branches.map((b, i) => sql`select * from (${b}) as ${sql.ref(`seek_${i}`)}`),
+      sql` union all `,
+    )
+    const raw: RawBuilder<O> = sql<O>`${union} order by ${outerOrder} limit ${limit}`
+    return raw.compile(this.options.db)
+  }
+
+  async seek(args: SeekArgs): Promise<readonly O[]> {
+    const compiled = this.compileSeek(args)
+    const result = await this.options.db.executeQuery(compiled)
+    return result.rows
+  }
+}

@@ -1,0 +1,66 @@
+import type { HtmlContext } from './paginator.js'
+
+/** Renders the page controls from a paginator's HTML context. */
+export type ControlTemplate = (context: HtmlContext) => string
+
+/** The built-in control styles. */
+export type TemplateName = 'numbers' | 'previousNext'
+
+/** Escapes text for HTML element content and double-quoted attributes. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`)
+}
+
+/** DRF's `numbers.html`: «, the page links with breaks, ». */
+export const numbersTemplate: ControlTemplate = (ctx) => {
+  const item = (url: string | null, label: string, aria: string): string =>
+    url === null
+      ? `<li class="disabled"><a href="#" aria-label="${aria}"><span aria-hidden="true">${label}</span></a></li>`
+      : `<li><a href="${escapeHtml(url)}" aria-label="${aria}"><span aria-hidden="true">${label}</span></a></li>`
+  const pages = (ctx.pageLinks ?? []).map((link) => {
+    if (link.isBreak) return '<li class="disabled"><a href="#"><span aria-hidden="true">&hellip;</span></a></li>'
+    const cls = link.isActive ? ' class="active"' : ''
+    return `<li${cls}><a href="${escapeHtml(link.url ?? '#')}">${link.number ?? ''}</a></li>`
+  })
+  return [
+    '<ul class="pagination">',
+    item(ctx.previousUrl, '&laquo;', 'Previous'),
+    ...pages,
+    item(ctx.nextUrl, '&raquo;', 'Next'),
+    '</ul>',
+  ].join('\n')
+}
+
+/** DRF's `previous_and_next.html`: « Previous and Next » (with 3.18's rel and aria attributes). */
+export const previousNextTemplate: ControlTemplate = (ctx) => {
+  const prev =
+    ctx.previousUrl === null
+      ? '<li class="previous disabled"><a href="#" aria-disabled="true" tabindex="-1">&laquo; Previous</a></li>'
+      : `<li class="previous"><a href="${escapeHtml(ctx.previousUrl)}" rel="prev" aria-label="Previous page">&laquo; Previous</a></li>`
+  const next =
+    ctx.nextUrl === null
+      ? '<li class="next disabled"><a href="#" aria-disabled="true" tabindex="-1">Next &raquo;</a></li>'
+      : `<li class="next"><a href="${escapeHtml(ctx.nextUrl)}" rel="next" aria-label="Next page">Next &raquo;</a></li>`
+  return ['<ul class="pager">', prev, next, '</ul>'].join('\n')
+}
+
+const registry = new Map<TemplateName, ControlTemplate>([
+  ['numbers', numbersTemplate],
+  ['previousNext', previousNextTemplate],
+])
+
+/**
+ * Replaces a built-in controls template for every paginator that uses it by name
+ * (DRF: overriding `rest_framework/pagination/*.html` in a template directory).
+ * Pass `null` to restore the built-in.
+ */
+export function setControlTemplate(name: TemplateName, template: ControlTemplate | null): void {
+  registry.set(name, template ?? (name === 'numbers' ? numbersTemplate : previousNextTemplate))
+}
+
+/** Resolves a paginator's `template` option at render time (so global replacements apply). */
+export function resolveTemplate(template: ControlTemplate | TemplateName | null): ControlTemplate | null {
+  if (template === null) return null
+  if (typeof template === 'function') return template
+  return registry.get(template) ?? null
+}

@@ -1,0 +1,174 @@
+import type { ApiRequest } from '../core/api-request.js'
+import { jsonResponse, type ApiResponse } from '../core/api-response.js'
+import { ConfigurationError, NotFound } from '../core/errors.js'
+import { resolveTemplate, type ControlTemplate, type TemplateName } from './control-templates.js'
+import { decodeCursor, encodeCursor, type Cursor } from './cursor-codec.js'
+import { clientPageSize } from './page-number-pagination.js'
+import {
+  isSeekSource,
+  type HtmlContext,
+  type KeyValue,
+  type OrderingField,
+  type Page,
+  type PageSource,
+  type PaginateOptions,
+  type Paginator,
+  type TemplateOption,
+} from './paginator.js'
+import { absoluteUrl, queryParam, removeQueryParam, replaceQueryParam } from './query-params.js'
+
+/** Options of `CursorPagination` (spec 4.3). */
+export interface CursorPaginationOptions extends TemplateOption {
+  /** Items per page. @default the view's `pageSize` setting (DRF `PAGE_SIZE`) */
+  readonly pageSize?: number | null
+  /** @default 'cursor' */
+  readonly cursorQueryParam?: string
+  /** Lets clients choose the page size with this parameter. @default null */
+  readonly pageSizeQueryParam?: string | null
+  /** Upper bound for a client-chosen page size. @default null */
+  readonly maxPageSize?: number | null
+  /** Field(s) to page by; `-` means descending. @default '-created' */
+  readonly ordering?: string | readonly string[]
+  /**
+   * A unique, non-null field appended (ascending) when the ordering lacks it, so
+   * every row has a distinct key and ties never repeat or skip rows. `null` when
+   * the ordering is already unique. @default 'id'
+   */
+  readonly uniqueField?: string | null
+  /**
+   * Key for the cursors' HMAC. Set it (the same on every instance) to make cursors
+   * unforgeable; without it, edited cursors are still rejected but anyone who reads
+   * this code can mint one (positions are still type-checked by the source).
+   */
+  readonly secret?: string | Uint8Array
+  /** @default 'Invalid cursor' (DRF's text, no period) */
+  readonly invalidCursorMessage?: string
+}
+
+/** Cursor state a custom response or template can read from `page.state`. */
+export interface CursorState {
+  readonly cursor: Cursor
+  readonly hasNext: boolean
+  readonly hasPrevious: boolean
+}
+
+/** Parses `'-created'` / `['-score', 'id']` into fields, with the unique tiebreaker appended. */
+export function parseOrdering(ordering: string | readonly string[], uniqueField: string | null): OrderingField[] {
+  const list = typeof ordering === 'string' ? [ordering] : [...ordering]
+  if (list.length === 0) throw new ConfigurationError('ERR_CURSOR_ORDERING', 'CursorPagination: ordering is empty')
+  const fields = list.map((item) => {
+    const descending = item.startsWith('-')
+    const field = descending ? item.slice(1) : item
+    if (field === '' || field.includes('__')) {
+      throw new ConfigurationError('ERR_CURSOR_ORDERING', `CursorPagination: invalid ordering field "${item}"`)
+    }
+    return { field, descending }
+  })
+  if (uniqueField !== null && !fields.some((f) => f.field === uniqueField)) fields.push({ field: uniqueField, descending: false })
+  return fields
+}
+
+/**
+ * Cursor pagination with DRF's wire shape (`{"next", "previous", "results"}`, no
+ * count) but a keyset underneath: the cursor carries the full key of the boundary
+ * row (every ordering field plus a unique tiebreaker), so a forward walk never
+ * repeats or skips a row that existed when it started, whatever others insert,
+ * and previous links return the same pages. Cost does not grow with depth.
+ */
+export class CursorPagination implements Paginator {
+  readonly pageSize: number | null | undefined
+  readonly cursorQueryParam: string
+  readonly pageSizeQueryParam: string | null
+  readonly maxPageSize: number | null
+  readonly ordering: readonly OrderingField[]
+  readonly template: ControlTemplate | TemplateName | null
+  readonly invalidCursorMessage: string
+  private readonly secret: string | Uint8Array | undefined
+  private readonly scope: string
+
+  constructor(options: CursorPaginationOptions = {}) {
+    this.pageSize = options.pageSize
+    this.cursorQueryParam = options.cursorQueryParam ?? 'cursor'
+    this.pageSizeQueryParam = options.pageSizeQueryParam ?? null
+    this.maxPageSize = options.maxPageSize ?? null
+    this.ordering = Object.freeze(parseOrdering(options.ordering ?? '-created', options.uniqueField === undefined ? 'id' : options.uniqueField))
+    this.template = options.template === undefined ? 'previousNext' : options.template
+    this.invalidCursorMessage = options.invalidCursorMessage ?? 'Invalid cursor'
+    this.secret = options.secret
+    // Cursors are bound to the ordering: one minted for another ordering is invalid here.
+    this.scope = this.ordering.map((f) => `${f.descending ? '-' : ''}${f.field}`).join(',')
+  }
+
+  /** Encodes a cursor for this paginator's ordering (for tests and custom links). */
+  encode(cursor: Cursor): string {
+    return encodeCursor(cursor, this.scope, this.secret)
+  }
+
+  /** Decodes a cursor of this paginator; `null` when invalid or tampered with. */
+  decode(text: string): Cursor | null {
+    return decodeCursor(text, this.scope, this.ordering.length, this.secret)
+  }
+
+  async paginate<T>(source: PageSource<T>, req: ApiRequest, options: PaginateOptions = {}): Promise<Page<T> | null> {
+    const base = this.pageSize === undefined ? (options.defaultPageSize ?? null) : this.pageSize
+    const pageSize = clientPageSize(req, this.pageSizeQueryParam, this.maxPageSize, base)
+    if (pageSize === null || pageSize <= 0) return null
+    if (!isSeekSource(source)) {
+      throw new ConfigurationError('ERR_CURSOR_SOURCE', 'CursorPagination needs a source with seek() (ArrayPageSource, KyselyPageSource)')
+    }
+    const raw = queryParam(req.url, this.cursorQueryParam)
+    // DRF: an empty `?cursor=` decodes to the first page.
+    let cursor: Cursor = { reverse: false, key: null }
+    if (raw !== null && raw !== '') {
+      const decoded = this.decode(raw)
+      if (decoded === null || (decoded.key !== null && !source.acceptsKey(decoded.key, this.ordering))) {
+        throw new NotFound(this.invalidCursorMessage)
+      }
+      cursor = decoded
+    }
+    const rows = await source.seek({ ordering: this.ordering, after: cursor.key, reverse: cursor.reverse, limit: pageSize + 1 })
+    const extra = rows.length > pageSize
+    const items = rows.slice(0, pageSize)
+    if (cursor.reverse) items.reverse()
+    const hasNext = cursor.reverse ? cursor.key !== null : extra
+    const hasPrevious = cursor.reverse ? extra : cursor.key !== null
+    const url = absoluteUrl(req.url)
+    const link = (c: Cursor): string => replaceQueryParam(url, this.cursorQueryParam, this.encode(c))
+    const first = items[0]
+    const last = items[items.length - 1]
+    let next: string | null = null
+    if (hasNext) {
+      // Rows strictly after the last one shown; from an empty reversed page, the first page.
+      next = last !== undefined ? link({ reverse: false, key: source.keyOf(last, this.ordering) }) : removeQueryParam(url, this.cursorQueryParam)
+    }
+    let previous: string | null = null
+    if (hasPrevious) {
+      // Rows strictly before the first one shown; from an empty page past the end, the last page.
+      previous = link({ reverse: true, key: first !== undefined ? source.keyOf(first, this.ordering) : null })
+    }
+    const state: CursorState = { cursor, hasNext, hasPrevious }
+    return {
+      items,
+      count: null,
+      next,
+      previous,
+      displayPageControls: (hasNext || hasPrevious) && this.template !== null,
+      state,
+    }
+  }
+
+  paginatedResponse(page: Page<unknown>, data: readonly unknown[]): ApiResponse {
+    return jsonResponse(200, { next: page.next, previous: page.previous, results: data })
+  }
+
+  htmlContext(page: Page<unknown>): HtmlContext {
+    return { previousUrl: page.previous, nextUrl: page.next }
+  }
+
+  toHtml(page: Page<unknown>): string {
+    const template = resolveTemplate(this.template)
+    return template === null ? '' : template(this.htmlContext(page))
+  }
+}
+
+export type { Cursor, KeyValue }

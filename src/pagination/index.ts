@@ -1,0 +1,33 @@
+export type {
+  HtmlContext,
+  KeyValue,
+  OrderingField,
+  Page,
+  PageLink,
+  PageSource,
+  PaginateOptions,
+  Paginator,
+  SeekArgs,
+  SeekSource,
+  TemplateOption,
+} from './paginator.js'
+export { isSeekSource } from './paginator.js'
+export { PageNumberPagination, type PageNumberPaginationOptions, type PageNumberState } from './page-number-pagination.js'
+export { LimitOffsetPagination, type LimitOffsetPaginationOptions, type LimitOffsetState } from './limit-offset-pagination.js'
+export { CursorPagination, parseOrdering, type CursorPaginationOptions, type CursorState } from './cursor-pagination.js'
+export { LinkHeaderPagination } from './link-header-pagination.js'
+export { encodeCursor, decodeCursor, type Cursor } from './cursor-codec.js'
+export { ArrayPageSource, type FieldReader } from './array-page-source.js'
+export {
+  numbersTemplate,
+  previousNextTemplate,
+  setControlTemplate,
+  resolveTemplate,
+  escapeHtml,
+  type ControlTemplate,
+  type TemplateName,
+} from './control-templates.js'
+export { displayedPageNumbers, pageLinks, PAGE_BREAK } from './page-links.js'
+export { replaceQueryParam, removeQueryParam, parsePositiveInt, parsePythonInt, queryParam } from './query-params.js'
+export { listHandler, paginatedList, type ListHandlerOptions } from './list-handler.js'
+export { renderBrowsablePage, formatResponse, type BrowsablePageOptions } from './browsable-page.js'

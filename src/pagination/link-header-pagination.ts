@@ -1,0 +1,20 @@
+import type { ApiResponse } from '../core/api-response.js'
+import { jsonResponse } from '../core/api-response.js'
+import { PageNumberPagination } from './page-number-pagination.js'
+import type { Page } from './paginator.js'
+
+/**
+ * Page numbers underneath; the body is the plain list, the links go in an RFC 8288
+ * `Link` header (`<url>; rel="next", <url>; rel="prev"`, no header when neither)
+ * and the total in `X-Total-Count` (the well-known DRF recipe, built in).
+ */
+export class LinkHeaderPagination extends PageNumberPagination {
+  override paginatedResponse(page: Page<unknown>, data: readonly unknown[]): ApiResponse {
+    const links: string[] = []
+    if (page.next !== null) links.push(`<${page.next}>; rel="next"`)
+    if (page.previous !== null) links.push(`<${page.previous}>; rel="prev"`)
+    const headers: [string, string][] = [['X-Total-Count', String(page.count ?? 0)]]
+    if (links.length > 0) headers.push(['Link', links.join(', ')])
+    return jsonResponse(200, data, headers)
+  }
+}

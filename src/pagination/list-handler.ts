@@ -1,0 +1,51 @@
+import { jsonResponse, type ApiResponse } from '../core/api-response.js'
+import type { Handler, RequestContext } from '../core/view.js'
+import { formatResponse } from './browsable-page.js'
+import type { PageSource, Paginator } from './paginator.js'
+
+/** Options of `listHandler`. */
+export interface ListHandlerOptions<T> {
+  /** The (filtered) collection for this request. */
+  readonly source: (ctx: RequestContext) => PageSource<T> | Promise<PageSource<T>>
+  /** Turns one row into its JSON representation. */
+  readonly serialize: (row: T, ctx: RequestContext) => unknown
+}
+
+/**
+ * Paginates `source` with `paginator` (or not at all when it is `null` or the page
+ * size is off) and answers JSON, or an HTML page with the controls when the client
+ * negotiated `text/html`. The building block of `listHandler` and of plain views.
+ */
+export async function paginatedList<T>(
+  ctx: RequestContext,
+  paginator: Paginator | null,
+  source: PageSource<T>,
+  serialize: (row: T, ctx: RequestContext) => unknown,
+  options: { readonly controls?: boolean } = {},
+): Promise<ApiResponse> {
+  const page = paginator === null ? null : await paginator.paginate(source, ctx.request, { defaultPageSize: ctx.settings.pageSize })
+  if (paginator === null || page === null) {
+    // DRF: no paginator or no page size → the plain list, a bare JSON array.
+    const rows = await source.all()
+    return formatResponse(ctx, jsonResponse(200, rows.map((row) => serialize(row, ctx))))
+  }
+  const data = page.items.map((row) => serialize(row, ctx))
+  const response = paginator.paginatedResponse(page, data)
+  const controls = options.controls !== false && page.displayPageControls ? paginator.toHtml(page) : null
+  return formatResponse(ctx, response, controls)
+}
+
+/**
+ * A list view's GET (DRF's `ListModelMixin.list`): pagination is applied
+ * automatically with the view's `pagination` and `pageSize` settings.
+ *
+ * @example
+ * api.view({
+ *   pagination: new CursorPagination({ ordering: '-created' }),
+ *   formats: ['json', 'html'],
+ *   handlers: { GET: listHandler({ source: () => new ArrayPageSource(items), serialize: (x) => x }) },
+ * })
+ */
+export function listHandler<T>(options: ListHandlerOptions<T>): Handler {
+  return async (ctx) => paginatedList(ctx, ctx.settings.pagination, await options.source(ctx), options.serialize)
+}

@@ -1,0 +1,132 @@
+/**
+ * DRF's query-string helpers (`rest_framework/utils/urls.py` and `_positive_int`),
+ * reproduced byte for byte because clients see their output in next/previous links.
+ */
+
+const UTF8 = new TextDecoder('utf-8', { fatal: false })
+
+/** Python's `unquote_plus`: `+` is a space, `%XX` are UTF-8 bytes, broken escapes stay literal. */
+export function unquotePlus(text: string): string {
+  const plain = text.replace(/\+/g, ' ')
+  if (!plain.includes('%')) return plain
+  return plain.replace(/(%[0-9A-Fa-f]{2})+/g, (run) => {
+    const bytes = new Uint8Array(run.length / 3)
+    for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(run.slice(i * 3 + 1, i * 3 + 3), 16)
+    return UTF8.decode(bytes)
+  })
+}
+
+const SAFE = /[A-Za-z0-9_.\-~]/
+
+/** Python's `quote_plus(value, safe='')`, as `urlencode` applies it. */
+export function quotePlus(text: string): string {
+  let out = ''
+  for (const ch of text) {
+    if (ch === ' ') out += '+'
+    else if (SAFE.test(ch)) out += ch
+    else for (const byte of new TextEncoder().encode(ch)) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
+  }
+  return out
+}
+
+/**
+ * Python's `parse_qs(query, keep_blank_values=True)`: `&`-separated pairs, a pair
+ * without `=` has an empty value, keys keep first-appearance order, values their order.
+ */
+export function parseQuery(query: string): Map<string, string[]> {
+  const out = new Map<string, string[]>()
+  const text = query.startsWith('?') ? query.slice(1) : query
+  for (const piece of text.split('&')) {
+    if (piece === '') continue
+    const eq = piece.indexOf('=')
+    const key = unquotePlus(eq === -1 ? piece : piece.slice(0, eq))
+    const value = unquotePlus(eq === -1 ? '' : piece.slice(eq + 1))
+    const values = out.get(key)
+    if (values === undefined) out.set(key, [value])
+    else values.push(value)
+  }
+  return out
+}
+
+/** Django's `QueryDict.get`: the *last* value of `key`, or `null` when absent. */
+export function queryParam(url: URL, key: string): string | null {
+  const values = parseQuery(url.search).get(key)
+  return values === undefined ? null : (values[values.length - 1] ?? null)
+}
+
+/** The absolute URL as DRF's `build_absolute_uri()` sees it: origin, path and the query as received. */
+export function absoluteUrl(url: URL): string {
+  return `${url.origin}${url.pathname}${url.search}`
+}
+
+function rebuild(url: string, edit: (query: Map<string, string[]>) => void): string {
+  const hash = url.indexOf('#')
+  const bare = hash === -1 ? url : url.slice(0, hash)
+  const q = bare.indexOf('?')
+  const base = q === -1 ? bare : bare.slice(0, q)
+  const query = parseQuery(q === -1 ? '' : bare.slice(q + 1))
+  edit(query)
+  // urlencode(sorted(items), doseq=True): keys by code point, multi-values in order.
+  const keys = [...query.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  const pairs: string[] = []
+  for (const key of keys) for (const value of query.get(key) ?? []) pairs.push(`${quotePlus(key)}=${quotePlus(value)}`)
+  return pairs.length === 0 ? base : `${base}?${pairs.join('&')}`
+}
+
+/** DRF's `replace_query_param`: `key` set to one value, the query re-encoded with keys sorted. */
+export function replaceQueryParam(url: string, key: string, value: string | number | bigint): string {
+  return rebuild(url, (query) => query.set(key, [String(value)]))
+}
+
+/** DRF's `remove_query_param`: `key` dropped, the query re-encoded with keys sorted. */
+export function removeQueryParam(url: string, key: string): string {
+  return rebuild(url, (query) => query.delete(key))
+}
+
+const DIGIT = /^\p{Nd}$/u
+
+/** The value of one Unicode decimal digit (Python's `int()` accepts every `Nd` script). */
+function digitValue(ch: string): number {
+  const code = ch.codePointAt(0) ?? 0
+  if (code >= 0x30 && code <= 0x39) return code - 0x30
+  // Nd digits come in contiguous runs of ten starting at zero: count back to the run's start.
+  let k = 0
+  while (k < 60 && DIGIT.test(String.fromCodePoint(code - k - 1))) k++
+  return k % 10
+}
+
+const PY_INT = /^[+-]?\p{Nd}+(?:_\p{Nd}+)*$/u
+
+/**
+ * Python's `int(text)` for a base-10 string: surrounding whitespace, a sign, `_`
+ * between digits and any Unicode decimal digits are accepted. `null` when Python
+ * would raise `ValueError`. A `bigint`, so huge offsets stay exact in links.
+ */
+export function parsePythonInt(text: string): bigint | null {
+  const trimmed = text.trim()
+  if (trimmed.length > 4300 || !PY_INT.test(trimmed)) return null
+  let value = 0n
+  let sign = 1n
+  for (const ch of trimmed) {
+    if (ch === '-') sign = -1n
+    else if (ch === '+' || ch === '_') continue
+    else value = value * 10n + BigInt(digitValue(ch))
+  }
+  return sign * value
+}
+
+/**
+ * DRF's `_positive_int`: Python `int()`, negative rejected, zero rejected when
+ * `strict`, clamped to a truthy `cutoff`. Returns `null` where DRF raises.
+ */
+export function parsePositiveInt(text: string, strict = false, cutoff: number | null = null): bigint | null {
+  const value = parsePythonInt(text)
+  if (value === null || value < 0n || (strict && value === 0n)) return null
+  if (cutoff !== null && cutoff > 0 && value > BigInt(cutoff)) return BigInt(cutoff)
+  return value
+}
+
+/** A bigint that fits a page size or limit, as a number (sizes beyond 2^53 are clamped, never trusted). */
+export function toSafeNumber(value: bigint): number {
+  return value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(value)
+}
