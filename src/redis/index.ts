@@ -1,0 +1,11 @@
+export {
+  createRedisClient,
+  fromIoredis,
+  redisUnavailable,
+  type IoredisLike,
+  type RedisClient,
+  type RedisClientOptions,
+  type RedisLike,
+} from './redis-client.js'
+export { RedisThrottleStore, THROTTLE_SCRIPT, type RedisThrottleStoreOptions } from './redis-throttle-store.js'
+export { RedisSessionStore, type RedisSessionStoreOptions } from './redis-session-store.js'
