@@ -1,9 +1,18 @@
+import { realpathSync } from 'node:fs'
+import { basename, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { Command, CommanderError } from 'commander'
 import { buildApp } from './app.js'
 import { openReferenceContext, type ReferenceContext } from './context.js'
 
 /** A command-line failure: printed as `gatehouse: <message>` on stderr, exit code 1. */
 export class CommandError extends Error {}
+
+/** A unique-constraint failure from SQLite (`SQLITE_CONSTRAINT_UNIQUE`) or PostgreSQL (`23505`). */
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505'
+}
 
 /** Runs `fn` with an opened (migrated, seeded) reference context, closing it afterwards. */
 async function withContext<T>(fn: (ref: ReferenceContext) => Promise<T>): Promise<T> {
@@ -83,12 +92,19 @@ export function buildProgram(): Command {
       if (username.length === 0 || username.length > 150) throw new CommandError('username must be 1 to 150 characters')
       await withContext(async (ref) => {
         if ((await ref.users.findByUsername(username)) !== null) throw new CommandError(`user ${username} already exists`)
-        const user = await ref.users.create({
-          username,
-          password,
-          isStaff: options.staff === true,
-          isActive: options.inactive !== true,
-        })
+        let user
+        try {
+          user = await ref.users.create({
+            username,
+            password,
+            isStaff: options.staff === true,
+            isActive: options.inactive !== true,
+          })
+        } catch (error) {
+          // Another process created the same name between the check and the insert.
+          if (isUniqueViolation(error)) throw new CommandError(`user ${username} already exists`)
+          throw error
+        }
         console.log(`Created user ${user.username} (id ${user.id})${password === null ? ' with no usable password' : ''}`)
       })
     })
@@ -107,8 +123,26 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-const isEntryPoint = import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/bin/gatehouse.js') === true
-if (isEntryPoint) {
+/**
+ * True when this module is the program being run: `tsx reference-api/main.ts`,
+ * `node dist/reference-api/main.js`, or the `gatehouse` bin (`bin/gatehouse.js`, which
+ * imports the compiled file, reached directly or through the `node_modules/.bin`
+ * symlink that `npx gatehouse` runs). Paths are compared after resolving symlinks.
+ */
+function isEntryPoint(): boolean {
+  const script = process.argv[1]
+  if (script === undefined) return false
+  let real: string
+  try {
+    real = realpathSync(script)
+  } catch {
+    return false
+  }
+  if (real === realpathSync(fileURLToPath(import.meta.url))) return true
+  return basename(real) === 'gatehouse.js' && basename(dirname(real)) === 'bin'
+}
+
+if (isEntryPoint()) {
   const code = await main(process.argv.slice(2))
   if (code !== 0) process.exit(code)
 }
