@@ -65,6 +65,15 @@ export async function createDialect(target: DatabaseTarget, options: OpenDatabas
   pool.on('error', (error: Error) => {
     console.error(`gatehouse: idle PostgreSQL connection lost (${error.message}); the pool will reconnect`)
   })
+  // A connection that dies while checked out (mid-query, mid-transaction) also emits
+  // 'error' on its client, where pg-pool has no listener: that too would kill the
+  // process. The query itself fails (the request answers 503) and the pool discards
+  // the broken client when it is released, so the event needs no further handling.
+  pool.on('connect', (client) => {
+    client.on('error', (error: Error) => {
+      console.error(`gatehouse: PostgreSQL connection lost mid-query (${error.message})`)
+    })
+  })
   return new PostgresDialect({ pool })
 }
 

@@ -1,0 +1,201 @@
+/**
+ * PostgreSQL goes away mid-run: requests that need it answer 503 within the configured
+ * timeout, requests that do not keep working, and the same process recovers by itself
+ * when the server returns, with no token or session lost. Runs on a throwaway server.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sql, type Kysely } from 'kysely'
+import pg from 'pg'
+import { startInstance, type Instance } from '../../scripts/multi-instance.js'
+import { isStoreUnavailable } from '../../src/core/store-faults.js'
+import { openDatabase } from '../../src/kysely/database.js'
+import { KyselySessionStore } from '../../src/kysely/kysely-session-store.js'
+import { KyselyTokenStore } from '../../src/kysely/kysely-token-store.js'
+import type { AuthDatabase } from '../../src/kysely/schema.js'
+import { startThrowawayPostgres, throwawayServersAvailable, type ThrowawayServer } from './throwaway-servers.js'
+
+const BOB_TOKEN = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
+const TIMEOUT_MS = 1500
+/** A request must be answered within the store timeout plus this much slack, or it hangs. */
+const ANSWER_WITHIN_MS = TIMEOUT_MS * 2 + 3000
+const SESSION_KEY = 'faulttestsession0000000000000000'
+
+async function get(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) })
+  const text = await response.text()
+  return { status: response.status, body: text === '' ? null : (JSON.parse(text) as unknown) }
+}
+
+/** Polls until `path` answers 200 (the store is back and the pool reconnected). */
+async function until200(base: string, path: string, headers: Record<string, string>): Promise<number> {
+  const deadline = Date.now() + 30_000
+  let attempts = 0
+  for (;;) {
+    attempts++
+    const { status } = await get(base, path, headers).catch(() => ({ status: 0 }))
+    if (status === 200) return attempts
+    if (Date.now() > deadline) throw new Error(`${path} did not recover (last status ${status})`)
+    await new Promise((ok) => setTimeout(ok, 200))
+  }
+}
+
+describe.skipIf(!throwawayServersAvailable())('PostgreSQL down or slow (throwaway server)', () => {
+  let server: ThrowawayServer
+  let instance: Instance
+  let admin: Kysely<AuthDatabase>
+
+  const counts = async (): Promise<{ tokens: number; sessions: number; users: number }> => {
+    const row = await sql<{ tokens: number; sessions: number; users: number }>`
+      select (select count(*) from gatehouse_tokens)::int as tokens,
+             (select count(*) from gatehouse_sessions)::int as sessions,
+             (select count(*) from gatehouse_users)::int as users`.execute(admin)
+    return row.rows[0] as { tokens: number; sessions: number; users: number }
+  }
+  /** The test's own connection, for counting rows (closed while the server is down). */
+  const openAdmin = async (): Promise<Kysely<AuthDatabase>> => (await openDatabase<AuthDatabase>(server.url, { poolSize: 2 })).db
+  const token = { Authorization: `Token ${BOB_TOKEN}` }
+  const session = { Cookie: `sessionid=${SESSION_KEY}` }
+
+  beforeAll(async () => {
+    server = await startThrowawayPostgres()
+    instance = await startInstance({
+      env: { DATABASE_URL: server.url, REDIS_URL: undefined, GATEHOUSE_DB_TIMEOUT_MS: String(TIMEOUT_MS) },
+    })
+    admin = await openAdmin()
+    await new KyselySessionStore(admin).save(SESSION_KEY, {
+      userId: 1,
+      data: {},
+      expiresAt: new Date(Date.now() + 3_600_000),
+    })
+  }, 60_000)
+
+  afterAll(async () => {
+    await admin?.destroy()
+    await instance?.stop()
+    await server?.destroy()
+  }, 60_000)
+
+  it('serves token and session requests while the server is up', async () => {
+    expect(await get(instance.baseUrl, '/api/schemes/token/', token)).toMatchObject({ status: 200, body: { username: 'bob' } })
+    expect(await get(instance.baseUrl, '/api/schemes/session/', session)).toMatchObject({ status: 200, body: { username: 'alice' } })
+  })
+
+  it('stopped: 503 with a detail for requests that need the database, 200 for those that do not, then recovery', async () => {
+    const before = await counts()
+    await admin.destroy()
+    await server.stop()
+
+    const tokenReq = await get(instance.baseUrl, '/api/schemes/token/', token)
+    expect(tokenReq.status).toBe(503)
+    expect(tokenReq.body).toEqual({ detail: expect.stringMatching(/unavailable/i) })
+    expect((await get(instance.baseUrl, '/api/schemes/session/', session)).status).toBe(503)
+    expect((await get(instance.baseUrl, '/api/schemes/basic/', { Authorization: `Basic ${btoa('bob:bob-pass-2')}` })).status).toBe(503)
+    // No credentials: no scheme touches the database.
+    expect(await get(instance.baseUrl, '/api/whoami/')).toEqual({
+      status: 200,
+      body: { username: null, authenticated: false, auth: null },
+    })
+
+    await server.start()
+    await until200(instance.baseUrl, '/api/schemes/token/', token)
+    expect(await get(instance.baseUrl, '/api/schemes/session/', session)).toMatchObject({ status: 200, body: { username: 'alice' } })
+    expect(instance.child.exitCode).toBeNull()
+    // The pool's idle connections died with the server: the listener noted it, nothing crashed.
+    expect(instance.output()).toMatch(/idle PostgreSQL connection lost/)
+
+    admin = await openAdmin()
+    expect(await counts()).toEqual(before)
+  }, 60_000)
+
+  it('frozen (accepts, never answers): 503 within the timeout, then recovery when it thaws', async () => {
+    const before = await counts()
+    await server.freeze()
+    try {
+      const tokenReq = await get(instance.baseUrl, '/api/schemes/token/', token)
+      expect(tokenReq.status).toBe(503)
+      expect(tokenReq.body).toEqual({ detail: expect.stringMatching(/unavailable/i) })
+      expect((await get(instance.baseUrl, '/api/whoami/')).status).toBe(200)
+    } finally {
+      await server.thaw()
+    }
+    await until200(instance.baseUrl, '/api/schemes/token/', token)
+    expect(instance.child.exitCode).toBeNull()
+    expect(await counts()).toEqual(before)
+  }, 60_000)
+
+  it('a request whose connection is cut mid-query gets 503 and the process lives on', async () => {
+    // Lock the tokens table so the token lookup is in flight on a checked-out connection.
+    const holder = new pg.Client({ connectionString: server.url })
+    holder.on('error', () => undefined)
+    await holder.connect()
+    await holder.query('BEGIN')
+    await holder.query('LOCK TABLE gatehouse_tokens IN ACCESS EXCLUSIVE MODE')
+    const inFlight = get(instance.baseUrl, '/api/schemes/token/', token)
+    const deadline = Date.now() + 10_000
+    let backend: number | undefined
+    while (backend === undefined) {
+      const waiting = await sql<{ pid: number }>`
+        select pid from pg_stat_activity
+        where wait_event_type = 'Lock' and query like 'select%gatehouse_tokens%'`.execute(admin)
+      backend = waiting.rows[0]?.pid
+      if (Date.now() > deadline) throw new Error('the token lookup never waited on the lock')
+      await new Promise((ok) => setTimeout(ok, 50))
+    }
+    // SIGKILL the backend: its socket closes with no goodbye message, as when a network
+    // link or the server host dies. (PostgreSQL then restarts its other processes too.)
+    await admin.destroy()
+    process.kill(backend, 'SIGKILL')
+    expect((await inFlight).status).toBe(503)
+    await holder.end().catch(() => undefined)
+    admin = await openAdmin()
+    await until200(instance.baseUrl, '/api/schemes/token/', token)
+    expect(instance.child.exitCode).toBeNull()
+  }, 60_000)
+
+  it('a token regeneration cut off by the server dying leaves the old token, not none or half', async () => {
+    const writer = await openAdmin()
+    const attempted: string[] = []
+    const tokens = new KyselyTokenStore(writer, {
+      generateKey: () => {
+        const key = 'f'.repeat(30) + String(attempted.length).padStart(10, '0')
+        attempted.push(key)
+        return key
+      },
+    })
+    // Hold bob's user row: regenerate's DELETE goes through, its INSERT waits on the
+    // foreign-key check, so the server dies exactly between the two statements.
+    const holder = new pg.Client({ connectionString: server.url })
+    holder.on('error', () => undefined)
+    await holder.connect()
+    await holder.query('BEGIN')
+    await holder.query('SELECT id FROM gatehouse_users WHERE id = 2 FOR UPDATE')
+    const regeneration = tokens.regenerate(2).then(
+      () => null,
+      (error: unknown) => error,
+    )
+    const deadline = Date.now() + 10_000
+    for (;;) {
+      const waiting = await sql<{ n: number }>`
+        select count(*)::int as n from pg_stat_activity
+        where wait_event_type = 'Lock' and query like 'insert into "gatehouse_tokens"%'`.execute(admin)
+      if ((waiting.rows[0]?.n ?? 0) > 0) break
+      if (Date.now() > deadline) throw new Error('regenerate never reached its INSERT')
+      await new Promise((ok) => setTimeout(ok, 50))
+    }
+    await admin.destroy()
+    await server.stop()
+    const error = await regeneration
+    expect(error).not.toBeNull()
+    expect(isStoreUnavailable(error)).toBe(true)
+    await holder.end().catch(() => undefined)
+    await writer.destroy()
+
+    await server.start()
+    admin = await openAdmin()
+    const rows = await admin.selectFrom('gatehouse_tokens').select(['key', 'key_digest']).where('user_id', '=', 2).execute()
+    expect(rows).toHaveLength(1)
+    expect(rows[0]?.key).toBe(BOB_TOKEN)
+    expect(attempted).toHaveLength(1)
+    await until200(instance.baseUrl, '/api/schemes/token/', token)
+  }, 60_000)
+})
