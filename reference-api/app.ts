@@ -3,6 +3,7 @@ import { setupFastify } from '../src/adapters/fastify/index.js'
 import type { ReferenceContext } from './context.js'
 import { registerArticleRoutes } from './routes/articles.js'
 import { registerIdentityRoutes } from './routes/identity.js'
+import { registerThrottledRoutes } from './routes/throttled.js'
 import { registerTokenRoutes } from './routes/tokens.js'
 
 /** Options for the reference API's Fastify instance. */
@@ -17,6 +18,7 @@ export async function buildApp(ref: ReferenceContext, options: BuildAppOptions =
   setupFastify(app)
   registerIdentityRoutes(app, ref)
   registerTokenRoutes(app, ref)
+  registerThrottledRoutes(app, ref)
   registerArticleRoutes(app, ref)
   await app.ready()
   return app

@@ -9,6 +9,13 @@ import { KyselyTokenStore } from '../src/kysely/kysely-token-store.js'
 import { KyselyUserStore } from '../src/kysely/kysely-user-store.js'
 import { authMigrations, migrate } from '../src/kysely/migrations.js'
 import type { AuthDatabase } from '../src/kysely/schema.js'
+import { createRedisClient, type RedisClient } from '../src/redis/redis-client.js'
+import { RedisSessionStore } from '../src/redis/redis-session-store.js'
+import { RedisThrottleStore } from '../src/redis/redis-throttle-store.js'
+import { PageNumberPagination } from '../src/pagination/page-number-pagination.js'
+import type { SessionStore } from '../src/stores/session-store.js'
+import { MemoryThrottleStore } from '../src/throttling/memory-throttle-store.js'
+import type { ThrottleStore } from '../src/throttling/throttle-store.js'
 import { articleMigrations, type ReferenceDatabase } from './database.js'
 import { seedIfEmpty } from './seed.js'
 
@@ -21,6 +28,46 @@ export interface ReferenceConfig {
    * Default: `GATEHOUSE_DB_TIMEOUT_MS`, else the driver defaults (5 s connect, 10 s statement).
    */
   readonly dbTimeoutMs?: number | undefined
+  /**
+   * `REDIS_URL`: when set, sessions and throttle counters live in Redis, shared by
+   * every instance; unset means SQL sessions and in-process throttle counters.
+   */
+  readonly redisUrl?: string | undefined
+  /** Prefix of every Redis key the reference API writes. @default 'gatehouse:' */
+  readonly redisPrefix?: string | undefined
+  /** Redis command and connect timeout in ms (`GATEHOUSE_REDIS_TIMEOUT_MS`). @default 2000 */
+  readonly redisTimeoutMs?: number | undefined
+  /**
+   * Trusted reverse proxies in front of the API (`GATEHOUSE_NUM_PROXIES`): how
+   * throttles find the client address in `X-Forwarded-For`. 0 ignores the header.
+   * @default 0
+   */
+  readonly numProxies?: number | undefined
+}
+
+/** A non-negative integer from an environment variable, or `undefined` when unset. */
+function envInteger(env: NodeJS.ProcessEnv, name: string, min: number): number | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  const value = Number(raw)
+  if (!/^[0-9]+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min) {
+    throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`)
+  }
+  return value
+}
+
+/**
+ * The serve command's configuration from the environment: `DATABASE_URL`,
+ * `REDIS_URL`, `GATEHOUSE_REDIS_TIMEOUT_MS` and `GATEHOUSE_NUM_PROXIES`. A malformed
+ * number throws, so a typo stops start-up instead of silently trusting no proxy.
+ */
+export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
+  return {
+    databaseUrl: env['DATABASE_URL'],
+    redisUrl: env['REDIS_URL'] === '' ? undefined : env['REDIS_URL'],
+    redisTimeoutMs: envInteger(env, 'GATEHOUSE_REDIS_TIMEOUT_MS', 1),
+    numProxies: envInteger(env, 'GATEHOUSE_NUM_PROXIES', 0),
+  }
 }
 
 /** The pool timeouts of `config`, or of `GATEHOUSE_DB_TIMEOUT_MS`; none when neither is set. */
@@ -38,7 +85,12 @@ export interface ReferenceContext {
   readonly db: Kysely<ReferenceDatabase>
   readonly users: KyselyUserStore
   readonly tokens: KyselyTokenStore
-  readonly sessions: KyselySessionStore
+  /** SQL sessions, or Redis ones when `redisUrl` is set. */
+  readonly sessions: SessionStore
+  /** Where throttle counters live: Redis when `redisUrl` is set, else this process's memory. */
+  readonly throttleStore: ThrottleStore
+  /** The Redis client when `redisUrl` is set (closed by `close()`), else `null`. */
+  readonly redis: RedisClient | null
   readonly schemes: {
     readonly token: TokenAuthentication
     readonly session: SessionAuthentication
@@ -69,7 +121,19 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
   const authDb = database.db as unknown as Kysely<AuthDatabase>
   const users = new KyselyUserStore(authDb)
   const tokens = new KyselyTokenStore(authDb)
-  const sessions = new KyselySessionStore(authDb)
+  const redisPrefix = config.redisPrefix ?? 'gatehouse:'
+  const redis =
+    config.redisUrl === undefined
+      ? null
+      : createRedisClient(config.redisUrl, {
+          ...(config.redisTimeoutMs === undefined
+            ? {}
+            : { commandTimeoutMs: config.redisTimeoutMs, connectTimeoutMs: config.redisTimeoutMs }),
+        })
+  const sessions: SessionStore =
+    redis === null ? new KyselySessionStore(authDb) : new RedisSessionStore({ redis, prefix: `${redisPrefix}session:` })
+  const throttleStore: ThrottleStore =
+    redis === null ? new MemoryThrottleStore() : new RedisThrottleStore({ redis, prefix: redisPrefix })
   const schemes = {
     token: new TokenAuthentication({ tokens, users }),
     session: new SessionAuthentication({ sessions, users }),
@@ -77,7 +141,9 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
   }
   const api = createApi({
     authentication: [schemes.token, schemes.session, schemes.basic],
+    pagination: new PageNumberPagination(),
     pageSize: 10,
+    numProxies: config.numProxies ?? 0,
   })
   return {
     database,
@@ -85,8 +151,16 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
     users,
     tokens,
     sessions,
+    throttleStore,
+    redis,
     schemes,
     api,
-    close: () => database.close(),
+    close: async () => {
+      try {
+        await redis?.close()
+      } finally {
+        await database.close()
+      }
+    },
   }
 }

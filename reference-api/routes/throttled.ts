@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify'
+import { mountView } from '../../src/adapters/fastify/index.js'
+import type { PolicyContext } from '../../src/core/policy-context.js'
+import { ScopedRateThrottle } from '../../src/throttling/scoped-rate-throttle.js'
+import { obtainAuthTokenView } from '../../src/views/obtain-auth-token.js'
+import type { ReferenceContext } from '../context.js'
+
+/** The scope and rate of the throttled token endpoint. */
+export const TOKEN_OBTAIN_SCOPE = 'token-obtain'
+export const TOKEN_OBTAIN_RATE = '5/min'
+
+/**
+ * A `ScopedRateThrottle` keyed by client address only (`throttle_token-obtain_<ip>`),
+ * even when the request also carries valid credentials. On a login endpoint the
+ * budget guards against password guessing from one client; keying by the
+ * authenticated user (DRF's scoped behaviour) would let a client holding any
+ * valid token or session escape the limit while guessing someone else's password.
+ */
+export class ClientScopedRateThrottle extends ScopedRateThrottle {
+  override getCacheKey(ctx: PolicyContext): string | null {
+    const scope = ctx.view.throttleScope
+    return scope === null ? null : `throttle_${scope}_${this.getIdent(ctx)}`
+  }
+}
+
+/**
+ * `POST /api/auth/token/throttled/`: the token-obtain view with at most 5
+ * requests per minute per client address; the 6th answers 429 with `Retry-After`.
+ * Counters live in `ref.throttleStore` (Redis when `REDIS_URL` is set, so the
+ * budget holds across instances), and the client address honours `numProxies`.
+ */
+export function registerThrottledRoutes(app: FastifyInstance, ref: ReferenceContext): void {
+  const throttle = new ClientScopedRateThrottle({ store: ref.throttleStore, rates: { [TOKEN_OBTAIN_SCOPE]: TOKEN_OBTAIN_RATE } })
+  mountView(
+    app,
+    '/api/auth/token/throttled/',
+    ref.api.view(
+      obtainAuthTokenView({
+        users: ref.users,
+        tokens: ref.tokens,
+        name: 'Throttled Obtain Auth Token',
+        throttles: [throttle],
+        throttleScope: TOKEN_OBTAIN_SCOPE,
+      }),
+    ),
+  )
+}
