@@ -1,8 +1,178 @@
 import type { FastifyInstance } from 'fastify'
+import { sql, type SqlBool } from 'kysely'
+import { mountView } from '../../src/adapters/fastify/index.js'
+import { jsonResponse, type ApiResponse } from '../../src/core/api-response.js'
+import { ValidationError } from '../../src/core/errors.js'
+import type { RequestContext } from '../../src/core/view.js'
+import { KyselyPageSource, type ColumnSpec } from '../../src/kysely/kysely-page-source.js'
+import { formatResponse } from '../../src/pagination/browsable-page.js'
+import { CursorPagination } from '../../src/pagination/cursor-pagination.js'
+import { LimitOffsetPagination } from '../../src/pagination/limit-offset-pagination.js'
+import { LinkHeaderPagination } from '../../src/pagination/link-header-pagination.js'
+import { listHandler, paginatedList } from '../../src/pagination/list-handler.js'
+import { PageNumberPagination } from '../../src/pagination/page-number-pagination.js'
+import type { Page, Paginator, SeekSource } from '../../src/pagination/paginator.js'
+import { parsePythonInt, queryParam } from '../../src/pagination/query-params.js'
+import { IsAuthenticatedOrReadOnly } from '../../src/permissions/is-authenticated-or-read-only.js'
 import type { ReferenceContext } from '../context.js'
+
+/** An article row as the list query selects it. */
+export interface ArticleRow {
+  id: number
+  title: string
+  author: string
+  score: number
+  /** `Date` on PostgreSQL, ISO-8601 text on SQLite. */
+  created: Date | string
+}
+
+/**
+ * DRF's `DateTimeField` output for an aware UTC datetime: `isoformat()` with `Z`,
+ * microseconds only when non-zero (JavaScript keeps milliseconds, so `.123000Z`).
+ */
+export function formatCreated(value: Date | string): string {
+  const date = value instanceof Date ? value : new Date(value)
+  const iso = date.toISOString() // 2024-01-01T00:07:00.000Z
+  const ms = date.getUTCMilliseconds()
+  return ms === 0 ? `${iso.slice(0, 19)}Z` : `${iso.slice(0, 23)}000Z`
+}
+
+/** `{"id", "title", "author", "score", "created"}`, in that order. */
+export function serializeArticle(row: ArticleRow): Record<string, unknown> {
+  return { id: row.id, title: row.title, author: row.author, score: row.score, created: formatCreated(row.created) }
+}
+
+const COLUMNS: Readonly<Record<string, ColumnSpec>> = {
+  id: { ref: 'articles.id', kind: 'integer' },
+  title: { ref: 'articles.title', kind: 'text' },
+  author: { ref: 'u.username', kind: 'text' },
+  score: { ref: 'articles.score', kind: 'integer' },
+  created: { ref: 'articles.created', kind: 'timestamp' },
+}
+
+/** The articles of `?author=` (empty: every article), ordered by id for the numbered styles. */
+export function articleSource(ref: ReferenceContext, ctx: RequestContext): SeekSource<ArticleRow> {
+  const { db } = ref
+  const author = queryParam(ctx.request.url, 'author')
+  let query = db
+    .selectFrom('articles')
+    .innerJoin('gatehouse_users as u', 'u.id', 'articles.author_id')
+    .select(['articles.id as id', 'articles.title as title', 'u.username as author', 'articles.score as score', 'articles.created as created'])
+  if (author !== null && author !== '') {
+    // No username holds a NUL (PostgreSQL would reject the parameter): an unknown author, an empty list.
+    query = author.includes('\0')
+      ? query.where(sql<SqlBool>`1 = 0`)
+      : query.where('articles.author_id', 'in', db.selectFrom('gatehouse_users').select('id').where('username', '=', author))
+  }
+  return new KyselyPageSource({ db, query, dialect: ref.database.dialect, columns: COLUMNS, orderBy: ['id'] })
+}
+
+/** The nested-links example of DRF's docs: `{"links": {"next", "previous"}, "count", "results"}`. */
+export class NestedPagination extends PageNumberPagination {
+  override paginatedResponse(page: Page<unknown>, data: readonly unknown[]): ApiResponse {
+    return jsonResponse(200, { links: { next: page.next, previous: page.previous }, count: page.count, results: data })
+  }
+}
+
+const INT_MIN = -2147483648
+const INT_MAX = 2147483647
+const pyTypeName = (value: unknown): string =>
+  Array.isArray(value) ? 'list' : typeof value === 'string' ? 'str' : typeof value === 'boolean' ? 'bool' : Number.isInteger(value) ? 'int' : 'float'
+
+/** DRF's `CharField(max_length=200)` (trimmed, not blank). Returns the value or the error message. */
+function validateTitle(data: Record<string, unknown>): { value?: string; error?: string } {
+  if (!Object.hasOwn(data, 'title')) return { error: 'This field is required.' }
+  const raw = data['title']
+  if (raw === null) return { error: 'This field may not be null.' }
+  if (typeof raw !== 'string' && typeof raw !== 'number') return { error: 'Not a valid string.' }
+  const value = String(raw).trim()
+  if (value === '') return { error: 'This field may not be blank.' }
+  if ([...value].length > 200) return { error: 'Ensure this field has no more than 200 characters.' }
+  return { value }
+}
+
+/** DRF's `IntegerField` with the model field's range (PostgreSQL's `integer`). */
+function validateScore(data: Record<string, unknown>): { value?: number; error?: string } {
+  if (!Object.hasOwn(data, 'score')) return { error: 'This field is required.' }
+  const raw = data['score']
+  if (raw === null) return { error: 'This field may not be null.' }
+  let value: number | null = null
+  if (typeof raw === 'number') value = Number.isSafeInteger(raw) ? raw : null
+  else if (typeof raw === 'string') {
+    if (raw.length > 1000) return { error: 'String value too large.' }
+    const parsed = parsePythonInt(raw.replace(/\.0*\s*$/, ''))
+    value = parsed === null || parsed > BigInt(Number.MAX_SAFE_INTEGER) || parsed < BigInt(Number.MIN_SAFE_INTEGER) ? null : Number(parsed)
+  }
+  if (value === null) return { error: 'A valid integer is required.' }
+  if (value > INT_MAX) return { error: `Ensure this value is less than or equal to ${INT_MAX}.` }
+  if (value < INT_MIN) return { error: `Ensure this value is greater than or equal to ${INT_MIN}.` }
+  return { value }
+}
+
+/** POST /api/articles/: DRF's `ListCreateAPIView.create` with author = requester, created = now. */
+async function createArticle(ref: ReferenceContext, ctx: RequestContext): Promise<ApiResponse> {
+  const body = await ctx.request.body()
+  if (body === null || body === undefined) {
+    // An empty body parses to {} in DRF; a JSON `null` is "No data provided".
+    const raw = ctx.request.headers.get('content-length')
+    if (raw !== null && raw !== '0') throw new ValidationError({ non_field_errors: ['No data provided'] })
+  } else if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new ValidationError({ non_field_errors: [`Invalid data. Expected a dictionary, but got ${pyTypeName(body)}.`] })
+  }
+  const data = (body ?? {}) as Record<string, unknown>
+  const title = validateTitle(data)
+  const score = validateScore(data)
+  const errors: Record<string, string[]> = {}
+  if (title.error !== undefined) errors['title'] = [title.error]
+  if (score.error !== undefined) errors['score'] = [score.error]
+  if (Object.keys(errors).length > 0 || title.value === undefined || score.value === undefined) throw new ValidationError(errors)
+  const now = new Date()
+  const created = ref.database.dialect === 'postgres' ? now : now.toISOString()
+  const inserted = await ref.db
+    .insertInto('articles')
+    .values({ title: title.value, score: score.value, author_id: Number(ctx.user.id), created })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const article: ArticleRow = { id: inserted.id, title: title.value, author: ctx.user.username ?? '', score: score.value, created: now }
+  return formatResponse(ctx, jsonResponse(201, serializeArticle(article)))
+}
 
 /** The Articles routes of reference-api.md (every pagination style). */
 export function registerArticleRoutes(app: FastifyInstance, ref: ReferenceContext): void {
-  void app
-  void ref
+  const { api } = ref
+  const secret = process.env['GATEHOUSE_CURSOR_SECRET']
+  const cursorSecret = secret !== undefined && secret !== '' ? { secret } : {}
+  const permissions = [new IsAuthenticatedOrReadOnly()]
+  const list = listHandler<ArticleRow>({ source: (ctx) => articleSource(ref, ctx), serialize: serializeArticle })
+  const common = { permissions, formats: ['json', 'html'] as const }
+
+  // The global default style (context.ts sets page number); the fallback keeps the route paginated regardless.
+  const globalDefault = api.settings.pagination ?? new PageNumberPagination()
+  mountView(app, '/api/articles/', api.view({ name: 'Article List', ...common, pagination: globalDefault, handlers: { GET: list, POST: (ctx) => createArticle(ref, ctx) } }))
+  const styled = (path: string, name: string, pagination: Paginator | null): void => {
+    mountView(app, path, api.view({ name, ...common, pagination, handlers: { GET: list } }))
+  }
+  styled('/api/articles/pages/', 'Article Pages', new PageNumberPagination({ pageSize: 10, pageSizeQueryParam: 'page_size', maxPageSize: 25, lastPageStrings: ['last', 'end'] }))
+  styled('/api/articles/offset/', 'Article Offset', new LimitOffsetPagination({ defaultLimit: 10, maxLimit: 25 }))
+  styled(
+    '/api/articles/cursor/',
+    'Article Cursor',
+    new CursorPagination({ ordering: '-created', pageSize: 10, pageSizeQueryParam: 'page_size', maxPageSize: 25, ...cursorSecret }),
+  )
+  styled('/api/articles/cursor-score/', 'Article Cursor Score', new CursorPagination({ ordering: ['-score', 'id'], pageSize: 7, ...cursorSecret }))
+  styled('/api/articles/link-header/', 'Article Link Header', new LinkHeaderPagination({ pageSize: 10 }))
+  styled('/api/articles/nested/', 'Article Nested', new NestedPagination({ pageSize: 10 }))
+  styled('/api/articles/all/', 'Article All', null)
+
+  // A plain view calling the paginator itself; like DRF's APIView it shows no HTML controls.
+  const manual = new PageNumberPagination({ pageSize: 5 })
+  mountView(
+    app,
+    '/api/articles/manual/',
+    api.view({
+      name: 'Article Manual',
+      ...common,
+      handlers: { GET: (ctx) => paginatedList(ctx, manual, articleSource(ref, ctx), serializeArticle, { controls: false }) },
+    }),
+  )
 }

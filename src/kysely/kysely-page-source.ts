@@ -13,10 +13,13 @@ export interface ColumnSpec {
   readonly kind: ColumnKind
 }
 
+/** What the source needs of a `Kysely` instance (any `Kysely<DB>` is one). */
+export type QueryRunner = Pick<Kysely<unknown>, 'executeQuery' | 'getExecutor'>
+
 /** Options of `KyselyPageSource`. */
 export interface KyselyPageSourceOptions<DB, TB extends keyof DB, O> {
   /** The Kysely instance the query belongs to (used for COUNT and keyset unions). */
-  readonly db: Kysely<DB>
+  readonly db: QueryRunner
   /** The filtered select query, without ORDER BY, LIMIT or OFFSET. */
   readonly query: SelectQueryBuilder<DB, TB, O>
   readonly dialect: DialectName
@@ -110,6 +113,15 @@ export class KyselyPageSource<DB, TB extends keyof DB, O> implements SeekSource<
     return key.length === ordering.length && key.every((value, i) => accepts(this.column(ordering[i]?.field ?? '').kind, value))
   }
 
+  /** A key value as the driver binds it: SQLite stores timestamps as ISO text and booleans as 0/1. */
+  private bind(field: string, value: KeyValue): KeyValue {
+    if (this.options.dialect !== 'sqlite') return value
+    if (value instanceof Date) return value.toISOString()
+    if (typeof value === 'boolean') return value ? 1 : 0
+    void field
+    return value
+  }
+
   /** The compiled keyset query for `args` (what `seek` runs; tests EXPLAIN it). */
   compileSeek(args: SeekArgs): CompiledQuery<O> {
     const { ordering, after, reverse, limit } = args
@@ -118,7 +130,7 @@ export class KyselyPageSource<DB, TB extends keyof DB, O> implements SeekSource<
     const base = this.options.query
     if (after === null) return this.ordered(base, dirs).limit(limit).compile()
     const refs = dirs.map((f) => sql.ref(this.column(f.field).ref))
-    const values = after.map((v) => sql`${v}`)
+    const values = after.map((v, i) => sql`${this.bind(dirs[i]?.field ?? '', v)}`)
     const uniform = dirs.every((f) => f.descending === dirs[0]?.descending)
     if (this.options.dialect === 'postgres' && uniform) {
       const op = dirs[0]?.descending === true ? sql.raw('<') : sql.raw('>')
