@@ -3,7 +3,7 @@ import { basename, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError } from 'commander'
 import { buildApp } from './app.js'
-import { openReferenceContext, type ReferenceContext } from './context.js'
+import { openReferenceContext, referenceConfigFromEnv, type ReferenceContext } from './context.js'
 
 /** A command-line failure: printed as `gatehouse: <message>` on stderr, exit code 1. */
 export class CommandError extends Error {}
@@ -28,10 +28,11 @@ async function withContext<T>(fn: (ref: ReferenceContext) => Promise<T>): Promis
 async function serve(options: { port?: string; host: string }): Promise<void> {
   const port = Number(options.port ?? process.env['PORT'] ?? 8000)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CommandError(`invalid port "${options.port}"`)
-  const ref = await openReferenceContext({ databaseUrl: process.env['DATABASE_URL'] })
+  // DATABASE_URL, REDIS_URL (sessions + throttle counters in Redis), GATEHOUSE_NUM_PROXIES.
+  const ref = await openReferenceContext(referenceConfigFromEnv())
   const app = await buildApp(ref, { logger: process.env['LOG_LEVEL'] !== undefined })
   const address = await app.listen({ port, host: options.host })
-  console.log(`gatehouse reference API listening on ${address} (${ref.database.dialect})`)
+  console.log(`gatehouse reference API listening on ${address} (${ref.database.dialect}${ref.redis === null ? '' : ' + redis'})`)
   let closing = false
   const shutdown = (signal: string): void => {
     if (closing) return
