@@ -72,7 +72,10 @@ function originMatches(origin: string, allowed: string): boolean {
   // Django's wildcard form: https://*.example.com matches any subdomain.
   const [scheme, host] = allowed.split('://')
   if (scheme === undefined || host === undefined || !host.startsWith('*.')) return false
-  return origin.startsWith(`${scheme}://`) && origin.slice(scheme.length + 3).endsWith(host.slice(1))
+  // Django's is_same_domain: `.example.com` matches subdomains and example.com itself.
+  const rest = origin.slice(scheme.length + 3)
+  const domain = host.slice(1).toLowerCase()
+  return origin.startsWith(`${scheme}://`) && (rest.endsWith(domain) || rest === domain.slice(1))
 }
 
 function isFormMediaType(contentType: string | null): boolean {

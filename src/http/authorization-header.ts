@@ -56,7 +56,7 @@ export function lenientBase64Decode(input: string): Uint8Array | null {
 /** Decodes bytes as UTF-8, or as Latin-1 when they are not valid UTF-8 (DRF, PR #7193). */
 export function decodeUtf8OrLatin1(bytes: Uint8Array): string {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
   } catch {
     return Buffer.from(bytes).toString('latin1')
   }
@@ -65,7 +65,7 @@ export function decodeUtf8OrLatin1(bytes: Uint8Array): string {
 /** Decodes bytes as strict UTF-8, or `null` when they are not valid UTF-8. */
 export function decodeUtf8Strict(bytes: Uint8Array): string | null {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
   } catch {
     return null
   }

@@ -25,7 +25,7 @@ export const CREDENTIALS: Readonly<Record<string, string>> = {
   'basic bad base64': 'Basic =a=',
   'basic bad padding': 'Basic abc',
   'basic junk chars': `Basic ${b64('alice:alice-pass-1').slice(0, 4)}!!${b64('alice:alice-pass-1').slice(4)}`,
-  'basic data after padding': `Basic ${b64('alice:alice-pass-1x')}YQ==`,
+  'basic data after padding': `Basic ${b64('bob:bob-pass-2')}YWJj`,
   'basic mixed case + tab': `bAsIc\t${b64('alice:alice-pass-1')}`,
   'basic latin1 password': `Basic ${Buffer.from('alice:\xe9', 'latin1').toString('base64')}`,
   'token bob': `Token ${BOB_TOKEN}`,
