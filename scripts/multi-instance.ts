@@ -10,6 +10,7 @@
  * `startCluster` / `startInstance` instead.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -188,6 +189,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   if (!Number.isInteger(count) || count < 1) throw new Error(`instances must be a positive integer, got ${count}`)
   const env = {
     GATEHOUSE_NUM_PROXIES: '1',
+    // Every instance must sign cursors with the same key, or a cursor from one is invalid on another.
+    GATEHOUSE_CURSOR_SECRET: randomBytes(32).toString('hex'),
     ...options.env,
     DATABASE_URL: options.databaseUrl,
     REDIS_URL: options.redisUrl,
