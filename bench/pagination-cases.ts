@@ -2,12 +2,13 @@ import { sql } from 'kysely'
 import type { CompiledQuery } from 'kysely'
 import type { ApiRequest } from '../src/core/api-request.js'
 import { createApiRequest } from '../src/core/request-factory.js'
+import { KyselyPageSource, type ColumnSpec } from '../src/kysely/kysely-page-source.js'
+import { CursorPagination } from '../src/pagination/cursor-pagination.js'
 import { LimitOffsetPagination } from '../src/pagination/limit-offset-pagination.js'
 import { PageNumberPagination } from '../src/pagination/page-number-pagination.js'
-import type { OrderingField, Page, SeekSource } from '../src/pagination/paginator.js'
-import { CursorPagination, encodeCursor, kyselyPageSource } from './pagination-standin.js'
+import type { OrderingField, Paginator, SeekSource } from '../src/pagination/paginator.js'
 import type { BenchDatabase } from './pagination-data.js'
-import { measure, measureInterleaved, type Timing, type TimingOptions } from './pagination-timing.js'
+import { measure, measureInterleaved, summarize, type Timing, type TimingOptions } from './pagination-timing.js'
 
 /** Rows per page in every case (the reference API's page size). */
 export const PAGE_SIZE = 10
@@ -32,8 +33,13 @@ export interface CaseResult {
   /** The query string sent to the paginator. */
   readonly query: string
   /** How the cursor for this depth was obtained (cursor styles only). */
-  readonly cursorFrom: 'first page' | 'walked next links' | 'built with encodeCursor' | null
+  readonly cursorFrom: 'first page' | 'walked next links' | 'built with paginator.encode' | null
   readonly timing: Timing
+  /**
+   * Median time inside Kysely's query execution per request (driver round trip + database);
+   * the rest of `timing` is the library's own work (parsing, cursor HMAC, building SQL, links).
+   */
+  readonly dbMedian: number
   /** Ids of the page, checked against an independent query. */
   readonly ids: readonly number[]
   readonly correct: boolean
@@ -51,8 +57,17 @@ export interface DatabaseReport {
   /** `source.count()` through the library's Kysely page source: what page-number and limit/offset pay per request. */
   readonly count: Timing
   readonly countSql: readonly CompiledQuery[]
-  /** Deepest cursor page median / first cursor page median, per cursor style. */
-  readonly cursorRatios: readonly { readonly style: string; readonly depth: number; readonly ratio: number }[]
+  /**
+   * Per cursor style: deepest page median / first page median (the goal: <= 1.5), and deepest /
+   * second-shallowest measured depth (both pages seek with a cursor: growth with depth alone).
+   */
+  readonly cursorRatios: readonly {
+    readonly style: string
+    readonly depth: number
+    readonly ratio: number
+    readonly shallowDepth: number | null
+    readonly ratioToShallow: number | null
+  }[]
   /** Sanity checks that failed (wrong rows, cursor construction disagreeing with a walk). Empty when all is well. */
   readonly problems: readonly string[]
 }
@@ -77,25 +92,40 @@ export function listRequest(query: string): ApiRequest {
   })
 }
 
-const CREATED_DESC: readonly OrderingField[] = [
-  { field: 'created', descending: true },
-  { field: 'id', descending: true },
-]
-const ID_ASC: readonly OrderingField[] = [{ field: 'id', descending: false }]
+/** The columns the benchmark's page sources may order and seek by (as the reference API declares them). */
+const COLUMNS: Readonly<Record<string, ColumnSpec>> = {
+  id: { ref: 'articles.id', kind: 'integer' },
+  score: { ref: 'articles.score', kind: 'integer' },
+  created: { ref: 'articles.created', kind: 'timestamp' },
+}
 
 interface Style {
   readonly name: string
-  /** The ordering the page follows; the independent check query sorts the same way. */
-  readonly ordering: readonly OrderingField[]
   readonly kind: 'page-number' | 'limit-offset' | 'cursor'
+  /** Page-number / limit-offset: the source's `orderBy`. Cursor: the paginator's `ordering` (it appends `id`). */
+  readonly order: readonly string[]
 }
 
-const STYLES: readonly Style[] = [
-  { name: 'page-number (-created)', ordering: CREATED_DESC, kind: 'page-number' },
-  { name: 'limit/offset (-created)', ordering: CREATED_DESC, kind: 'limit-offset' },
-  { name: 'cursor -created', ordering: CREATED_DESC, kind: 'cursor' },
-  { name: 'cursor id', ordering: ID_ASC, kind: 'cursor' },
+/**
+ * The styles measured. The reference API orders its numbered routes by `id`; `-created, id` is
+ * the same order as the `-created` cursor (the cursor appends the unique `id` ascending), which
+ * is the ordering whose deep OFFSET needs table lookups rather than a rowid/primary-key walk.
+ */
+export const STYLES: readonly Style[] = [
+  { name: 'page-number, id', kind: 'page-number', order: ['id'] },
+  { name: 'page-number, -created', kind: 'page-number', order: ['-created', 'id'] },
+  { name: 'limit/offset, id', kind: 'limit-offset', order: ['id'] },
+  { name: 'limit/offset, -created', kind: 'limit-offset', order: ['-created', 'id'] },
+  { name: 'cursor, id', kind: 'cursor', order: ['id'] },
+  { name: 'cursor, -created', kind: 'cursor', order: ['-created'] },
+  // Not a default: the same ordering with the tiebreaker in the same direction, passed explicitly.
+  // It shows what appending `-id` (instead of `id`) to `-created` would cost; see BENCHMARKS.md.
+  { name: 'cursor, [-created, -id]', kind: 'cursor', order: ['-created', '-id'] },
 ]
+
+function parseOrder(items: readonly string[]): OrderingField[] {
+  return items.map((item) => (item.startsWith('-') ? { field: item.slice(1), descending: true } : { field: item, descending: false }))
+}
 
 /**
  * Measures every style at every depth on one loaded database, through the library's
@@ -109,12 +139,15 @@ export async function runPaginationBench(bench: BenchDatabase, options: BenchOpt
   const problems: string[] = []
   const cases: CaseResult[] = []
 
-  // A list view builds its query per request; so do we (building it is part of the cost).
-  const source = (ordering: readonly OrderingField[]): SeekSource<Row> =>
-    kyselyPageSource<Row>(db.selectFrom('articles').selectAll(), ordering)
-
-  const pageNumber = new PageNumberPagination({ pageSize: PAGE_SIZE })
-  const limitOffset = new LimitOffsetPagination({ defaultLimit: PAGE_SIZE })
+  // A list view builds its source per request (reference-api/routes/articles.ts); so do we, it is part of the cost.
+  const source = (orderBy: readonly string[]): SeekSource<Row> =>
+    new KyselyPageSource({
+      db,
+      query: db.selectFrom('articles').select(['id', 'title', 'author_id', 'score', 'created']),
+      dialect: bench.dialect,
+      columns: COLUMNS,
+      orderBy,
+    })
 
   // Independent expectation: plain Kysely, same ordering. Used only to check results, never timed.
   const expectedIds = async (ordering: readonly OrderingField[], offset: number): Promise<number[]> => {
@@ -124,12 +157,16 @@ export async function runPaginationBench(bench: BenchDatabase, options: BenchOpt
   }
 
   for (const style of STYLES) {
-    const cursor = style.kind === 'cursor' ? new CursorPagination({ pageSize: PAGE_SIZE, ordering: style.ordering }) : null
-    const paginator = style.kind === 'page-number' ? pageNumber : style.kind === 'limit-offset' ? limitOffset : cursor
+    const cursor = style.kind === 'cursor' ? new CursorPagination({ pageSize: PAGE_SIZE, ordering: style.order }) : null
+    const paginator: Paginator =
+      cursor ?? (style.kind === 'page-number' ? new PageNumberPagination({ pageSize: PAGE_SIZE }) : new LimitOffsetPagination({ defaultLimit: PAGE_SIZE }))
+    // The effective order: the cursor's own (with its tiebreaker), else the source's.
+    const ordering: readonly OrderingField[] = cursor !== null ? cursor.ordering : parseOrder(style.order)
+    const sourceOrder = ordering.map((f) => `${f.descending ? '-' : ''}${f.field}`)
     const fetch = async (query: string): Promise<readonly Row[]> => {
-      const page = await (paginator as PageNumberPagination).paginate(source(style.ordering), listRequest(query))
+      const page = await paginator.paginate(source(sourceOrder), listRequest(query))
       if (page === null) throw new Error(`${style.name}: pagination is off`)
-      return page.items
+      return page.items as readonly Row[]
     }
 
     // Cursor: the query string for each depth.
@@ -140,22 +177,22 @@ export async function runPaginationBench(bench: BenchDatabase, options: BenchOpt
       const walkTo = Math.max(1, ...depths.filter((d) => d <= maxWalk))
       let query = ''
       for (let page = 1; page < walkTo; page++) {
-        const result: Page<Row> | null = await cursor.paginate(source(style.ordering), listRequest(query))
+        const result = await cursor.paginate(source(sourceOrder), listRequest(query))
         if (result?.next == null) throw new Error(`${style.name}: no next link on page ${page}`)
         query = new URL(result.next).search.slice(1)
         if (depths.includes(page + 1)) cursorQueries.set(page + 1, { query, from: 'walked next links' })
       }
       for (const depth of depths) {
-        const built = await buildCursorQuery(source(style.ordering), style.ordering, (depth - 1) * PAGE_SIZE)
+        const built = await buildCursorQuery(cursor, source(sourceOrder), (depth - 1) * PAGE_SIZE)
         const walked = cursorQueries.get(depth)
-        if (walked === undefined) cursorQueries.set(depth, { query: built, from: 'built with encodeCursor' })
+        if (walked === undefined) cursorQueries.set(depth, { query: built, from: 'built with paginator.encode' })
         else if (depth > 1 && new URLSearchParams(walked.query).get('cursor') !== new URLSearchParams(built).get('cursor')) {
           problems.push(`${bench.dialect} ${style.name} depth ${depth}: built cursor ${built} != walked ${walked.query}`)
         }
       }
     }
 
-    const prepared: Omit<CaseResult, 'timing'>[] = []
+    const prepared: Omit<CaseResult, 'timing' | 'dbMedian'>[] = []
     for (const depth of depths) {
       const offset = (depth - 1) * PAGE_SIZE
       let query: string
@@ -169,23 +206,29 @@ export async function runPaginationBench(bench: BenchDatabase, options: BenchOpt
       }
       const captured = await bench.capture(() => fetch(query))
       const ids = captured.result.map((r) => r.id)
-      const expected = await expectedIds(style.ordering, offset)
+      const expected = await expectedIds(ordering, offset)
       const correct = ids.length === expected.length && ids.every((id, i) => id === expected[i])
       if (!correct) problems.push(`${bench.dialect} ${style.name} depth ${depth}: got ids ${ids.join(',')} expected ${expected.join(',')}`)
       prepared.push({ style: style.name, depth, offset, query, cursorFrom, ids, correct, sql: captured.queries })
     }
-    const timings = await measureInterleaved(prepared.map((c) => () => fetch(c.query)), options)
+    const dbSamples: number[][] = prepared.map(() => [])
+    const operations = prepared.map((c, i) => async (): Promise<void> => {
+      const before = bench.queryMs()
+      await fetch(c.query)
+      dbSamples[i]?.push(bench.queryMs() - before)
+    })
+    const timings = await measureInterleaved(operations, options)
     for (const [i, c] of prepared.entries()) {
       const timing = timings[i] as Timing
-      log(`${bench.dialect} ${style.name} depth ${c.depth}: median ${timing.median.toFixed(3)} ms p95 ${timing.p95.toFixed(3)} ms`)
-      cases.push({ ...c, timing })
+      const dbMedian = summarize(dbSamples[i] ?? []).median
+      log(`${bench.dialect} ${style.name} depth ${c.depth}: median ${timing.median.toFixed(3)} ms p95 ${timing.p95.toFixed(3)} ms (db ${dbMedian.toFixed(3)} ms)`)
+      cases.push({ ...c, timing, dbMedian })
     }
   }
 
-  const countSource = source(CREATED_DESC)
-  const countCapture = await bench.capture(() => countSource.count())
+  const countCapture = await bench.capture(() => source(['id']).count())
   if (countCapture.result !== bench.rows) problems.push(`${bench.dialect} count() returned ${countCapture.result}, expected ${bench.rows}`)
-  const count = await measure(() => source(CREATED_DESC).count(), options)
+  const count = await measure(() => source(['id']).count(), options)
   log(`${bench.dialect} count(): median ${count.median.toFixed(3)} ms`)
 
   const cursorRatios = STYLES.filter((s) => s.kind === 'cursor').flatMap((s) => {
@@ -193,7 +236,16 @@ export async function runPaginationBench(bench: BenchDatabase, options: BenchOpt
     const first = mine.find((c) => c.depth === 1)
     const deepest = mine.reduce<CaseResult | undefined>((a, c) => (a === undefined || c.depth > a.depth ? c : a), undefined)
     if (first === undefined || deepest === undefined) return []
-    return [{ style: s.name, depth: deepest.depth, ratio: deepest.timing.median / first.timing.median }]
+    const shallow = mine.filter((c) => c.depth > 1).sort((a, b) => a.depth - b.depth)[0]
+    return [
+      {
+        style: s.name,
+        depth: deepest.depth,
+        ratio: deepest.timing.median / first.timing.median,
+        shallowDepth: shallow?.depth ?? null,
+        ratioToShallow: shallow === undefined ? null : deepest.timing.median / shallow.timing.median,
+      },
+    ]
   })
 
   return {
@@ -210,20 +262,18 @@ export async function runPaginationBench(bench: BenchDatabase, options: BenchOpt
 }
 
 /**
- * The query string of the cursor that points at the page starting at row `offset`: the
- * next link of the page before it carries the key of that page's last row. The row comes
- * from the library's page source (`slice`), its key from the source's `keyOf`, and the
- * string from the library's cursor encoding.
+ * The query string of the cursor that points at the page starting at row `offset`, made the
+ * way the paginator makes the next link of the page before it: a forward cursor carrying the
+ * key of that page's last row. The row is read with the page source's `slice` (ordered like
+ * the cursor), its key taken with the source's `keyOf`, and the text made by the paginator's
+ * public `encode` (same scope and HMAC as its own links).
  */
-export async function buildCursorQuery(
-  src: SeekSource<Row>,
-  ordering: readonly OrderingField[],
-  offset: number,
-): Promise<string> {
+export async function buildCursorQuery(paginator: CursorPagination, src: SeekSource<Row>, offset: number): Promise<string> {
   if (offset === 0) return ''
   const [row] = await src.slice(offset - 1, 1)
   if (row === undefined) throw new Error(`no row at offset ${offset - 1}`)
-  return `cursor=${encodeURIComponent(encodeCursor({ reverse: false, key: src.keyOf(row, ordering) }))}`
+  const cursor = paginator.encode({ reverse: false, key: src.keyOf(row, paginator.ordering) })
+  return `${paginator.cursorQueryParam}=${encodeURIComponent(cursor)}`
 }
 
 /** The server-side plan of a captured query (EXPLAIN ANALYZE on PostgreSQL, EXPLAIN QUERY PLAN on SQLite). */

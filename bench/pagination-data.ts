@@ -36,6 +36,11 @@ export interface BenchDatabase {
    * so the report can show and EXPLAIN what a paginator really asked for. Not used while timing.
    */
   capture<R>(fn: () => Promise<R>): Promise<{ result: R; queries: CompiledQuery[] }>
+  /**
+   * Milliseconds spent inside Kysely's query execution so far (driver + database, as
+   * Kysely's log reports each query); the difference around a call is its database time.
+   */
+  queryMs(): number
   drop(): Promise<void>
 }
 
@@ -54,16 +59,20 @@ export const ROW_SHAPE =
 async function openWithCapture(url: string, options: OpenDatabaseOptions = {}): Promise<{
   db: Kysely<BenchDatabaseSchema>
   capture: BenchDatabase['capture']
+  queryMs: BenchDatabase['queryMs']
 }> {
   let sink: CompiledQuery[] | null = null
+  let totalMs = 0
   const db = new Kysely<BenchDatabaseSchema>({
     dialect: await createDialect(parseDatabaseUrl(url), options),
     log: (event) => {
+      totalMs += event.queryDurationMillis
       if (sink !== null) sink.push(event.query)
     },
   })
   return {
     db,
+    queryMs: () => totalMs,
     capture: async (fn) => {
       const queries: CompiledQuery[] = []
       sink = queries
@@ -84,7 +93,7 @@ export async function createSqliteBench(rows: number): Promise<BenchDatabase> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'))
   const path = join(dir, 'bench.sqlite3')
   const started = performance.now()
-  const { db, capture } = await openWithCapture(`sqlite:${path}`)
+  const { db, capture, queryMs } = await openWithCapture(`sqlite:${path}`)
   await sql`CREATE TABLE articles (
     id integer PRIMARY KEY AUTOINCREMENT,
     title varchar(200) NOT NULL,
@@ -114,6 +123,7 @@ export async function createSqliteBench(rows: number): Promise<BenchDatabase> {
     loadSeconds,
     sizeMb: statSync(path).size / 1e6,
     capture,
+    queryMs,
     drop: async () => {
       await db.destroy()
       rmSync(dir, { recursive: true, force: true })
@@ -147,7 +157,7 @@ export async function createPostgresBench(rows: number, adminUrl: string = DEFAU
   }
   const started = performance.now()
   // A long statement timeout for the load only matters here; page queries are far below the default.
-  const { db, capture } = await openWithCapture(url.toString(), { poolSize: 2, statementTimeoutMs: 600_000 })
+  const { db, capture, queryMs } = await openWithCapture(url.toString(), { poolSize: 2, statementTimeoutMs: 600_000 })
   try {
     await sql`CREATE TABLE articles (
       id serial PRIMARY KEY,
@@ -181,6 +191,7 @@ export async function createPostgresBench(rows: number, adminUrl: string = DEFAU
     loadSeconds,
     sizeMb: Number(size.rows[0]?.bytes ?? 0) / 1e6,
     capture,
+    queryMs,
     drop: async () => {
       await db.destroy()
       await dropDatabase()

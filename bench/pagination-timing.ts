@@ -32,12 +32,16 @@ export async function measure(operation: () => Promise<unknown>, options: Timing
  * Measures several operations round-robin: every run times each operation once, in turn.
  * Other processes on this 2-core machine come and go; interleaving spreads that noise over
  * all the operations alike, so ratios between them (deepest page / first page) stay fair.
+ * Each timed sample is preceded by one untimed run of the same operation: otherwise a deep
+ * OFFSET scan (which sweeps SQLite's small page cache) would make the *next* operation's
+ * sample a cold-cache one, and the first page would look slower than it is.
  */
 export async function measureInterleaved(operations: readonly (() => Promise<unknown>)[], options: TimingOptions): Promise<Timing[]> {
   for (const operation of operations) for (let i = 0; i < options.warmup; i++) await operation()
   const samples: number[][] = operations.map(() => [])
   for (let i = 0; i < options.runs; i++) {
     for (const [k, operation] of operations.entries()) {
+      if (operations.length > 1) await operation()
       const start = process.hrtime.bigint()
       await operation()
       samples[k]?.push(Number(process.hrtime.bigint() - start) / 1e6)

@@ -53,13 +53,14 @@ async function renderReport(bench: BenchDatabase, report: DatabaseReport, withPl
   out.push('')
   out.push(
     markdownTable(
-      ['style', 'depth (page)', 'offset', 'median ms', 'p95 ms', 'rows ok', 'cursor obtained by'],
+      ['style', 'depth (page)', 'offset', 'median ms', 'p95 ms', 'in db ms', 'rows ok', 'cursor obtained by'],
       report.cases.map((c) => [
         c.style,
         c.depth.toLocaleString('en-US'),
         c.offset.toLocaleString('en-US'),
         formatMs(c.timing.median),
         formatMs(c.timing.p95),
+        formatMs(c.dbMedian),
         c.correct ? 'yes' : 'NO',
         c.cursorFrom ?? '',
       ]),
@@ -69,7 +70,8 @@ async function renderReport(bench: BenchDatabase, report: DatabaseReport, withPl
   out.push(`COUNT(*) through the page source (\`source.count()\`, paid by page-number and limit/offset on every request): median ${formatMs(report.count.median)} ms, p95 ${formatMs(report.count.p95)} ms.`)
   out.push('')
   for (const r of report.cursorRatios) {
-    out.push(`Cursor ratio, ${r.style}: page ${r.depth.toLocaleString('en-US')} / page 1 = **${r.ratio.toFixed(2)}x** (${r.ratio <= 1.5 ? 'within' : 'OVER'} the 1.5x goal).`)
+    const shallow = r.shallowDepth === null || r.ratioToShallow === null ? '' : `; page ${r.depth.toLocaleString('en-US')} / page ${r.shallowDepth.toLocaleString('en-US')} = ${r.ratioToShallow.toFixed(2)}x`
+    out.push(`- Cursor ratio, ${r.style}: page ${r.depth.toLocaleString('en-US')} / page 1 = **${r.ratio.toFixed(2)}x** (${r.ratio <= 1.5 ? 'within' : 'OVER'} the 1.5x goal)${shallow}.`)
   }
   out.push('')
   if (report.problems.length > 0) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runPaginationBench, type DatabaseReport } from '../bench/pagination-cases.js'
+import { STYLES, runPaginationBench, type DatabaseReport } from '../bench/pagination-cases.js'
 import { createSqliteBench, type BenchDatabase } from '../bench/pagination-data.js'
 import { quantile, summarize } from '../bench/pagination-timing.js'
 
@@ -25,7 +25,8 @@ describe('bench/pagination harness (SQLite, 2,000 rows)', () => {
 
   it('produces one correct row per style and depth, and no problems', () => {
     const styles = [...new Set(report.cases.map((c) => c.style))]
-    expect(styles).toEqual(['page-number (-created)', 'limit/offset (-created)', 'cursor -created', 'cursor id'])
+    expect(styles).toEqual(STYLES.map((st) => st.name))
+    expect(styles).toHaveLength(7)
     for (const style of styles) {
       expect(report.cases.filter((c) => c.style === style).map((c) => c.depth)).toEqual(depths)
     }
@@ -39,11 +40,11 @@ describe('bench/pagination harness (SQLite, 2,000 rows)', () => {
   })
 
   it('reaches shallow cursor pages by walking and the deepest by building the cursor', () => {
-    const cursorCases = report.cases.filter((c) => c.style === 'cursor id')
-    expect(cursorCases.map((c) => c.cursorFrom)).toEqual(['first page', 'walked next links', 'built with encodeCursor', 'built with encodeCursor'])
+    const cursorCases = report.cases.filter((c) => c.style === 'cursor, id')
+    expect(cursorCases.map((c) => c.cursorFrom)).toEqual(['first page', 'walked next links', 'built with paginator.encode', 'built with paginator.encode'])
     // Page 200 is the last page of 2,000 rows: ids 1991..2000 in `id` order.
     expect(cursorCases.at(-1)?.ids).toEqual(Array.from({ length: 10 }, (_, i) => 1991 + i))
-    expect(report.cursorRatios.map((r) => r.style)).toEqual(['cursor -created', 'cursor id'])
+    expect(report.cursorRatios.map((r) => r.style)).toEqual(['cursor, id', 'cursor, -created', 'cursor, [-created, -id]'])
   })
 
   it('counts through the page source', () => {
