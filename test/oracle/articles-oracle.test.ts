@@ -1,0 +1,216 @@
+/**
+ * Gatehouse's article routes against the DRF 3.14 oracle: the same requests to both,
+ * comparing status codes, bodies (host/port and cursor strings masked) and, for
+ * every route, the id sequence of a walk along the next links. Cursor routes are
+ * compared going forward only: going back over ties DRF repeats or skips rows
+ * (drf-behaviors.md §14.7), where gatehouse returns the forward pages exactly.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freshSqlite } from '../helpers/databases.js'
+import { startReference, type RunningReference } from '../helpers/reference-server.js'
+import { fetchPage, walkBackward, walkForward, type FetchedPage } from '../conformance/articles-walk.js'
+
+const RUN_SH = '/work/shared/oracle-drf/run.sh'
+const drfInstalled =
+  spawnSync('/usr/bin/python3', ['-c', 'import rest_framework, django'], { stdio: 'ignore' }).status === 0 &&
+  spawnSync('test', ['-f', RUN_SH]).status === 0
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0))
+    })
+  })
+}
+
+async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      await fetch(url)
+      return
+    } catch {
+      if (Date.now() > deadline) throw new Error(`oracle did not start at ${url}`)
+      await new Promise((r) => setTimeout(r, 200))
+    }
+  }
+}
+
+/** Masks what legitimately differs: the origin, and cursor strings (opaque, different formats). */
+function mask(value: unknown, origin: string): unknown {
+  return JSON.parse(
+    JSON.stringify(value)
+      .split(origin)
+      .join('http://host')
+      .replace(/cursor=[^&"]*/g, 'cursor=*'),
+  ) as unknown
+}
+
+function masked(page: FetchedPage, origin: string): unknown {
+  const link = page.headers.get('link')
+  return {
+    status: page.status,
+    body: mask(page.body, origin),
+    link: link === null ? null : mask(link, origin),
+    total: page.headers.get('x-total-count'),
+  }
+}
+
+const ROUTES = [
+  '/api/articles/',
+  '/api/articles/pages/',
+  '/api/articles/offset/',
+  '/api/articles/cursor/',
+  '/api/articles/cursor-score/',
+  '/api/articles/link-header/',
+  '/api/articles/nested/',
+  '/api/articles/manual/',
+]
+const CURSOR_ROUTES = new Set(['/api/articles/cursor/', '/api/articles/cursor-score/'])
+
+const SINGLE_REQUESTS = [
+  '/api/articles/all/',
+  '/api/articles/all/?author=bob',
+  '/api/articles/?page=2&b=2&a=1&a=0',
+  '/api/articles/?page=last',
+  '/api/articles/?page=LAST',
+  '/api/articles/?page=',
+  '/api/articles/?page=0',
+  '/api/articles/?page=-1',
+  '/api/articles/?page=abc',
+  '/api/articles/?page=2.0',
+  '/api/articles/?page=15',
+  '/api/articles/?page=14',
+  '/api/articles/?page=%202%20',
+  '/api/articles/?page=%2B2',
+  '/api/articles/?page=1_0',
+  '/api/articles/?page=%D9%A3',
+  '/api/articles/?page=2&page=3',
+  '/api/articles/?page=2;x=1',
+  '/api/articles/?page_size=50',
+  '/api/articles/?z=%20x%2Fy&page=3',
+  '/api/articles/?q=%zz&page=2',
+  '/api/articles/?page=2&empty=',
+  '/api/articles/pages/?page=end',
+  '/api/articles/pages/?page_size=25&page=2',
+  '/api/articles/pages/?page_size=1000&page=2',
+  '/api/articles/pages/?page_size=0',
+  '/api/articles/pages/?page_size=-3',
+  '/api/articles/pages/?page_size=abc&page=3',
+  '/api/articles/pages/?author=nobody',
+  '/api/articles/pages/?author=nobody&page=2',
+  '/api/articles/pages/?author=nobody&page=last',
+  '/api/articles/pages/?author=',
+  '/api/articles/offset/?limit=5&offset=1',
+  '/api/articles/offset/?limit=5&offset=135',
+  '/api/articles/offset/?limit=5&offset=137',
+  '/api/articles/offset/?limit=5&offset=1000',
+  '/api/articles/offset/?limit=0',
+  '/api/articles/offset/?limit=-1',
+  '/api/articles/offset/?limit=abc&offset=abc',
+  '/api/articles/offset/?limit=100',
+  '/api/articles/offset/?offset=-5',
+  '/api/articles/offset/?limit=5&offset=7&x=1',
+  '/api/articles/offset/?author=nobody',
+  '/api/articles/offset/?author=nobody&offset=5',
+  '/api/articles/cursor/?cursor=',
+  '/api/articles/cursor/?cursor=123',
+  '/api/articles/cursor/?cursor=%E2%82%AC',
+  '/api/articles/cursor/?page_size=25',
+  '/api/articles/cursor/?page_size=26',
+  '/api/articles/cursor/?page_size=0',
+  '/api/articles/cursor/?author=nobody',
+  '/api/articles/cursor-score/?page_size=3',
+  '/api/articles/link-header/?page=14',
+  '/api/articles/link-header/?author=nobody',
+  '/api/articles/link-header/?page=99',
+  '/api/articles/nested/?page=14',
+  '/api/articles/manual/?page=28',
+  '/api/articles/manual/?page=29',
+]
+
+describe.skipIf(!drfInstalled)('articles: gatehouse against the DRF oracle', () => {
+  let ours: RunningReference
+  let oracle: ChildProcess
+  let oracleBase = ''
+
+  beforeAll(async () => {
+    const port = await freePort()
+    oracleBase = `http://127.0.0.1:${port}`
+    oracle = spawn('bash', [RUN_SH, String(port)], { stdio: 'ignore' })
+    ours = await startReference(freshSqlite())
+    await waitForHttp(`${oracleBase}/api/whoami/`, 30_000)
+  }, 60_000)
+
+  afterAll(async () => {
+    if (oracle?.pid !== undefined) oracle.kill('SIGTERM')
+    await ours?.close()
+  })
+
+  it('answers single requests with the same status and masked body', async () => {
+    const differences: string[] = []
+    for (const path of SINGLE_REQUESTS) {
+      const a = masked(await fetchPage(ours.baseUrl + path), ours.baseUrl)
+      const b = masked(await fetchPage(oracleBase + path), oracleBase)
+      if (JSON.stringify(a) !== JSON.stringify(b)) differences.push(`${path}\n  ours   ${JSON.stringify(a).slice(0, 400)}\n  oracle ${JSON.stringify(b).slice(0, 400)}`)
+    }
+    expect(differences).toEqual([])
+  })
+
+  for (const route of ROUTES) {
+    for (const query of ['', '?author=bob', '?author=alice&page_size=25']) {
+      it(`walks ${route}${query} like DRF`, async () => {
+        const a = await walkForward(ours.baseUrl + route + query)
+        const b = await walkForward(oracleBase + route + query)
+        expect(a.map((p) => p.ids)).toEqual(b.map((p) => p.ids))
+        expect(a.map((p) => masked(p, ours.baseUrl))).toEqual(b.map((p) => masked(p, oracleBase)))
+        const lastA = a[a.length - 1]
+        const lastB = b[b.length - 1]
+        if (lastA === undefined || lastB === undefined) throw new Error('empty walk')
+        const backA = await walkBackward(lastA.url)
+        if (CURSOR_ROUTES.has(route)) {
+          // Our guarantee: previous links reproduce the forward pages exactly.
+          expect(backA.map((p) => p.ids)).toEqual(a.map((p) => p.ids).reverse())
+        } else {
+          const backB = await walkBackward(lastB.url)
+          expect(backA.map((p) => masked(p, ours.baseUrl))).toEqual(backB.map((p) => masked(p, oracleBase)))
+        }
+      })
+    }
+  }
+
+  it('answers HTML for Accept: text/html on every list route, as DRF does', async () => {
+    for (const route of [...ROUTES, '/api/articles/all/']) {
+      const a = await fetch(ours.baseUrl + route, { headers: { Accept: 'text/html' } })
+      const b = await fetch(oracleBase + route, { headers: { Accept: 'text/html' } })
+      expect([route, a.status, a.headers.get('content-type')]).toEqual([route, b.status, b.headers.get('content-type')])
+      await a.text()
+      await b.text()
+    }
+  })
+
+  it('validates POST /api/articles/ with the same field errors', async () => {
+    const headers = { Authorization: 'Token b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0', 'Content-Type': 'application/json' }
+    const bodies = ['{}', '{"title":"","score":"abc"}', '{"title":null,"score":true}', '[1]', '"x"', '5', 'null', '{"title":[],"score":{}}', '{"title":"   ","score":"7.000"}', `{"title":"${'a'.repeat(201)}","score":1.5}`]
+    for (const body of bodies) {
+      const a = await fetch(`${ours.baseUrl}/api/articles/`, { method: 'POST', headers, body })
+      const b = await fetch(`${oracleBase}/api/articles/`, { method: 'POST', headers, body })
+      expect([body, a.status, await a.json()]).toEqual([body, b.status, await b.json()])
+    }
+    const anonymous = await fetch(`${ours.baseUrl}/api/articles/`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })
+    const anonymousOracle = await fetch(`${oracleBase}/api/articles/`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })
+    expect([anonymous.status, await anonymous.json()]).toEqual([anonymousOracle.status, await anonymousOracle.json()])
+    const created = await fetch(`${ours.baseUrl}/api/articles/`, { method: 'POST', headers, body: '{"title":" New ","score":"4"}' })
+    const createdOracle = await fetch(`${oracleBase}/api/articles/`, { method: 'POST', headers, body: '{"title":" New ","score":"4"}' })
+    const x = (await created.json()) as Record<string, unknown>
+    const y = (await createdOracle.json()) as Record<string, unknown>
+    expect(created.status).toBe(createdOracle.status)
+    expect({ ...x, created: 'now' }).toEqual({ ...y, created: 'now' })
+    expect(String(x['created'])).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z$/)
+  })
+})
