@@ -62,13 +62,16 @@ export class KyselyTokenStore implements TokenStore {
 
   async regenerate(userId: UserId): Promise<TokenRecord> {
     const record: TokenRecord = { key: this.generateKey(), userId, created: new Date() }
-    await this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('gatehouse_tokens').where('user_id', '=', userId).execute()
-      await trx
-        .insertInto('gatehouse_tokens')
-        .values(tokenRow(record.key, userId, record.created))
-        .execute()
-    })
+    const row = tokenRow(record.key, userId, record.created)
+    // One statement, atomic on both engines: delete-then-insert in a transaction lets two
+    // concurrent regenerations collide on the unique user_id (a 500) under READ COMMITTED.
+    await this.db
+      .insertInto('gatehouse_tokens')
+      .values(row)
+      .onConflict((oc) =>
+        oc.column('user_id').doUpdateSet({ key: row.key, key_digest: row.key_digest, created: row.created }),
+      )
+      .execute()
     return record
   }
 

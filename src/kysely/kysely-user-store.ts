@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely'
 import type { StoredUser, UserId } from '../core/user.js'
-import { hashPassword, verifyPassword } from '../crypto/passwords.js'
+import { DEFAULT_SCRYPT, hashPassword, verifyPassword, type ScryptParams } from '../crypto/passwords.js'
 import type { NewUser, UserStore } from '../stores/user-store.js'
 import type { AuthDatabase, UsersTable } from './schema.js'
 
@@ -25,9 +25,30 @@ function storable(text: string): boolean {
   return !text.includes('\0')
 }
 
+/** Options for `KyselyUserStore`. */
+export interface KyselyUserStoreOptions {
+  /** scrypt cost for new hashes (existing hashes keep theirs). @default DEFAULT_SCRYPT (N=2^15, r=8, p=1) */
+  readonly scrypt?: ScryptParams
+}
+
 /** Users in SQL (`gatehouse_users`), passwords hashed with scrypt. */
 export class KyselyUserStore implements UserStore {
-  constructor(private readonly db: Kysely<AuthDatabase>) {}
+  private readonly scrypt: ScryptParams
+  private dummy: Promise<string> | null = null
+
+  constructor(
+    private readonly db: Kysely<AuthDatabase>,
+    options: KyselyUserStoreOptions = {},
+  ) {
+    this.scrypt = options.scrypt ?? DEFAULT_SCRYPT
+  }
+
+  /** The dummy hash at this store's cost, so an unknown user costs what a known one does. */
+  private dummyHash(): Promise<string> {
+    if (this.scrypt === DEFAULT_SCRYPT) return DUMMY_HASH
+    this.dummy ??= hashPassword(Math.random().toString(36), this.scrypt)
+    return this.dummy
+  }
 
   async findById(id: UserId): Promise<StoredUser | null> {
     const row = await this.db
@@ -55,7 +76,7 @@ export class KyselyUserStore implements UserStore {
       .where('id', '=', user.id)
       .executeTakeFirst()
     if (row === undefined) {
-      await verifyPassword(password, await DUMMY_HASH)
+      await verifyPassword(password, await this.dummyHash())
       return false
     }
     return verifyPassword(password, row.password)
@@ -73,14 +94,14 @@ export class KyselyUserStore implements UserStore {
           .select(['id', 'username', 'is_active', 'is_staff', 'password'])
           .where('username', '=', username)
           .executeTakeFirst()
-    const ok = await verifyPassword(password, row?.password ?? (await DUMMY_HASH))
+    const ok = await verifyPassword(password, row?.password ?? (await this.dummyHash()))
     if (row === undefined || !ok) return null
     const user = toUser(row)
     return user.isActive ? user : null
   }
 
   async create(user: NewUser): Promise<StoredUser> {
-    const password = user.password === null ? '!' : await hashPassword(user.password)
+    const password = user.password === null ? '!' : await hashPassword(user.password, this.scrypt)
     const row = await this.db
       .insertInto('gatehouse_users')
       .values({

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openAuthDatabase, type AuthTestDatabase } from '../../test/helpers/auth-database.js'
+import { BACKENDS } from '../../test/helpers/databases.js'
+import { KyselyTokenStore } from './kysely-token-store.js'
+import { KyselyUserStore } from './kysely-user-store.js'
+
+for (const backend of BACKENDS) {
+  describe.skipIf(!backend.available)(`KyselyTokenStore on ${backend.name}`, () => {
+    let t: AuthTestDatabase
+    let tokens: KyselyTokenStore
+    const ids: Record<string, number> = {}
+
+    beforeAll(async () => {
+      t = await openAuthDatabase(await backend.create())
+      tokens = new KyselyTokenStore(t.db)
+      const users = new KyselyUserStore(t.db)
+      for (const name of ['ann', 'ben', 'cat', 'dan', 'eve']) ids[name] = (await users.create({ username: name, password: null })).id
+    })
+    afterAll(async () => t?.close())
+
+    it('getOrCreate returns the same 40-hex key every time', async () => {
+      const first = await tokens.getOrCreate(ids['ann']!)
+      const second = await tokens.getOrCreate(ids['ann']!)
+      expect(first.key).toMatch(/^[0-9a-f]{40}$/)
+      expect(second.key).toBe(first.key)
+      expect(second.userId).toBe(ids['ann'])
+      expect(first.created).toBeInstanceOf(Date)
+      expect(Number.isNaN(first.created.getTime())).toBe(false)
+    })
+
+    it('different users get different keys', async () => {
+      const a = await tokens.getOrCreate(ids['ann']!)
+      const b = await tokens.getOrCreate(ids['ben']!)
+      expect(a.key).not.toBe(b.key)
+    })
+
+    it('findByKey finds the exact key and nothing else', async () => {
+      const { key } = await tokens.getOrCreate(ids['ben']!)
+      expect(await tokens.findByKey(key)).toMatchObject({ key, userId: ids['ben'] })
+      for (const wrong of ['', key.toUpperCase(), key.slice(1), `${key}0`, `${key} `, 'x'.repeat(10_000), `${key.slice(0, 39)}\0`, 'nope', '\ud800']) {
+        expect(await tokens.findByKey(wrong)).toBeNull()
+      }
+    })
+
+    it('regenerate replaces the key: the old one is no longer found', async () => {
+      const old = await tokens.getOrCreate(ids['cat']!)
+      const fresh = await tokens.regenerate(ids['cat']!)
+      expect(fresh.key).toMatch(/^[0-9a-f]{40}$/)
+      expect(fresh.key).not.toBe(old.key)
+      expect(await tokens.findByKey(old.key)).toBeNull()
+      expect(await tokens.findByKey(fresh.key)).toMatchObject({ userId: ids['cat'] })
+      expect((await tokens.getOrCreate(ids['cat']!)).key).toBe(fresh.key)
+      const rows = await t.db.selectFrom('gatehouse_tokens').select('key').where('user_id', '=', ids['cat']!).execute()
+      expect(rows).toHaveLength(1)
+    })
+
+    it('regenerate creates a token for a user who has none', async () => {
+      const fresh = await tokens.regenerate(ids['dan']!)
+      expect(await tokens.findByKey(fresh.key)).toMatchObject({ userId: ids['dan'] })
+    })
+
+    it('concurrent getOrCreate for one user yields one token', async () => {
+      // Separate store instances, as separate processes would have.
+      const stores = Array.from({ length: 8 }, () => new KyselyTokenStore(t.db))
+      const results = await Promise.all(stores.map((s) => s.getOrCreate(ids['eve']!)))
+      expect(new Set(results.map((r) => r.key)).size).toBe(1)
+      const rows = await t.db.selectFrom('gatehouse_tokens').select('key').where('user_id', '=', ids['eve']!).execute()
+      expect(rows).toHaveLength(1)
+    })
+
+    it('concurrent regenerate for one user leaves exactly one valid token and never fails', async () => {
+      const results = await Promise.all(Array.from({ length: 6 }, () => tokens.regenerate(ids['eve']!)))
+      const rows = await t.db.selectFrom('gatehouse_tokens').select('key').where('user_id', '=', ids['eve']!).execute()
+      expect(rows).toHaveLength(1)
+      expect(results.map((r) => r.key)).toContain(rows[0]?.key)
+    })
+
+    it('a custom key generator is used', async () => {
+      const custom = new KyselyTokenStore(t.db, { generateKey: () => 'f'.repeat(40) })
+      const users = new KyselyUserStore(t.db)
+      const u = await users.create({ username: 'custom-key', password: null })
+      expect((await custom.getOrCreate(u.id)).key).toBe('f'.repeat(40))
+    })
+
+    it('deleting the user deletes the token (cascade)', async () => {
+      const users = new KyselyUserStore(t.db)
+      const u = await users.create({ username: 'leaver', password: null })
+      const { key } = await tokens.getOrCreate(u.id)
+      await t.db.deleteFrom('gatehouse_users').where('id', '=', u.id).execute()
+      expect(await tokens.findByKey(key)).toBeNull()
+    })
+  })
+}

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openAuthDatabase, type AuthTestDatabase } from '../../test/helpers/auth-database.js'
+import { BACKENDS } from '../../test/helpers/databases.js'
+import { KyselyUserStore } from './kysely-user-store.js'
+
+// Made by Debian's Django 3.2 (make_password('alice-pass-1', salt='abcdefgh12345678')).
+const DJANGO_HASH = 'pbkdf2_sha256$260000$abcdefgh12345678$DSJDSO2UM7aRFCYT9+KgFziG067mfJaGxkUZOiYhRE0='
+
+for (const backend of BACKENDS) {
+  describe.skipIf(!backend.available)(`KyselyUserStore on ${backend.name}`, () => {
+    let t: AuthTestDatabase
+    let users: KyselyUserStore
+
+    beforeAll(async () => {
+      t = await openAuthDatabase(await backend.create())
+      users = new KyselyUserStore(t.db, { scrypt: { N: 1024, r: 8, p: 1 } })
+      await users.create({ username: 'ann', password: 'ann-pass' })
+      await users.create({ username: 'ina', password: 'ina-pass', isActive: false })
+      await users.create({ username: 'sam', password: 'sam-pass', isStaff: true })
+      await users.create({ username: 'nopw', password: null })
+    })
+    afterAll(async () => t?.close())
+
+    it('create returns the stored user with its flags', async () => {
+      const u = await users.create({ username: 'new-one', password: 'x' })
+      expect(u).toMatchObject({ username: 'new-one', isActive: true, isStaff: false, isAuthenticated: true })
+      expect(Number.isInteger(u.id)).toBe(true)
+      expect(await users.findById(u.id)).toEqual(u)
+      expect(await users.findByUsername('sam')).toMatchObject({ isStaff: true, isActive: true })
+      expect(await users.findByUsername('ina')).toMatchObject({ isActive: false })
+    })
+
+    it('stores a hash, never the password', async () => {
+      const row = await t.db.selectFrom('gatehouse_users').select('password').where('username', '=', 'ann').executeTakeFirstOrThrow()
+      expect(row.password).toMatch(/^scrypt\$1024\$8\$1\$/)
+      expect(row.password).not.toContain('ann-pass')
+    })
+
+    it('a duplicate username throws (and is case-sensitive)', async () => {
+      await expect(users.create({ username: 'ann', password: 'y' })).rejects.toThrow()
+      expect((await users.create({ username: 'Ann', password: 'y' })).username).toBe('Ann')
+    })
+
+    it.each([
+      ['right password', 'ann', 'ann-pass', 'ann'],
+      ['wrong password', 'ann', 'ann-pas', null],
+      ['empty password', 'ann', '', null],
+      ['unknown user', 'ghost', 'ann-pass', null],
+      ['inactive user with the right password (ModelBackend)', 'ina', 'ina-pass', null],
+      ['unusable password', 'nopw', '', null],
+      ['unusable password "!"', 'nopw', '!', null],
+      ['NUL in the name (PostgreSQL refuses it: must be null, not an error)', 'ann\0', 'ann-pass', null],
+      ['very long name', 'a'.repeat(5000), 'x', null],
+      ['case matters', 'ANN', 'ann-pass', null],
+    ])('authenticate: %s', async (_name, username, password, expected) => {
+      const user = await users.authenticate(username, password)
+      expect(user === null ? null : user.username).toBe(expected)
+    })
+
+    it('findByUsername / findById for unknown or odd input is null', async () => {
+      expect(await users.findByUsername('ghost')).toBeNull()
+      expect(await users.findByUsername('')).toBeNull()
+      expect(await users.findByUsername('a\0b')).toBeNull()
+      expect(await users.findByUsername('\ud800')).toBeNull()
+      expect(await users.findById(987654)).toBeNull()
+    })
+
+    it('checkPassword', async () => {
+      const ann = (await users.findByUsername('ann'))!
+      expect(await users.checkPassword(ann, 'ann-pass')).toBe(true)
+      expect(await users.checkPassword(ann, 'nope')).toBe(false)
+      const ina = (await users.findByUsername('ina'))!
+      expect(await users.checkPassword(ina, 'ina-pass')).toBe(true)
+      expect(await users.checkPassword({ ...ann, id: 987654 }, 'ann-pass')).toBe(false)
+    })
+
+    it('users imported from Django keep their pbkdf2_sha256 passwords', async () => {
+      await t.db
+        .insertInto('gatehouse_users')
+        .values({ username: 'django-alice', password: DJANGO_HASH, is_active: 1, is_staff: 0, date_joined: new Date().toISOString() })
+        .execute()
+      expect((await users.authenticate('django-alice', 'alice-pass-1'))?.username).toBe('django-alice')
+      expect(await users.authenticate('django-alice', 'alice-pass-2')).toBeNull()
+    })
+
+    it('the default cost is DEFAULT_SCRYPT', async () => {
+      const u = await new KyselyUserStore(t.db).create({ username: 'default-cost', password: 'pw' })
+      const row = await t.db.selectFrom('gatehouse_users').select('password').where('id', '=', u.id).executeTakeFirstOrThrow()
+      expect(row.password).toMatch(/^scrypt\$32768\$8\$1\$/)
+    })
+
+    it('a corrupt stored hash never authenticates and never throws', async () => {
+      await t.db
+        .insertInto('gatehouse_users')
+        .values({ username: 'corrupt', password: 'scrypt$1000$8$1$c2FsdA==$aGFzaA==', is_active: 1, is_staff: 0, date_joined: new Date().toISOString() })
+        .execute()
+      await expect(users.authenticate('corrupt', 'x')).resolves.toBeNull()
+    })
+  })
+}
