@@ -1,0 +1,108 @@
+/**
+ * The keyset queries KyselyPageSource generates use the indexes, on SQLite
+ * (EXPLAIN QUERY PLAN) and PostgreSQL (EXPLAIN): no full scan of `articles` for
+ * the `-created` and `-score, id` cursors, forward and back, at any depth.
+ */
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openReferenceContext, type ReferenceContext } from '../../reference-api/context.js'
+import { articleSource, type ArticleRow } from '../../reference-api/routes/articles.js'
+import type { RequestContext } from '../core/view.js'
+import type { KeyValue, OrderingField, SeekSource } from '../pagination/paginator.js'
+import { parseOrdering } from '../pagination/cursor-pagination.js'
+import { KyselyPageSource } from './kysely-page-source.js'
+import { BACKENDS, type TestDatabase } from '../../test/helpers/databases.js'
+
+const BULK = 20_000
+
+function sourceFor(ref: ReferenceContext, query = ''): KyselyPageSource<never, never, ArticleRow> {
+  const ctx = { request: { url: new URL(`http://test/api/articles/cursor/${query}`) } } as unknown as RequestContext
+  return articleSource(ref, ctx) as SeekSource<ArticleRow> as KyselyPageSource<never, never, ArticleRow>
+}
+
+async function plan(ref: ReferenceContext, source: KyselyPageSource<never, never, ArticleRow>, ordering: OrderingField[], after: KeyValue[] | null, reverse: boolean): Promise<string> {
+  const compiled = source.compileSeek({ ordering, after, reverse, limit: 11 })
+  const prefix = ref.database.dialect === 'sqlite' ? 'EXPLAIN QUERY PLAN ' : 'EXPLAIN '
+  const result = await ref.db.executeQuery<Record<string, unknown>>({ ...compiled, sql: prefix + compiled.sql })
+  return result.rows.map((row) => String(row['detail'] ?? row['QUERY PLAN'] ?? JSON.stringify(row))).join('\n')
+}
+
+for (const backend of BACKENDS) {
+  describe.skipIf(!backend.available)(`KyselyPageSource keyset plans on ${backend.name}`, () => {
+    let database: TestDatabase
+    let ref: ReferenceContext
+
+    beforeAll(async () => {
+      database = await backend.create()
+      ref = await openReferenceContext({ databaseUrl: database.url })
+      if (ref.database.dialect === 'sqlite') {
+        await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${BULK})
+          insert into articles (title, author_id, score, created)
+          select 'Bulk ' || i, 1 + (i % 2), (i * 7) % 10, strftime('%Y-%m-%dT%H:%M:%S.000Z', '2023-01-01', '+' || i || ' minutes') from n`.execute(ref.db)
+      } else {
+        await sql`insert into articles (title, author_id, score, created)
+          select 'Bulk ' || i, 1 + (i % 2), (i * 7) % 10, timestamptz '2023-01-01' + i * interval '1 minute' from generate_series(1, ${BULK}) i`.execute(ref.db)
+      }
+      await sql`analyze`.execute(ref.db)
+    }, 60_000)
+    afterAll(async () => {
+      await ref?.close()
+      await database?.drop()
+    })
+
+    // SQLite: any SCAN of articles (with or without an index) walks the whole table; PostgreSQL: a Seq Scan.
+    const fullScan = (text: string): boolean =>
+      backend.name === 'sqlite' ? /\bSCAN articles\b/.test(text) : /Seq Scan on articles/.test(text)
+
+    it('-created: forward and back seeks use the (created, id) index, never a full scan', async () => {
+      const source = sourceFor(ref)
+      const ordering = parseOrdering('-created', 'id')
+      const middle = await source.seek({ ordering, after: null, reverse: false, limit: BULK / 2 })
+      const boundary = middle[middle.length - 1]
+      if (boundary === undefined) throw new Error('no rows')
+      const key = [...source.keyOf(boundary, ordering)]
+      for (const reverse of [false, true]) {
+        const text = await plan(ref, source, ordering, key, reverse)
+        expect(text).toMatch(/articles_created_id/)
+        expect(fullScan(text), text).toBe(false)
+        if (process.env['SHOW_PLANS'] !== undefined) console.log(`${backend.name} -created reverse=${reverse}\n${text}`)
+      }
+    })
+
+    it('-score, id (mixed directions): each branch seeks the (score, id) index', async () => {
+      const source = sourceFor(ref)
+      const ordering = parseOrdering(['-score', 'id'], 'id')
+      const text = await plan(ref, source, ordering, [5, 9000], false)
+      expect(text).toMatch(/articles_score_id/)
+      expect(fullScan(text), text).toBe(false)
+    })
+
+    it('created ascending (uniform directions) uses the index; PostgreSQL gets one row-value comparison', async () => {
+      const source = sourceFor(ref)
+      const ordering = parseOrdering('created', 'id')
+      const compiled = source.compileSeek({ ordering, after: ['2023-01-05T00:00:00.000Z', 100], reverse: false, limit: 11 })
+      if (backend.name === 'postgres') expect(compiled.sql).toMatch(/\("articles"\."created", "articles"\."id"\) > \(\$\d+, \$\d+\)/)
+      else expect(compiled.sql).toMatch(/union all/)
+      const text = await plan(ref, source, ordering, [backend.name === 'postgres' ? new Date('2023-01-05T00:00:00Z') : '2023-01-05T00:00:00.000Z', 100], false)
+      expect(text).toMatch(/articles_created_id/)
+      expect(fullScan(text), text).toBe(false)
+    })
+
+    it('returns the same rows as a full sort, at depth, both ways', async () => {
+      const source = sourceFor(ref, '?author=bob')
+      const ordering = parseOrdering(['-score', 'id'], 'id')
+      const all = await source.seek({ ordering, after: null, reverse: false, limit: BULK * 2 })
+      expect(all.length).toBe(68 + BULK / 2)
+      for (const at of [0, 68, 5000, all.length - 3]) {
+        const row = all[at]
+        if (row === undefined) throw new Error('missing row')
+        const key = [...source.keyOf(row, ordering)]
+        const forward = await source.seek({ ordering, after: key, reverse: false, limit: 5 })
+        expect(forward.map((r) => r.id)).toEqual(all.slice(at + 1, at + 6).map((r) => r.id))
+        const back = await source.seek({ ordering, after: key, reverse: true, limit: 5 })
+        expect(back.map((r) => r.id)).toEqual(all.slice(Math.max(0, at - 5), at).reverse().map((r) => r.id))
+      }
+      expect(await source.count()).toBe(68 + BULK / 2)
+    })
+  })
+}
