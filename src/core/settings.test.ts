@@ -3,6 +3,7 @@ import { buildRequest } from '../../test/helpers/build-request.js'
 import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
 import { AllowAny } from '../permissions/allow-any.js'
 import { IsAuthenticated } from '../permissions/is-authenticated.js'
+import type { Permission } from '../permissions/permission.js'
 import { createApi } from './api.js'
 import { jsonResponse } from './api-response.js'
 import { ConfigurationError } from './errors.js'
@@ -100,7 +101,7 @@ describe('resolution', () => {
   })
 
   it('per-view arrays are snapshots too', async () => {
-    const viewPermissions = [new AllowAny()]
+    const viewPermissions: Permission[] = [new AllowAny()]
     const v = createApi({ permissions: [new IsAuthenticated()] }).view({ handlers, permissions: viewPermissions })
     viewPermissions.length = 0
     viewPermissions.push(new IsAuthenticated())

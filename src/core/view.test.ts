@@ -81,7 +81,7 @@ describe('the 401/403 rule (drf-behaviors §2.6)', () => {
 })
 
 describe('the authentication loop', () => {
-  function spyScheme(result: 'null' | 'fail' | 'throw' | 'user', calls: string[], name = result): AuthenticationScheme {
+  function spyScheme(result: 'null' | 'fail' | 'throw' | 'user', calls: string[], name: string = result): AuthenticationScheme {
     return {
       name: `Spy(${name})`,
       async authenticate() {
