@@ -2,7 +2,6 @@ import { realpathSync } from 'node:fs'
 import { basename, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError } from 'commander'
-import { buildApp } from './app.js'
 import { openReferenceContext, referenceConfigFromEnv, type ReferenceContext } from './context.js'
 
 /** A command-line failure: printed as `gatehouse: <message>` on stderr, exit code 1. */
@@ -29,6 +28,8 @@ async function serve(options: { port?: string; host: string }): Promise<void> {
   const port = Number(options.port ?? process.env['PORT'] ?? 8000)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CommandError(`invalid port "${options.port}"`)
   // DATABASE_URL, REDIS_URL (sessions + throttle counters in Redis), GATEHOUSE_NUM_PROXIES.
+  // Loaded here, not at the top: the token and user commands never need the HTTP stack.
+  const { buildApp } = await import('./app.js')
   const ref = await openReferenceContext(referenceConfigFromEnv())
   const app = await buildApp(ref, { logger: process.env['LOG_LEVEL'] !== undefined })
   const address = await app.listen({ port, host: options.host })
