@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest'
+import { createApi } from '../core/api.js'
+import { createApiRequest } from '../core/request-factory.js'
+import { ArrayPageSource } from './array-page-source.js'
+import { CursorPagination } from './cursor-pagination.js'
+import { listHandler } from './list-handler.js'
+import { PageNumberPagination } from './page-number-pagination.js'
+
+function get(url: string, accept: string | null = null): ReturnType<typeof createApiRequest> {
+  return createApiRequest({
+    method: 'GET',
+    url: new URL(url),
+    headers: { get: (name: string) => (name.toLowerCase() === 'accept' ? accept : null) },
+    remoteAddress: null,
+    readBody: async () => null,
+  })
+}
+
+const rows = Array.from({ length: 12 }, (_, i) => ({ id: i + 1, created: i }))
+const handler = listHandler({ source: () => new ArrayPageSource(rows), serialize: (r) => ({ id: r.id }) })
+
+describe('listHandler', () => {
+  it('applies the global style and page size', async () => {
+    const api = createApi({ pagination: new PageNumberPagination(), pageSize: 5 })
+    const res = await api.view({ handlers: { GET: handler } }).handle(get('http://x/items/?page=3'))
+    expect(res.body).toEqual({ count: 12, next: null, previous: 'http://x/items/?page=2', results: [{ id: 11 }, { id: 12 }] })
+  })
+
+  it('a per-view style overrides the global one; pagination null gives the plain array', async () => {
+    const api = createApi({ pagination: new PageNumberPagination(), pageSize: 5 })
+    const cursor = await api.view({ pagination: new CursorPagination({ ordering: 'created' }), handlers: { GET: handler } }).handle(get('http://x/items/'))
+    expect(Object.keys(cursor.body as object)).toEqual(['next', 'previous', 'results'])
+    const off = await api.view({ pagination: null, handlers: { GET: handler } }).handle(get('http://x/items/'))
+    expect(off.body).toHaveLength(12)
+    // A style with no page size anywhere is off too (DRF: PAGE_SIZE None).
+    const unsized = await createApi({ pagination: new PageNumberPagination() }).view({ handlers: { GET: handler } }).handle(get('http://x/items/'))
+    expect(unsized.body).toHaveLength(12)
+  })
+
+  it('serves an HTML page with the controls when the view renders html', async () => {
+    const api = createApi({ pagination: new PageNumberPagination(), pageSize: 5 })
+    const view = api.view({ name: 'Items', formats: ['json', 'html'], handlers: { GET: handler } })
+    const res = await view.handle(get('http://x/items/?page=2', 'text/html,application/xhtml+xml,*/*;q=0.8'))
+    expect(res.headers).toContainEqual(['Content-Type', 'text/html; charset=utf-8'])
+    expect(String(res.body)).toContain('<ul class="pagination">')
+    expect(String(res.body)).toContain('<title>Items</title>')
+    expect(String(res.body)).toContain('&#34;id&#34;: 6')
+    const json = await view.handle(get('http://x/items/?page=2'))
+    expect(json.headers).toContainEqual(['Content-Type', 'application/json'])
+    // Invalid pages stay DRF errors.
+    expect((await view.handle(get('http://x/items/?page=9'))).status).toBe(404)
+  })
+
+  it('escapes data on the HTML page', async () => {
+    const api = createApi({ pagination: new PageNumberPagination(), pageSize: 5 })
+    const evil = listHandler({ source: () => new ArrayPageSource([{ id: 1, title: '<script>alert(1)</script>' }]), serialize: (r) => r })
+    const res = await api.view({ formats: ['json', 'html'], handlers: { GET: evil } }).handle(get('http://x/items/?q=%3Cscript%3E', 'text/html'))
+    expect(String(res.body)).not.toContain('<script>')
+  })
+})
