@@ -19,7 +19,8 @@ export const NON_FIELD_ERRORS_KEY = 'non_field_errors'
 // it includes U+001C..U+001F and U+0085 but not U+FEFF. DRF trims with Python's rules.
 const PY_SPACE = '\\t\\n\\u000b\\u000c\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000'
 const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'g')
-const SURROGATE = /[\ud800-\udfff]/g
+// With the u flag only *lone* surrogates match: a valid pair is one code point (as in Python).
+const SURROGATE = /[\ud800-\udfff]/u
 
 /** Python's `str.strip()`. */
 export function pythonStrip(value: string): string {
@@ -62,7 +63,7 @@ function validateField(
   // DRF's two default CharField validators run together, so both messages may appear.
   const errors: string[] = []
   if (value.includes('\u0000')) errors.push('Null characters are not allowed.')
-  const surrogate = value.match(SURROGATE)?.[0]
+  const surrogate = SURROGATE.exec(value)?.[0]
   if (surrogate !== undefined) {
     const code = surrogate.charCodeAt(0).toString(16).toUpperCase()
     errors.push(`Surrogate characters are not allowed: U+${code}.`)
