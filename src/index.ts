@@ -40,6 +40,7 @@ export {
 export { createApi, type Api } from './core/api.js'
 export * from './authentication/index.js'
 export * from './permissions/index.js'
+export * from './views/index.js'
 export * from './throttling/index.js'
 export * from './pagination/index.js'
 export type { UserStore, NewUser } from './stores/user-store.js'
