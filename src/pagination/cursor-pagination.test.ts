@@ -18,11 +18,11 @@ const CREATED = [1, 1, 1, 1, 1, 1, 2, 3, 4, 4, 4, 4, 5, 6, 7, 7, 7, 7, 7, 7, 7, 
 const ROWS: Row[] = CREATED.map((created, i) => ({ id: i + 1, created }))
 const BASE = 'http://testserver/cp/'
 
-async function walk(p: CursorPagination, source: PageSource<Row>, url: string, dir: 'next' | 'previous'): Promise<Page<Row>[]> {
-  const pages: Page<Row>[] = []
+async function walk<T = Row>(p: CursorPagination, source: PageSource<T>, url: string, dir: 'next' | 'previous'): Promise<Page<T>[]> {
+  const pages: Page<T>[] = []
   let current: string | null = url
   while (current !== null) {
-    const page = await p.paginate(source, getRequest(current))
+    const page: Page<T> | null = await p.paginate(source, getRequest(current))
     if (page === null) throw new Error('pagination off')
     pages.push(page)
     current = page[dir]
@@ -30,7 +30,7 @@ async function walk(p: CursorPagination, source: PageSource<Row>, url: string, d
   }
   return pages
 }
-const idsOf = (pages: Page<Row>[]): number[][] => pages.map((p) => p.items.map((r) => r.id))
+const idsOf = (pages: Page<{ id: number }>[]): number[][] => pages.map((p) => p.items.map((r) => r.id))
 
 describe('CursorPagination over DRF’s tie-heavy test vector', () => {
   const source = new ArrayPageSource(ROWS)
