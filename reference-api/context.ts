@@ -33,7 +33,7 @@ export interface ReferenceConfig {
    * every instance; unset means SQL sessions and in-process throttle counters.
    */
   readonly redisUrl?: string | undefined
-  /** Prefix of every Redis key the reference API writes. @default 'gatehouse:' */
+  /** Prefix of every Redis key the reference API writes (`GATEHOUSE_REDIS_PREFIX`). @default 'gatehouse:' */
   readonly redisPrefix?: string | undefined
   /** Redis command and connect timeout in ms (`GATEHOUSE_REDIS_TIMEOUT_MS`). @default 2000 */
   readonly redisTimeoutMs?: number | undefined
@@ -58,13 +58,14 @@ function envInteger(env: NodeJS.ProcessEnv, name: string, min: number): number |
 
 /**
  * The serve command's configuration from the environment: `DATABASE_URL`,
- * `REDIS_URL`, `GATEHOUSE_REDIS_TIMEOUT_MS` and `GATEHOUSE_NUM_PROXIES`. A malformed
+ * `REDIS_URL`, `GATEHOUSE_REDIS_PREFIX`, `GATEHOUSE_REDIS_TIMEOUT_MS` and `GATEHOUSE_NUM_PROXIES`. A malformed
  * number throws, so a typo stops start-up instead of silently trusting no proxy.
  */
 export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
   return {
     databaseUrl: env['DATABASE_URL'],
     redisUrl: env['REDIS_URL'] === '' ? undefined : env['REDIS_URL'],
+    redisPrefix: env['GATEHOUSE_REDIS_PREFIX'] === '' ? undefined : env['GATEHOUSE_REDIS_PREFIX'],
     redisTimeoutMs: envInteger(env, 'GATEHOUSE_REDIS_TIMEOUT_MS', 1),
     numProxies: envInteger(env, 'GATEHOUSE_NUM_PROXIES', 0),
   }

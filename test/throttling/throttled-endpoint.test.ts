@@ -148,9 +148,18 @@ describe.skipIf(REDIS_URL === undefined)('the throttled endpoint and sessions wi
 
 describe('referenceConfigFromEnv', () => {
   it('reads REDIS_URL and GATEHOUSE_NUM_PROXIES, defaulting to no Redis and no trusted proxy', () => {
-    expect(referenceConfigFromEnv({})).toEqual({ databaseUrl: undefined, redisUrl: undefined, redisTimeoutMs: undefined, numProxies: undefined })
-    expect(referenceConfigFromEnv({ REDIS_URL: 'redis://h:1', GATEHOUSE_NUM_PROXIES: '2', GATEHOUSE_REDIS_TIMEOUT_MS: '500' })).toMatchObject({
+    expect(referenceConfigFromEnv({})).toEqual({
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      redisPrefix: undefined,
+      redisTimeoutMs: undefined,
+      numProxies: undefined,
+    })
+    expect(
+      referenceConfigFromEnv({ REDIS_URL: 'redis://h:1', GATEHOUSE_REDIS_PREFIX: 'run7:', GATEHOUSE_NUM_PROXIES: '2', GATEHOUSE_REDIS_TIMEOUT_MS: '500' }),
+    ).toMatchObject({
       redisUrl: 'redis://h:1',
+      redisPrefix: 'run7:',
       numProxies: 2,
       redisTimeoutMs: 500,
     })
