@@ -26,6 +26,7 @@ export {
   type ErrorDetail,
 } from './core/errors.js'
 export { renderApiError } from './core/exception-handler.js'
+export { isStoreUnavailable, STORE_UNAVAILABLE_DETAIL } from './core/store-faults.js'
 export { negotiateFormat, type Format } from './core/negotiation.js'
 export { DEFAULT_SETTINGS, resolveSettings, type Settings, type ErrorLogger } from './core/settings.js'
 export {
