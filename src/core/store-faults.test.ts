@@ -4,6 +4,10 @@ import pg from 'pg'
 import { Redis } from 'ioredis'
 import { isStoreUnavailable } from './store-faults.js'
 import { WrappedSchemeError } from './errors.js'
+import { createApi } from './api.js'
+import { jsonResponse } from './api-response.js'
+import { createApiRequest } from './request-factory.js'
+import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
 
 /** A loopback port nobody listens on (bound, then released). */
 async function closedPort(): Promise<number> {
@@ -87,5 +91,41 @@ describe('isStoreUnavailable', () => {
     redis.disconnect()
     expect(error).not.toBeNull()
     expect(isStoreUnavailable(error)).toBe(true)
+  })
+})
+
+describe('the pipeline renders store faults as 503', () => {
+  const request = createApiRequest({
+    method: 'GET',
+    url: new URL('http://127.0.0.1/x/'),
+    headers: { get: () => null },
+    remoteAddress: '127.0.0.1',
+    readBody: async () => null,
+  })
+  const refused = (): Error => withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')
+
+  it('a handler whose store is down answers 503 {"detail"} (not 500), and the error is logged', async () => {
+    const logged: unknown[] = []
+    const api = createApi({ logError: (error) => logged.push(error) })
+    const view = api.view({ handlers: { GET: async () => Promise.reject(refused()) } })
+    const response = await view.handle(request)
+    expect(response.status).toBe(503)
+    expect(response.body).toEqual({ detail: 'A data store is temporarily unavailable. Try again later.' })
+    expect(logged).toHaveLength(1)
+  })
+
+  it('a scheme whose store is down answers 503, never "anonymous" and never 500', async () => {
+    const scheme: AuthenticationScheme = { name: 'Down', authenticate: async () => Promise.reject(refused()) }
+    const api = createApi({ authentication: [scheme], logError: () => undefined })
+    const view = api.view({ handlers: { GET: async () => jsonResponse(200, { ok: true }) } })
+    expect((await view.handle(request)).status).toBe(503)
+  })
+
+  it('any other error is still a 500 with the generic body', async () => {
+    const api = createApi({ logError: () => undefined })
+    const view = api.view({ handlers: { GET: async () => Promise.reject(new TypeError('bug')) } })
+    const response = await view.handle(request)
+    expect(response.status).toBe(500)
+    expect(response.body).toEqual({ detail: 'A server error occurred.' })
   })
 })

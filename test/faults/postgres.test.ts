@@ -90,6 +90,8 @@ describe.skipIf(!throwawayServersAvailable())('PostgreSQL down or slow (throwawa
     expect(tokenReq.body).toEqual({ detail: expect.stringMatching(/unavailable/i) })
     expect((await get(instance.baseUrl, '/api/schemes/session/', session)).status).toBe(503)
     expect((await get(instance.baseUrl, '/api/schemes/basic/', { Authorization: `Basic ${btoa('bob:bob-pass-2')}` })).status).toBe(503)
+    // A handler's own query (the article list, anonymous) fails the same way.
+    expect(await get(instance.baseUrl, '/api/articles/')).toEqual({ status: 503, body: { detail: expect.stringMatching(/unavailable/i) } })
     // No credentials: no scheme touches the database.
     expect(await get(instance.baseUrl, '/api/whoami/')).toEqual({
       status: 200,
