@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import fc from 'fast-check'
 import { expect, it } from 'vitest'
 import type { ThrottleStore } from '../../src/throttling/throttle-store.js'
 
@@ -82,5 +83,30 @@ export function runThrottleStoreSuite(options: ThrottleStoreSuiteOptions): void 
     const results = await Promise.all(Array.from({ length: 60 }, (_, i) => store.hit(key, 1_000 + i, 60_000, 17)))
     expect(results.filter((r) => r.allowed)).toHaveLength(17)
     expect(Math.max(...results.map((r) => r.count))).toBe(17)
+  })
+
+  it('matches DRF\'s sliding-window log for any sequence of hits (model-based)', async () => {
+    const store = await options.create()
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 4 }),
+        // Round numbers make hits land exactly on the window's edge often.
+        fc.constantFrom(100, 500, 1_000),
+        fc.array(fc.integer({ min: 0, max: 12 }).map((n) => n * 100), { maxLength: 25 }),
+        async (limit, windowMs, gaps) => {
+          const key = freshKey()
+          const model: number[] = [] // DRF's history, oldest first
+          let now = 1_000_000
+          for (const gap of gaps) {
+            now += gap
+            while (model.length > 0 && (model[0] as number) <= now - windowMs) model.shift()
+            const allowed = model.length < limit
+            if (allowed) model.push(now)
+            expect(await store.hit(key, now, windowMs, limit)).toEqual({ allowed, count: model.length, oldest: model[0] ?? null })
+          }
+        },
+      ),
+      { numRuns: 40 },
+    )
   })
 }
