@@ -27,9 +27,9 @@ async function withContext<T>(fn: (ref: ReferenceContext) => Promise<T>): Promis
 async function serve(options: { port?: string; host: string }): Promise<void> {
   const port = Number(options.port ?? process.env['PORT'] ?? 8000)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CommandError(`invalid port "${options.port}"`)
-  // DATABASE_URL, REDIS_URL (sessions + throttle counters in Redis), GATEHOUSE_NUM_PROXIES.
   // Loaded here, not at the top: the token and user commands never need the HTTP stack.
   const { buildApp } = await import('./app.js')
+  // DATABASE_URL, REDIS_URL (sessions + throttle counters in Redis), GATEHOUSE_NUM_PROXIES.
   const ref = await openReferenceContext(referenceConfigFromEnv())
   const app = await buildApp(ref, { logger: process.env['LOG_LEVEL'] !== undefined })
   const address = await app.listen({ port, host: options.host })
