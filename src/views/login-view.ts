@@ -25,7 +25,7 @@ export interface LoginViewOptions extends SessionCookieOptions {
   readonly name?: string
   /** @default the API's global schemes */
   readonly authentication?: readonly AuthenticationScheme[]
-  /** Throttles of this view (none by default, like the token view). @default [] */
+  /** Throttles of this view. Unlike the token view, login keeps the global ones unless given its own. @default the API's */
   readonly throttles?: readonly Throttle[]
   readonly throttleScope?: string
 }
@@ -66,7 +66,7 @@ export function loginView(options: LoginViewOptions): ViewOptions {
     name: options.name ?? 'Login',
     handlers: { POST: post },
     permissions: [new AllowAny()],
-    throttles: options.throttles ?? [],
+    ...(options.throttles === undefined ? {} : { throttles: options.throttles }),
     ...(options.throttleScope === undefined ? {} : { throttleScope: options.throttleScope }),
     ...(options.authentication === undefined ? {} : { authentication: options.authentication }),
     formats: ['json'],

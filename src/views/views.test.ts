@@ -211,6 +211,16 @@ describe('session views', () => {
     expect(sessions.rows.has(sid)).toBe(false)
   })
 
+  it('login keeps the global throttles unless given its own', async () => {
+    const refuse: Throttle = { check: async () => ({ allowed: false, waitSeconds: null }) }
+    const api = createApi({ throttles: [refuse] })
+    const secret = 'a'.repeat(32)
+    const req = (): ApiRequest =>
+      request('POST', 'http://h/login/', { ...json({}), cookie: `csrftoken=${secret}`, 'x-csrftoken': secret }, '{"username":"bob","password":"pw"}')
+    expect((await api.view(loginView({ users, sessions: sessionStore() })).handle(req())).status).toBe(429)
+    expect((await api.view(loginView({ users, sessions: sessionStore(), throttles: [] })).handle(req())).status).toBe(200)
+  })
+
   it('refuse bad cookie lifetimes when the view is built', () => {
     expect(() => resolveSessionCookies({ maxAge: 0 })).toThrow(RangeError)
     expect(() => resolveSessionCookies({ csrfMaxAge: 1.5 })).toThrow(RangeError)
