@@ -194,6 +194,16 @@ describe.skipIf(!drfInstalled)('articles: gatehouse against the DRF oracle', () 
     }
   })
 
+  it('answers OPTIONS (anonymous) and 405 like DRF', async () => {
+    for (const route of [...ROUTES, '/api/articles/all/']) {
+      for (const method of ['OPTIONS', 'DELETE', 'PUT']) {
+        const a = await fetch(ours.baseUrl + route, { method })
+        const b = await fetch(oracleBase + route, { method })
+        expect([route, method, a.status, a.headers.get('allow'), await a.json()]).toEqual([route, method, b.status, b.headers.get('allow'), await b.json()])
+      }
+    }
+  })
+
   it('validates POST /api/articles/ with the same field errors', async () => {
     const headers = { Authorization: 'Token b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0', 'Content-Type': 'application/json' }
     const bodies = ['{}', '{"title":"","score":"abc"}', '{"title":null,"score":true}', '[1]', '"x"', '5', 'null', '{"title":[],"score":{}}', '{"title":"   ","score":"7.000"}', `{"title":"${'a'.repeat(201)}","score":1.5}`]
