@@ -60,7 +60,8 @@ describe('validateCharFields', () => {
       detail: { username: ['This field is required.'], password: ['This field is required.'] },
     })
     expect(run(null, { 'content-length': '0' })).toMatchObject({ detail: { username: ['This field is required.'] } })
-    expect(run(null, { 'transfer-encoding': 'chunked' })).toEqual({ status: 400, detail: { non_field_errors: ['No data provided'] } })
+    expect(run(null, { 'transfer-encoding': 'chunked' })).toMatchObject({ detail: { username: ['This field is required.'] } })
+    expect(run(null, { 'content-length': '4' })).toEqual({ status: 400, detail: { non_field_errors: ['No data provided'] } })
   })
 
   it('strips with Python rules: U+001F and U+0085 are whitespace, U+FEFF is not', () => {

@@ -72,13 +72,13 @@ function validateField(
 }
 
 /**
- * True when the request carried no body bytes at all: DRF then sees an empty form
- * (every field "required"), while a JSON `null` body is "No data provided".
+ * True unless the request declared a non-zero Content-Length. DRF reads a body only
+ * then; otherwise it sees an empty form (every field "required"), while a JSON
+ * `null` body it did read is "No data provided".
  */
 function declaredEmpty(req: Pick<ApiRequest, 'headers'>): boolean {
-  const length = req.headers.get('content-length')
-  const chunked = (req.headers.get('transfer-encoding') ?? '').toLowerCase().includes('chunked')
-  return !chunked && (length === null || length.trim() === '0')
+  const length = Number(req.headers.get('content-length') ?? '0')
+  return !(length > 0)
 }
 
 /**
