@@ -107,15 +107,16 @@ interface Style {
 }
 
 /**
- * The styles measured. The reference API orders its numbered routes by `id`; `-created, id` is
- * the same order as the `-created` cursor (the cursor appends the unique `id` ascending), which
- * is the ordering whose deep OFFSET needs table lookups rather than a rowid/primary-key walk.
+ * The styles measured. The reference API orders its numbered routes by `id` (a primary-key /
+ * rowid walk); `-created, -id` is served by the `(created, id)` index scanned backwards, with a
+ * table lookup per skipped row. (Not `-created, id`: mixed directions cannot use that index for
+ * the order, so every deep OFFSET page would also pay a sort; see BENCHMARKS.md.)
  */
 export const STYLES: readonly Style[] = [
   { name: 'page-number, id', kind: 'page-number', order: ['id'] },
-  { name: 'page-number, -created', kind: 'page-number', order: ['-created', 'id'] },
+  { name: 'page-number, [-created, -id]', kind: 'page-number', order: ['-created', '-id'] },
   { name: 'limit/offset, id', kind: 'limit-offset', order: ['id'] },
-  { name: 'limit/offset, -created', kind: 'limit-offset', order: ['-created', 'id'] },
+  { name: 'limit/offset, [-created, -id]', kind: 'limit-offset', order: ['-created', '-id'] },
   { name: 'cursor, id', kind: 'cursor', order: ['id'] },
   { name: 'cursor, -created', kind: 'cursor', order: ['-created'] },
   // Not a default: the same ordering with the tiebreaker in the same direction, passed explicitly.

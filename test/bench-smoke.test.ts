@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { STYLES, runPaginationBench, type DatabaseReport } from '../bench/pagination-cases.js'
-import { createSqliteBench, type BenchDatabase } from '../bench/pagination-data.js'
+import { createPostgresBench, createSqliteBench, type BenchDatabase } from '../bench/pagination-data.js'
 import { quantile, summarize } from '../bench/pagination-timing.js'
+import { postgresAvailable } from './helpers/databases.js'
 
 // The pagination benchmark's harness on a tiny table: every style × depth yields a row with
 // the right page (checked against an independent query). No timing assertions.
@@ -50,6 +51,23 @@ describe('bench/pagination harness (SQLite, 2,000 rows)', () => {
   it('counts through the page source', () => {
     expect(report.count.runs).toBe(2)
     expect(report.countSql.map((q) => q.sql.toLowerCase()).join(' ')).toContain('count(')
+  })
+})
+
+describe.skipIf(!postgresAvailable())('bench/pagination harness (PostgreSQL, 2,000 rows)', () => {
+  it('loads a throwaway database, measures every style and depth correctly, and drops it', async () => {
+    const bench = await createPostgresBench(2_000, process.env['DATABASE_URL'])
+    let report: DatabaseReport
+    try {
+      report = await runPaginationBench(bench, { depths: [1, 10, 200], runs: 1, warmup: 0, maxWalkDepth: 100 })
+    } finally {
+      await bench.drop()
+    }
+    expect(report.problems).toEqual([])
+    expect(report.cases).toHaveLength(STYLES.length * 3)
+    expect(report.cases.every((c) => c.correct && c.ids.length === 10)).toBe(true)
+    // PostgreSQL cursors carry a Date key; the built one still matched the walked one (no problem above).
+    expect(report.cases.filter((c) => c.cursorFrom === 'built with paginator.encode')).toHaveLength(3)
   })
 })
 
