@@ -20,7 +20,7 @@ function mediaTypeOf(contentType: string): string {
 export async function parseBody(contentType: string | null, raw: Uint8Array | null): Promise<RequestData> {
   if (raw === null || raw.byteLength === 0) return null
   const mediaType = mediaTypeOf(contentType ?? '')
-  if (mediaType === 'application/json' || mediaType.endsWith('+json')) {
+  if (mediaType === 'application/json') {
     const text = new TextDecoder('utf-8', { fatal: false }).decode(raw)
     let value: unknown
     try {
