@@ -5,59 +5,49 @@ export type Format = 'json' | 'html'
 
 const MEDIA_TYPES: Readonly<Record<Format, string>> = { json: 'application/json', html: 'text/html' }
 
-interface AcceptItem {
-  readonly type: string
-  readonly subtype: string
-  readonly q: number
-  readonly specificity: number
-  readonly index: number
+/** One media range of an Accept header, parsed as DRF's `_MediaType` does. */
+interface MediaRange {
+  readonly mainType: string
+  readonly subType: string
+  /** 3: parameters other than q; 2: a full type; 1: `type/*`; 0: `*` main type. */
+  readonly precedence: 0 | 1 | 2 | 3
 }
 
-function parseAccept(header: string): AcceptItem[] {
-  const items: AcceptItem[] = []
-  header.split(',').forEach((part, index) => {
-    const [range = '', ...params] = part.split(';').map((p) => p.trim())
-    const [type, subtype] = range.toLowerCase().split('/')
-    if (!type || !subtype) return
-    let q = 1
-    for (const param of params) {
-      const [k, v] = param.split('=').map((x) => x.trim())
-      if (k === 'q' && v !== undefined) {
-        const n = Number(v)
-        q = Number.isFinite(n) ? Math.min(Math.max(n, 0), 1) : 1
-      }
-    }
-    const specificity = type === '*' ? 0 : subtype === '*' ? 1 : 2 + (params.filter((p) => !p.startsWith('q=')).length > 0 ? 1 : 0)
-    items.push({ type, subtype, q, specificity, index })
-  })
-  return items
+function parseRange(token: string): MediaRange {
+  const [fullType = '', ...params] = token.split(';')
+  const type = fullType.trim().toLowerCase()
+  const slash = type.indexOf('/')
+  const mainType = slash === -1 ? type : type.slice(0, slash)
+  const subType = slash === -1 ? '' : type.slice(slash + 1)
+  const names = params
+    .map((p) => (p.split('=')[0] ?? '').trim().toLowerCase())
+    .filter((name) => name !== '')
+  const precedence = mainType === '*' ? 0 : subType === '*' ? 1 : names.every((n) => n === 'q') ? 2 : 3
+  return { mainType, subType, precedence }
 }
 
-function matches(item: AcceptItem, format: Format): boolean {
-  const [type, subtype] = MEDIA_TYPES[format].split('/')
-  return (item.type === '*' || item.type === type) && (item.subtype === '*' || item.subtype === subtype)
+/** DRF's `_MediaType.match`, a renderer's type against a client's range (the renderers have no parameters). */
+function matches(format: Format, range: MediaRange): boolean {
+  const [mainType = '', subType = ''] = MEDIA_TYPES[format].split('/')
+  if (range.subType !== '*' && range.subType !== subType) return false
+  if (range.mainType !== '*' && range.mainType !== mainType) return false
+  return true
 }
 
 /**
- * Picks the format for a request, DRF style: the client's most specific,
- * highest-quality media range that a renderer of the view serves; the view's
- * first format for a missing Accept or a wildcard. Throws `NotAcceptable` (406).
+ * Picks the format for a request exactly as DRF's `DefaultContentNegotiation`:
+ * a missing Accept means `*∕*`; the ranges are grouped by precedence (ranges with
+ * parameters, full types, `type/*`, `*∕*`) and, most specific group first, the view's
+ * formats are tried in order. `q` only counts as a parameter that lowers nothing:
+ * DRF ignores quality values (even `q=0`). Nothing matching, including an empty or
+ * malformed Accept header, is `NotAcceptable` (406).
  */
 export function negotiateFormat(accept: string | null, formats: readonly Format[]): Format {
-  const first = formats[0] ?? 'json'
-  if (accept === null || accept.trim() === '') return first
-  const items = parseAccept(accept)
-    .filter((i) => i.q > 0)
-    .sort((a, b) => b.specificity - a.specificity || b.q - a.q || a.index - b.index)
-  if (items.length === 0) return first
-  // DRF walks precedence groups (most specific first) and, inside each, the renderers in order.
-  for (const item of items) {
-    if (item.type === '*' || item.subtype === '*') {
-      const hit = formats.find((f) => matches(item, f))
-      if (hit !== undefined) return hit
-      continue
-    }
-    const hit = formats.find((f) => matches(item, f))
+  const ranges = (accept ?? '*/*').split(',').map(parseRange)
+  for (const precedence of [3, 2, 1, 0] as const) {
+    const group = ranges.filter((r) => r.precedence === precedence)
+    if (group.length === 0) continue
+    const hit = formats.find((format) => group.some((range) => matches(format, range)))
     if (hit !== undefined) return hit
   }
   throw new NotAcceptable()
