@@ -3,8 +3,9 @@
 //                               [--depths 1,10,1000,10000,90000] [--json out.json] [--no-explain]
 // Prints a Markdown report on stdout, progress on stderr. See bench/README.md and BENCHMARKS.md.
 import { writeFileSync } from 'node:fs'
-import { loadavg } from 'node:os'
+import { cpus, loadavg, totalmem } from 'node:os'
 import { Command, InvalidArgumentError } from 'commander'
+import { sql } from 'kysely'
 import { DEFAULT_DEPTHS, explain, runPaginationBench, type DatabaseReport } from './pagination-cases.js'
 import { createPostgresBench, createSqliteBench, DEFAULT_POSTGRES_ADMIN_URL, ROW_SHAPE, type BenchDatabase } from './pagination-data.js'
 import { formatMs, markdownTable } from './pagination-timing.js'
@@ -49,7 +50,10 @@ const log = (line: string): void => {
 /** The Markdown section for one database. */
 async function renderReport(bench: BenchDatabase, report: DatabaseReport, withPlans: boolean): Promise<string> {
   const out: string[] = []
-  out.push(`### ${report.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'} (${report.rows.toLocaleString('en-US')} rows, ${report.sizeMb.toFixed(0)} MB, loaded in ${report.loadSeconds.toFixed(1)} s)`)
+  const version = bench.dialect === 'sqlite'
+    ? (await sql<{ v: string }>`select sqlite_version() as v`.execute(bench.db)).rows[0]?.v
+    : (await sql<{ server_version: string }>`show server_version`.execute(bench.db)).rows[0]?.server_version
+  out.push(`### ${report.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'} ${version ?? ''} (${report.rows.toLocaleString('en-US')} rows, ${report.sizeMb.toFixed(0)} MB, loaded in ${report.loadSeconds.toFixed(1)} s)`)
   out.push('')
   out.push(
     markdownTable(
@@ -120,6 +124,7 @@ const loadAfter = loadavg()
 
 const header = [
   `Run ${started.toISOString()}: ${opts.runs} timed runs after ${opts.warmup} warm-up runs per case, page size 10.`,
+  `Machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}.`,
   `Load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}.`,
   `Rows: ${ROW_SHAPE}.`,
   '',
