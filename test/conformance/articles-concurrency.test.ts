@@ -61,7 +61,7 @@ for (const backend of BACKENDS) {
       const before = await existingIds()
       let running = true
       const background = (async () => {
-        for (let n = 0; running && n < 20; n++) await post(n % 10)
+        for (let n = 0; running && n < 10; n++) await post(n % 10)
       })()
       const pages: FetchedPage[] = []
       let next: string | null = url
@@ -82,7 +82,7 @@ for (const backend of BACKENDS) {
     }
 
     for (const [route, label] of [
-      ['/api/articles/cursor/?page_size=5', '-created'],
+      ['/api/articles/cursor/', '-created'],
       ['/api/articles/cursor-score/', '-score, id (many ties)'],
     ] as const) {
       it(`${label}: no repeats, no gaps, and previous links walk back without repeats`, async () => {

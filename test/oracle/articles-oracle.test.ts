@@ -163,7 +163,8 @@ describe.skipIf(!drfInstalled)('articles: gatehouse against the DRF oracle', () 
   })
 
   for (const route of ROUTES) {
-    for (const query of ['', '?author=bob', '?author=alice&page_size=25']) {
+    const sized = route.endsWith('/pages/') || route.endsWith('/cursor/')
+    for (const query of sized ? ['', '?author=bob', '?author=alice&page_size=25'] : ['', '?author=bob']) {
       it(`walks ${route}${query} like DRF`, async () => {
         const a = await walkForward(ours.baseUrl + route + query)
         const b = await walkForward(oracleBase + route + query)
