@@ -88,21 +88,33 @@ for (const backend of BACKENDS) {
       expect(fullScan(text), text).toBe(false)
     })
 
-    it('returns the same rows as a full sort, at depth, both ways', async () => {
-      const source = sourceFor(ref, '?author=bob')
-      const ordering = parseOrdering(['-score', 'id'], 'id')
-      const all = await source.seek({ ordering, after: null, reverse: false, limit: BULK * 2 })
-      expect(all.length).toBe(68 + BULK / 2)
-      for (const at of [0, 68, 5000, all.length - 3]) {
-        const row = all[at]
-        if (row === undefined) throw new Error('missing row')
-        const key = [...source.keyOf(row, ordering)]
-        const forward = await source.seek({ ordering, after: key, reverse: false, limit: 5 })
-        expect(forward.map((r) => r.id)).toEqual(all.slice(at + 1, at + 6).map((r) => r.id))
-        const back = await source.seek({ ordering, after: key, reverse: true, limit: 5 })
-        expect(back.map((r) => r.id)).toEqual(all.slice(Math.max(0, at - 5), at).reverse().map((r) => r.id))
-      }
-      expect(await source.count()).toBe(68 + BULK / 2)
-    })
+    for (const spec of [['-score', 'id'], ['-score', '-id'], ['created'], ['-created']]) {
+      it(`${spec.join(', ')}: the same rows as a full sort, at depth, both ways`, async () => {
+        const source = sourceFor(ref, '?author=bob')
+        const ordering = parseOrdering(spec, 'id')
+        const all = await source.seek({ ordering, after: null, reverse: false, limit: BULK * 2 })
+        expect(all.length).toBe(68 + BULK / 2)
+        const sign = (f: OrderingField, c: number): number => (f.descending ? -c : c)
+        const cmp = (a: ArticleRow, b: ArticleRow): number => {
+          for (const f of ordering) {
+            const x = f.field === 'created' ? new Date(a.created).getTime() : (a[f.field as keyof ArticleRow] as number)
+            const y = f.field === 'created' ? new Date(b.created).getTime() : (b[f.field as keyof ArticleRow] as number)
+            if (x !== y) return sign(f, x < y ? -1 : 1)
+          }
+          return 0
+        }
+        expect(all.map((r) => r.id)).toEqual([...all].sort(cmp).map((r) => r.id))
+        for (const at of [0, 68, 5000, all.length - 3]) {
+          const row = all[at]
+          if (row === undefined) throw new Error('missing row')
+          const key = [...source.keyOf(row, ordering)]
+          const forward = await source.seek({ ordering, after: key, reverse: false, limit: 5 })
+          expect(forward.map((r) => r.id)).toEqual(all.slice(at + 1, at + 6).map((r) => r.id))
+          const back = await source.seek({ ordering, after: key, reverse: true, limit: 5 })
+          expect(back.map((r) => r.id)).toEqual(all.slice(Math.max(0, at - 5), at).reverse().map((r) => r.id))
+        }
+        expect(await source.count()).toBe(68 + BULK / 2)
+      })
+    }
   })
 }
