@@ -26,7 +26,7 @@ export interface InstanceOptions {
   readonly port?: number
   /** Extra environment (DATABASE_URL, REDIS_URL, GATEHOUSE_*), on top of this process's. */
   readonly env?: Readonly<Record<string, string | undefined>>
-  /** Give up waiting for the banner after this many ms. @default 30000 */
+  /** Give up waiting for the banner after this many ms (a busy machine compiles slowly). @default 60000 */
   readonly startTimeoutMs?: number
 }
 
@@ -43,6 +43,17 @@ export interface Instance {
   stop(signal?: NodeJS.Signals, graceMs?: number): Promise<number | string>
 }
 
+/** Children still running: killed if this process exits without stopping them (a crashed test). */
+const LIVE_CHILDREN = new Set<ChildProcess>()
+process.once('exit', () => {
+  for (const child of LIVE_CHILDREN) child.kill('SIGKILL')
+})
+
+function track(child: ChildProcess): void {
+  LIVE_CHILDREN.add(child)
+  child.once('exit', () => LIVE_CHILDREN.delete(child))
+}
+
 /** This process's environment with `extra` on top; a key set to `undefined` is removed. */
 function mergeEnv(extra: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const env: Record<string, string> = {}
@@ -57,6 +68,7 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Inst
     ['--import', 'tsx', join(ROOT, 'reference-api', 'main.ts'), 'serve', '--port', String(options.port ?? 0)],
     { cwd: ROOT, env: mergeEnv(options.env ?? {}), stdio: ['ignore', 'pipe', 'pipe'] },
   )
+  track(child)
   let output = ''
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
@@ -66,8 +78,8 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Inst
   const port = await new Promise<number>((ok, fail) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
-      fail(new Error(`reference API did not start within ${options.startTimeoutMs ?? 30_000} ms:\n${output}`))
-    }, options.startTimeoutMs ?? 30_000)
+      fail(new Error(`reference API did not start within ${options.startTimeoutMs ?? 60_000} ms:\n${output}`))
+    }, options.startTimeoutMs ?? 60_000)
     const onData = (): void => {
       const match = /listening on http:\/\/[^\s]*:(\d+)/.exec(output)
       if (match?.[1] === undefined) return
@@ -224,6 +236,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       stdio: ['ignore', 'ignore', 'pipe'],
     })
     nginx = proc
+    track(proc)
     let nginxErr = ''
     proc.stderr?.setEncoding('utf8').on('data', (c: string) => (nginxErr += c))
     const failed = new Promise<never>((_ok, fail) =>

@@ -52,7 +52,21 @@ describe.skipIf(!throwawayServersAvailable())('PostgreSQL down or slow (throwawa
     return row.rows[0] as { tokens: number; sessions: number; users: number }
   }
   /** The test's own connection, for counting rows (closed while the server is down). */
-  const openAdmin = async (): Promise<Kysely<AuthDatabase>> => (await openDatabase<AuthDatabase>(server.url, { poolSize: 2 })).db
+  const openAdmin = async (): Promise<Kysely<AuthDatabase>> => {
+    // Retried: right after a start or a crash-restart the server may still refuse or drop connections.
+    const deadline = Date.now() + 30_000
+    for (;;) {
+      const db = (await openDatabase<AuthDatabase>(server.url, { poolSize: 2 })).db
+      try {
+        await sql`select 1`.execute(db)
+        return db
+      } catch (error) {
+        await db.destroy()
+        if (Date.now() > deadline) throw error
+        await new Promise((ok) => setTimeout(ok, 200))
+      }
+    }
+  }
   const token = { Authorization: `Token ${BOB_TOKEN}` }
   const session = { Cookie: `sessionid=${SESSION_KEY}` }
 
@@ -191,8 +205,8 @@ describe.skipIf(!throwawayServersAvailable())('PostgreSQL down or slow (throwawa
     process.kill(backend, 'SIGKILL')
     expect((await inFlight).status).toBe(503)
     await holder.end().catch(() => undefined)
-    admin = await openAdmin()
     await until200(instance.baseUrl, '/api/schemes/token/', token)
+    admin = await openAdmin()
     expect(instance.child.exitCode).toBeNull()
   }, 60_000)
 

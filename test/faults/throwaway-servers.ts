@@ -3,7 +3,7 @@
  * temporary folder on a spare loopback port (25500-25599), and only these are ever
  * stopped, never the machine's shared servers on 5432/6379.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -107,6 +107,20 @@ export async function startThrowawayPostgres(): Promise<ThrowawayServer> {
     return Number(stdout.trim())
   }
   let frozen: number[] = []
+  // If the test process dies without destroy() (a crash, a killed run), do not leave a
+  // server behind on the port: stop it synchronously on the way out.
+  const onExit = (): void => {
+    signalAll(frozen, 'SIGCONT')
+    try {
+      const args = [join(PG_BIN, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop']
+      if (asRoot) execFileSync('runuser', ['-u', 'postgres', '--', ...args], { stdio: 'ignore' })
+      else execFileSync(args[0] as string, args.slice(1), { stdio: 'ignore' })
+    } catch {
+      // not running
+    }
+    rmSync(dir, { recursive: true, force: true })
+  }
+  process.once('exit', onExit)
   await start()
   return {
     port,
@@ -122,6 +136,7 @@ export async function startThrowawayPostgres(): Promise<ThrowawayServer> {
       frozen = []
     },
     destroy: async () => {
+      process.off('exit', onExit)
       signalAll(frozen, 'SIGCONT')
       await stop().catch(() => undefined)
       rmSync(dir, { recursive: true, force: true })
@@ -170,6 +185,11 @@ export async function startThrowawayRedis(): Promise<ThrowawayServer> {
     await gone
     child = null
   }
+  const onExit = (): void => {
+    child?.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  }
+  process.once('exit', onExit)
   await start()
   return {
     port,
@@ -185,6 +205,7 @@ export async function startThrowawayRedis(): Promise<ThrowawayServer> {
       frozen = false
     },
     destroy: async () => {
+      process.off('exit', onExit)
       if (frozen && child?.pid !== undefined) process.kill(child.pid, 'SIGCONT')
       const proc = child as ChildProcess | null
       if (proc !== null && proc.exitCode === null && proc.signalCode === null) {
