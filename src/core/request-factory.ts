@@ -1,4 +1,3 @@
-import { parse as parseCookieHeader } from 'cookie'
 import type { ApiRequest, HeaderBag, RequestData } from './api-request.js'
 import { parseBody } from './body-parser.js'
 
@@ -12,17 +11,34 @@ export interface RawRequest {
   readonly readBody: () => Promise<Uint8Array | null>
 }
 
-/** Parses a Cookie header leniently: malformed pairs are skipped, never thrown. */
+// Python's str.strip() set within Latin-1 (header values are Latin-1 strings).
+// eslint-disable-next-line no-control-regex -- Python strips the separators \x1c-\x1f too
+const PY_SPACE = /^[\t\n\v\f\r \x1c-\x1f\x85\xa0]+|[\t\n\v\f\r \x1c-\x1f\x85\xa0]+$/g
+
+/** Python's `http.cookies._unquote`: `"…"` loses its quotes and `\ooo` / `\x` escapes. */
+function unquote(value: string): string {
+  if (value.length < 2 || !value.startsWith('"') || !value.endsWith('"')) return value
+  return value.slice(1, -1).replace(/\\(?:([0-3][0-7][0-7])|(.))/g, (_m, octal: string | undefined, char: string | undefined) =>
+    octal !== undefined ? String.fromCharCode(parseInt(octal, 8)) : (char ?? ''),
+  )
+}
+
+/**
+ * Parses a Cookie header exactly as Django's `parse_cookie` (what DRF's session
+ * and CSRF checks read): split on `;`, a chunk without `=` is a value with an
+ * empty name, names and values trimmed, quoted values unquoted, no percent-decoding,
+ * and the **last** of duplicate names wins. Never throws.
+ */
 export function parseCookies(header: string | null): Readonly<Record<string, string>> {
-  if (header === null || header === '') return {}
-  try {
-    const parsed = parseCookieHeader(header)
-    const out: Record<string, string> = {}
-    for (const [k, v] of Object.entries(parsed)) if (typeof v === 'string') out[k] = v
-    return out
-  } catch {
-    return {}
+  const out: Record<string, string> = Object.create(null) as Record<string, string>
+  if (header === null || header === '') return out
+  for (const chunk of header.split(';')) {
+    const eq = chunk.indexOf('=')
+    const key = (eq === -1 ? '' : chunk.slice(0, eq)).replace(PY_SPACE, '')
+    const value = (eq === -1 ? chunk : chunk.slice(eq + 1)).replace(PY_SPACE, '')
+    if (key !== '' || value !== '') out[key] = unquote(value)
   }
+  return out
 }
 
 /** Builds the framework-free request every policy sees. Shared by all adapters. */
