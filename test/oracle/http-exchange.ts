@@ -13,8 +13,9 @@ export interface ExchangeRequest {
   /**
    * Log in as this user (password from the seed) before sending, and send the
    * session and CSRF cookies. `csrf` adds a matching `X-CSRFToken` header.
+   * `cookie` replaces the Cookie header: `{sessionid}` and `{csrftoken}` are filled in.
    */
-  readonly session?: { readonly username: string; readonly csrf: boolean }
+  readonly session?: { readonly username: string; readonly csrf: boolean; readonly cookie?: string }
   /** Compare the status only (Django answers non-API paths with its own HTML pages). */
   readonly statusOnly?: boolean
 }
@@ -131,7 +132,8 @@ export async function exchange(
     if (!sessions.has(key)) sessions.set(key, await login(baseUrl, request.session.username))
     const cookies = sessions.get(key)
     if (cookies === null || cookies === undefined) throw new Error(`cannot log in as ${request.session.username} on ${baseUrl}`)
-    headers['Cookie'] = `sessionid=${cookies.sessionid}; csrftoken=${cookies.csrftoken}`
+    const template = request.session.cookie ?? 'sessionid={sessionid}; csrftoken={csrftoken}'
+    headers['Cookie'] = template.replaceAll('{sessionid}', cookies.sessionid).replaceAll('{csrftoken}', cookies.csrftoken)
     if (request.session.csrf) headers['X-CSRFToken'] = cookies.csrftoken
   }
   return send(baseUrl, request.method, request.path, headers, request.body)

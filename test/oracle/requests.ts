@@ -120,12 +120,19 @@ export const IDENTITY_REQUESTS: readonly ExchangeRequest[] = [
   get('/api/schemes/remote-user/ new user', '/api/schemes/remote-user/', { 'X-Remote-User': 'newbie' }),
   get('/api/schemes/remote-user/ new user again', '/api/schemes/remote-user/', { 'X-Remote-User': 'newbie' }),
   get('/api/schemes/remote-user/ case-sensitive', '/api/schemes/remote-user/', { 'X-Remote-User': 'Alice' }),
+  get('/api/schemes/remote-user/ Latin-1 name', '/api/schemes/remote-user/', { 'X-Remote-User': 'd\xf6rte' }),
+  get('/api/schemes/remote-user/ name with spaces', '/api/schemes/remote-user/', { 'X-Remote-User': 'ann marie' }),
   get('/api/whoami/ X-Remote-User is ignored by default schemes', '/api/whoami/', { 'X-Remote-User': 'alice' }),
   get('/api/schemes/custom/ no header', '/api/schemes/custom/'),
   get('/api/schemes/custom/ alice', '/api/schemes/custom/', { 'X-Username': 'alice' }),
   get('/api/schemes/custom/ carol (inactive, no check)', '/api/schemes/custom/', { 'X-Username': 'carol' }),
   get('/api/schemes/custom/ unknown', '/api/schemes/custom/', { 'X-Username': 'ghost' }),
   get('/api/schemes/custom/ empty', '/api/schemes/custom/', { 'X-Username': '' }),
+  get('/api/schemes/custom/ user created by remote-user', '/api/schemes/custom/', { 'X-Username': 'd\xf6rte' }),
+  { name: 'POST /api/schemes/session/ anonymous with a foreign Origin', method: 'POST', path: '/api/schemes/session/', headers: { Origin: 'http://evil.example' } },
+  { name: 'HEAD /api/schemes/basic/ anonymous', method: 'HEAD', path: '/api/schemes/basic/' },
+  { name: 'OPTIONS /api/private/ anonymous (401)', method: 'OPTIONS', path: '/api/private/' },
+  { name: 'PUT /api/schemes/session/ anonymous (403 before 405)', method: 'PUT', path: '/api/schemes/session/' },
   get('/api/schemes/session-basic/ no credentials', '/api/schemes/session-basic/'),
   ...withAuth('/api/schemes/session-basic/', '/api/schemes/session-basic/', [
     'basic alice',
@@ -188,6 +195,31 @@ export const SESSION_REQUESTS: readonly ExchangeRequest[] = [
     session: { username: 'alice', csrf: false },
   },
   { name: 'session admin GET staff', method: 'GET', path: '/api/staff/', session: { username: 'admin', csrf: false } },
+  ...[
+    'sessionid=bogus; sessionid={sessionid}',
+    'sessionid={sessionid}; sessionid=bogus',
+    'sessionid="{sessionid}"',
+    'foo; sessionid={sessionid}',
+    'sessionid = {sessionid} ',
+    'SESSIONID={sessionid}',
+    'sessionid={sessionid}%20',
+  ].map((cookie): ExchangeRequest => ({
+    name: `session alice GET with Cookie ${JSON.stringify(cookie)}`,
+    method: 'GET',
+    path: '/api/schemes/session/',
+    session: { username: 'alice', csrf: false, cookie },
+  })),
+  ...[
+    'csrftoken=bogus; csrftoken={csrftoken}; sessionid={sessionid}',
+    'csrftoken={csrftoken}; csrftoken=bogus; sessionid={sessionid}',
+    'csrftoken="{csrftoken}"; sessionid={sessionid}',
+    'csrftoken=; sessionid={sessionid}',
+  ].map((cookie): ExchangeRequest => ({
+    name: `session alice POST with Cookie ${JSON.stringify(cookie)}`,
+    method: 'POST',
+    path: '/api/schemes/session/',
+    session: { username: 'alice', csrf: true, cookie },
+  })),
 ]
 
 const json = (name: string, body: unknown, headers: Record<string, string> = {}): ExchangeRequest => ({
