@@ -78,6 +78,20 @@ describe('settings validation at api.view', () => {
 
   it('a view with no handlers is refused', () => {
     expect(configError(() => createApi().view({ name: 'empty', handlers: {} })).code).toBe('ERR_NO_HANDLERS')
+    expect(configError(() => createApi().view({ name: 'empty' } as unknown as ViewOptions)).code).toBe('ERR_NO_HANDLERS')
+  })
+
+  it.each<[string, Record<string, unknown>, string, RegExp]>([
+    ['lower-case method', { handlers: { get: async () => jsonResponse(200, {}) } }, 'ERR_INVALID_HANDLER', /view "v": unknown handler "get"/],
+    ['HEAD handler', { handlers: { HEAD: async () => jsonResponse(200, {}) } }, 'ERR_INVALID_HANDLER', /unknown handler "HEAD"/],
+    ['handler not a function', { handlers: { GET: 'nope' } }, 'ERR_INVALID_HANDLER', /handler "GET" must be a function/],
+    ['unknown format', { handlers, formats: ['xml'] }, 'ERR_INVALID_SETTING', /"formats"/],
+    ['empty formats', { handlers, formats: [] }, 'ERR_INVALID_SETTING', /"formats"/],
+    ['formats not a list', { handlers, formats: 'json' }, 'ERR_INVALID_SETTING', /"formats"/],
+  ])('%s → %s', (_name, options, code, message) => {
+    const error = configError(() => createApi().view({ name: 'v', ...options } as unknown as ViewOptions))
+    expect(error.code).toBe(code)
+    expect(error.message).toMatch(message)
   })
 })
 

@@ -92,9 +92,25 @@ export class ApiView {
   constructor(global: Settings, options: ViewOptions) {
     const { name, description, handlers, throttleScope, formats, ...overrides } = options
     void description
-    validateSettings(overrides as Record<string, unknown>, `view "${name ?? 'unnamed'}"`)
-    if (Object.keys(handlers).length === 0) {
-      throw new ConfigurationError('ERR_NO_HANDLERS', `view "${name ?? 'unnamed'}" has no handlers`)
+    const where = `view "${name ?? 'unnamed'}"`
+    validateSettings(overrides as Record<string, unknown>, where)
+    if (typeof handlers !== 'object' || handlers === null || Object.keys(handlers).length === 0) {
+      throw new ConfigurationError('ERR_NO_HANDLERS', `${where} has no handlers`)
+    }
+    // A misspelt or lower-case method would otherwise make every request a 405.
+    for (const [method, handler] of Object.entries(handlers)) {
+      if (!METHOD_ORDER.includes(method as HandlerMethod)) {
+        throw new ConfigurationError('ERR_INVALID_HANDLER', `${where}: unknown handler "${method}" (one of ${METHOD_ORDER.join(', ')})`)
+      }
+      if (typeof handler !== 'function') {
+        throw new ConfigurationError('ERR_INVALID_HANDLER', `${where}: handler "${method}" must be a function`)
+      }
+    }
+    if (
+      formats !== undefined &&
+      (!Array.isArray(formats) || formats.length === 0 || !formats.every((f) => Object.hasOwn(MEDIA_TYPES, f)))
+    ) {
+      throw new ConfigurationError('ERR_INVALID_SETTING', `${where}: setting "formats" must be a non-empty list of ${Object.keys(MEDIA_TYPES).join(', ')}`)
     }
     const merged: Record<string, unknown> = { ...global }
     // Copied and frozen: a caller mutating its own array later cannot change the view.
