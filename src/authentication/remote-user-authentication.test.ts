@@ -61,6 +61,15 @@ describe('RemoteUserAuthentication', () => {
     expect(await run('alice', s, null)).toBeNull()
   })
 
+  it('trustedAddresses: an IPv4-mapped IPv6 peer (dual-stack socket) is the IPv4 address', async () => {
+    expect(await run('alice', scheme({ trustedAddresses: ['10.0.0.5'] }), '::ffff:10.0.0.5')).toBe('alice')
+    expect(await run('alice', scheme({ trustedAddresses: ['::ffff:10.0.0.5'] }), '10.0.0.5')).toBe('alice')
+    expect(await run('alice', scheme({ trustedAddresses: ['::1'] }), '::1')).toBe('alice')
+    expect(await run('alice', scheme({ trustedAddresses: ['FE80::1'] }), 'fe80::1')).toBe('alice')
+    expect(await run('alice', scheme({ trustedAddresses: ['10.0.0.5'] }), '::ffff:10.0.0.6')).toBeNull()
+    expect(await run('alice', scheme({ trustedAddresses: [''] }), null)).toBeNull()
+  })
+
   it('a lost creation race re-reads the user the other request created', async () => {
     const users = new FakeUserStore()
     const realCreate = users.create.bind(users)

@@ -21,6 +21,12 @@ export interface RemoteUserAuthenticationOptions {
   readonly trustedAddresses?: readonly string[] | null
 }
 
+/** `::ffff:10.0.0.5` (a dual-stack socket's IPv4 peer) and `10.0.0.5` are one address; IPv6 case-folded. */
+function normalizeAddress(address: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)
+  return mapped?.[1] ?? address.toLowerCase()
+}
+
 /**
  * DRF's `RemoteUserAuthentication`: a front server authenticated the user and says
  * who in a header. Never raises: a missing, untrusted or inactive user is "not attempted".
@@ -40,7 +46,10 @@ export class RemoteUserAuthentication implements AuthenticationScheme<null> {
 
   async authenticate(req: ApiRequest): Promise<Authenticated<null> | null> {
     const { users, header, createUnknownUser, trustedAddresses } = this.options
-    if (trustedAddresses !== null && !trustedAddresses.includes(req.remoteAddress ?? '')) return null
+    if (trustedAddresses !== null) {
+      const peer = normalizeAddress(req.remoteAddress ?? '')
+      if (peer === '' || !trustedAddresses.some((a) => normalizeAddress(a) === peer)) return null
+    }
     const username = req.headers.get(header)
     // Longer names cannot be stored (Django's 150-character limit): treat as not attempted.
     if (username === null || username === '' || username.length > 150) return null
