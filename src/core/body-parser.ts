@@ -1,4 +1,5 @@
 import { ParseError, UnsupportedMediaType } from './errors.js'
+import { decodeBodyText, parsePythonJson, PythonJsonError } from './python-json.js'
 import type { RequestData } from './api-request.js'
 
 /** Media types the default parsers accept (DRF: JSONParser, FormParser, MultiPartParser). */
@@ -7,6 +8,17 @@ export const DEFAULT_PARSED_MEDIA_TYPES: readonly string[] = [
   'application/x-www-form-urlencoded',
   'multipart/form-data',
 ]
+
+/** The `charset` parameter of a Content-Type (Django's `request.encoding`), or `null`. */
+function charsetOf(contentType: string): string | null {
+  for (const param of contentType.split(';').slice(1)) {
+    const eq = param.indexOf('=')
+    if (eq !== -1 && param.slice(0, eq).trim().toLowerCase() === 'charset') {
+      return param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1')
+    }
+  }
+  return null
+}
 
 function mediaTypeOf(contentType: string): string {
   return (contentType.split(';')[0] ?? '').trim().toLowerCase()
@@ -21,14 +33,13 @@ export async function parseBody(contentType: string | null, raw: Uint8Array | nu
   if (raw === null || raw.byteLength === 0) return null
   const mediaType = mediaTypeOf(contentType ?? '')
   if (mediaType === 'application/json') {
-    const text = new TextDecoder('utf-8', { fatal: false }).decode(raw)
-    let value: unknown
+    // DRF's JSONParser on CPython: the same acceptance and the same error texts.
     try {
-      value = JSON.parse(text)
+      return parsePythonJson(decodeBodyText(raw, charsetOf(contentType ?? ''))) as RequestData
     } catch (error) {
-      throw new ParseError(`JSON parse error - ${(error as Error).message}`)
+      if (error instanceof PythonJsonError) throw new ParseError(`JSON parse error - ${error.message}`)
+      throw error
     }
-    return value as RequestData
   }
   if (mediaType === 'application/x-www-form-urlencoded') {
     const params = new URLSearchParams(new TextDecoder().decode(raw))

@@ -10,6 +10,8 @@ export interface ExchangeRequest {
   readonly headers?: Readonly<Record<string, string>>
   /** Raw body; set `Content-Type` in `headers`. */
   readonly body?: string
+  /** How `body` becomes bytes: `latin1` sends each character as one byte (invalid UTF-8 on purpose). @default 'utf8' */
+  readonly bodyEncoding?: 'utf8' | 'latin1'
   /**
    * Log in as this user (password from the seed) before sending, and send the
    * session and CSRF cookies. `csrf` adds a matching `X-CSRFToken` header.
@@ -35,9 +37,10 @@ export function send(
   method: string,
   path: string,
   headers: Readonly<Record<string, string>> = {},
-  body?: string,
+  body?: string | Buffer,
 ): Promise<ExchangeResult> {
   const url = new URL(path, baseUrl)
+  const payload = body === undefined ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8')
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       {
@@ -45,7 +48,7 @@ export function send(
         port: url.port,
         method,
         path: `${url.pathname}${url.search}`,
-        headers: { Connection: 'close', ...headers, ...(body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(body)) }) },
+        headers: { Connection: 'close', ...headers, ...(payload === undefined ? {} : { 'Content-Length': String(payload.length) }) },
         agent: false,
       },
       (res) => {
@@ -71,7 +74,7 @@ export function send(
       },
     )
     req.on('error', reject)
-    if (body !== undefined) req.write(body)
+    if (payload !== undefined) req.write(payload)
     req.end()
   })
 }
@@ -136,7 +139,8 @@ export async function exchange(
     headers['Cookie'] = template.replaceAll('{sessionid}', cookies.sessionid).replaceAll('{csrftoken}', cookies.csrftoken)
     if (request.session.csrf) headers['X-CSRFToken'] = cookies.csrftoken
   }
-  return send(baseUrl, request.method, request.path, headers, request.body)
+  const body = request.body === undefined ? undefined : Buffer.from(request.body, request.bodyEncoding ?? 'utf8')
+  return send(baseUrl, request.method, request.path, headers, body)
 }
 
 const TOKEN_KEY = /\b[0-9a-f]{40}\b/g

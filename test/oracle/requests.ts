@@ -261,6 +261,23 @@ export const TOKEN_REQUESTS: readonly ExchangeRequest[] = [
     headers: { 'Content-Type': 'text/plain' },
     body: 'username=alice',
   },
+  ...['{"username": "alice", "password": }', "{'username': 'alice'}", '[1,]', '{"a": NaN}', '\ufeff{}', '{"a": "\\x"}', '  '].map(
+    (body): ExchangeRequest => ({
+      name: `token: malformed JSON ${JSON.stringify(body)}`,
+      method: 'POST',
+      path: '/api/auth/token/',
+      headers: { 'Content-Type': 'application/json' },
+      body,
+    }),
+  ),
+  {
+    name: 'token: invalid UTF-8 in JSON',
+    method: 'POST',
+    path: '/api/auth/token/',
+    headers: { 'Content-Type': 'application/json' },
+    body: '{"username": "\xff"}',
+    bodyEncoding: 'latin1',
+  },
   json('token: Accept text/html (406)', { username: 'alice', password: 'alice-pass-1' }, { Accept: 'text/html' }),
   json(
     'token: browser Accept',
