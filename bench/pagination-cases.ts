@@ -8,7 +8,7 @@ import { LimitOffsetPagination } from '../src/pagination/limit-offset-pagination
 import { PageNumberPagination } from '../src/pagination/page-number-pagination.js'
 import type { OrderingField, Paginator, SeekSource } from '../src/pagination/paginator.js'
 import type { BenchDatabase } from './pagination-data.js'
-import { measure, measureInterleaved, summarize, type Timing, type TimingOptions } from './pagination-timing.js'
+import { measure, measureInterleaved, type Timing, type TimingOptions } from './pagination-timing.js'
 
 /** Rows per page in every case (the reference API's page size). */
 export const PAGE_SIZE = 10
@@ -212,16 +212,16 @@ export async function runPaginationBench(bench: BenchDatabase, options: BenchOpt
       if (!correct) problems.push(`${bench.dialect} ${style.name} depth ${depth}: got ids ${ids.join(',')} expected ${expected.join(',')}`)
       prepared.push({ style: style.name, depth, offset, query, cursorFrom, ids, correct, sql: captured.queries })
     }
-    const dbSamples: number[][] = prepared.map(() => [])
-    const operations = prepared.map((c, i) => async (): Promise<void> => {
+    // Each operation returns its time inside Kysely's execution; the timing loop keeps the timed runs' values.
+    const operations = prepared.map((c) => async (): Promise<number> => {
       const before = bench.queryMs()
       await fetch(c.query)
-      dbSamples[i]?.push(bench.queryMs() - before)
+      return bench.queryMs() - before
     })
     const timings = await measureInterleaved(operations, options)
     for (const [i, c] of prepared.entries()) {
       const timing = timings[i] as Timing
-      const dbMedian = summarize(dbSamples[i] ?? []).median
+      const dbMedian = timing.valueMedian
       log(`${bench.dialect} ${style.name} depth ${c.depth}: median ${timing.median.toFixed(3)} ms p95 ${timing.p95.toFixed(3)} ms (db ${dbMedian.toFixed(3)} ms)`)
       cases.push({ ...c, timing, dbMedian })
     }

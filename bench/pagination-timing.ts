@@ -13,6 +13,8 @@ export interface Timing {
   readonly min: number
   readonly max: number
   readonly runs: number
+  /** Median of the numbers the operation returned in its timed runs (`NaN` when it returned none). */
+  readonly valueMedian: number
 }
 
 /** The value at quantile `q` (nearest-rank) of ascending `sorted`. */
@@ -39,20 +41,23 @@ export async function measure(operation: () => Promise<unknown>, options: Timing
 export async function measureInterleaved(operations: readonly (() => Promise<unknown>)[], options: TimingOptions): Promise<Timing[]> {
   for (const operation of operations) for (let i = 0; i < options.warmup; i++) await operation()
   const samples: number[][] = operations.map(() => [])
+  const values: number[][] = operations.map(() => [])
   for (let i = 0; i < options.runs; i++) {
     for (const [k, operation] of operations.entries()) {
       if (operations.length > 1) await operation()
       const start = process.hrtime.bigint()
-      await operation()
+      const value = await operation()
       samples[k]?.push(Number(process.hrtime.bigint() - start) / 1e6)
+      if (typeof value === 'number') values[k]?.push(value)
     }
   }
-  return samples.map(summarize)
+  return samples.map((s, k) => ({ ...summarize(s), valueMedian: summarize(values[k] ?? []).median }))
 }
 
 /** Median, p95, min and max of raw samples in ms. */
-export function summarize(raw: readonly number[]): Timing {
+export function summarize(raw: readonly number[]): Omit<Timing, 'valueMedian'> {
   const samples = [...raw].sort((a, b) => a - b)
+  if (samples.length === 0) return { median: Number.NaN, p95: Number.NaN, min: Number.NaN, max: Number.NaN, runs: 0 }
   // Median: the mean of the two middle samples for an even count.
   const mid = samples.length / 2
   const median = samples.length % 2 === 0
