@@ -5,10 +5,10 @@
 // and, clearly marked "alt", hand-written alternative shapes for the same deep page (not library
 // code: they show what a change to the page source would buy). Markdown on stdout.
 import { Command, InvalidArgumentError } from 'commander'
-import { sql, type CompiledQuery } from 'kysely'
+import { sql, type CompiledQuery, type SqlBool } from 'kysely'
 import { KyselyPageSource, type ColumnSpec } from '../src/kysely/kysely-page-source.js'
 import { CursorPagination } from '../src/pagination/cursor-pagination.js'
-import type { KeyValue } from '../src/pagination/paginator.js'
+import type { KeyValue, SeekArgs, SeekSource } from '../src/pagination/paginator.js'
 import { listRequest } from './pagination-cases.js'
 import { createPostgresBench, createSqliteBench, type BenchDatabase } from './pagination-data.js'
 import { formatMs, markdownTable, measureInterleaved } from './pagination-timing.js'
@@ -71,6 +71,58 @@ function alternatives(bench: BenchDatabase, order: string, key: readonly KeyValu
   ]
 }
 
+/**
+ * What-if page source (not library code): the library's `KyselyPageSource`, except that a keyset
+ * seek runs its branches as separate plain queries, most specific first (`created = ? and id < ?`,
+ * then `created < ?`), stopping once the page is full, instead of one `UNION ALL` with an outer
+ * ORDER BY. Each branch is an index range read in index order; a single-field ordering is one
+ * plain query with no sub-select.
+ */
+function sequentialSource(bench: BenchDatabase, orderBy: readonly string[]): SeekSource<Record<string, unknown>> {
+  const base = (): ReturnType<typeof baseQuery> => baseQuery(bench)
+  const inner = new KyselyPageSource({ db: bench.db, query: base(), dialect: bench.dialect, columns: COLUMNS, orderBy })
+  const ref = (field: string): string => COLUMNS[field]?.ref ?? field
+  return {
+    count: () => inner.count(),
+    slice: (offset, limit) => inner.slice(offset, limit),
+    all: () => inner.all(),
+    keyOf: (row, ordering) => inner.keyOf(row as never, ordering),
+    acceptsKey: (key, ordering) => inner.acceptsKey(key, ordering),
+    async seek(args: SeekArgs): Promise<readonly Record<string, unknown>[]> {
+      const dirs = args.ordering.map((f) => ({ ...f, descending: f.descending !== args.reverse }))
+      const ordered = (q: ReturnType<typeof base>): ReturnType<typeof base> =>
+        dirs.reduce((acc, f) => acc.orderBy(sql.ref(ref(f.field)), f.descending ? 'desc' : 'asc'), q)
+      if (args.after === null) return ordered(base()).limit(args.limit).execute()
+      const after = args.after
+      const out: Record<string, unknown>[] = []
+      for (let i = dirs.length - 1; i >= 0 && out.length < args.limit; i--) {
+        let q = base()
+        for (let j = 0; j < i; j++) q = q.where(sql<SqlBool>`${sql.ref(ref(dirs[j]?.field ?? ''))} = ${after[j]}`)
+        q = q.where(sql<SqlBool>`${sql.ref(ref(dirs[i]?.field ?? ''))} ${sql.raw(dirs[i]?.descending === true ? '<' : '>')} ${after[i]}`)
+        out.push(...(await ordered(q).limit(args.limit - out.length).execute()))
+      }
+      return out
+    },
+  }
+}
+
+/** A source that answers every call with 11 copies of `row` at once: the paginator's own work, without SQL. */
+function fakeSource(row: Record<string, unknown>): SeekSource<Record<string, unknown>> {
+  const rows = Array.from({ length: 11 }, () => row)
+  return {
+    count: async () => rows.length,
+    slice: async () => rows,
+    all: async () => rows,
+    seek: async () => rows,
+    keyOf: (r, ordering) => ordering.map((f) => r[f.field] as KeyValue),
+    acceptsKey: () => true,
+  }
+}
+
+function baseQuery(bench: BenchDatabase) {
+  return bench.db.selectFrom('articles').select(['id', 'title', 'author_id', 'score', 'created'])
+}
+
 async function run(bench: BenchDatabase): Promise<string> {
   const db = bench.db
   const source = (orderBy: readonly string[]): KyselyPageSource<never, never, Record<string, unknown>> =>
@@ -98,10 +150,21 @@ async function run(bench: BenchDatabase): Promise<string> {
       [`seek SQL alone, page ${opts.depth}`, () => db.executeQuery(deepSql)],
       ['compileSeek(), first page', async () => source(sourceOrder).compileSeek({ ordering: paginator.ordering, after: null, reverse: false, limit: 11 })],
       [`compileSeek(), page ${opts.depth}`, async () => source(sourceOrder).compileSeek({ ordering: paginator.ordering, after: key, reverse: false, limit: 11 })],
+      ['what-if: paginate() over sequential branch queries, first page', () => paginator.paginate(sequentialSource(bench, sourceOrder), listRequest(''))],
+      [`what-if: paginate() over sequential branch queries, page ${opts.depth}`,
+        () => paginator.paginate(sequentialSource(bench, sourceOrder), listRequest(`cursor=${encodeURIComponent(cursor)}`))],
+      ['paginator alone (fake source, no SQL), first page', () => paginator.paginate(fakeSource(row), listRequest(''))],
+      [`paginator alone (fake source, no SQL), page ${opts.depth}`, () => paginator.paginate(fakeSource(row), listRequest(`cursor=${encodeURIComponent(cursor)}`))],
       ['cursor decode (HMAC check)', async () => paginator.decode(cursor)],
       ['cursor encode', async () => paginator.encode({ reverse: false, key })],
       ...alternatives(bench, order.join(','), key),
     ]
+    // The what-if source must return exactly the library's rows.
+    const mine = await sequentialSource(bench, sourceOrder).seek({ ordering: paginator.ordering, after: key, reverse: false, limit: 11 })
+    const theirs = await source(sourceOrder).seek({ ordering: paginator.ordering, after: key, reverse: false, limit: 11 })
+    if (JSON.stringify(mine.map((r) => r['id'])) !== JSON.stringify(theirs.map((r) => r['id']))) {
+      throw new Error(`what-if source disagrees with KyselyPageSource for ${order.join(',')}`)
+    }
     const timings = await measureInterleaved(lines.map(([, f]) => f), { warmup: 20, runs: opts.runs })
     for (const [i, [label]] of lines.entries()) {
       rows.push([`[${paginator.ordering.map((f) => `${f.descending ? '-' : ''}${f.field}`).join(', ')}]`, label, formatMs(timings[i]?.median ?? NaN), formatMs(timings[i]?.p95 ?? NaN)])
