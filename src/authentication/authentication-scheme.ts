@@ -38,6 +38,13 @@ export interface AuthenticationScheme<A = unknown> {
    * unauthenticated requests are 403 instead (DRF's rule, decided by the view's first scheme).
    */
   authenticateHeader?(req: ApiRequest): string | undefined
+  /**
+   * Request headers the scheme's answer depends on, added to the response's `Vary`
+   * whenever the scheme was consulted (Session: `Cookie`, as Django's session
+   * middleware adds it). Header-credential schemes need none: shared caches do not
+   * reuse answers to requests with `Authorization`.
+   */
+  readonly vary?: readonly string[]
 }
 
 /** The display name of a scheme: its `name`, else its class name. */

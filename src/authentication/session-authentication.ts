@@ -22,6 +22,8 @@ export interface SessionAuthenticationOptions {
  */
 export class SessionAuthentication implements AuthenticationScheme<null> {
   readonly name: string = 'SessionAuthentication'
+  /** The answer depends on the session cookie: `Vary: Cookie` whenever this scheme runs. */
+  readonly vary: readonly string[] = Object.freeze(['Cookie'])
   readonly cookieName: string
   readonly csrf: ResolvedCsrfOptions
   private readonly sessions: Pick<SessionStore, 'get'>

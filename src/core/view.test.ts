@@ -222,6 +222,28 @@ describe('methods, negotiation and headers', () => {
     expect(header(await two.handle(buildRequest()), 'Vary')).toBe('Accept')
   })
 
+  it('Vary: Cookie whenever the session scheme was consulted (Django session middleware)', async () => {
+    const tokenFirst = view({ authentication: [token, session], permissions: [new AllowAny()] })
+    expect(header(await tokenFirst({ headers: { Authorization: BOB_TOKEN } }), 'Vary')).toBeUndefined()
+    expect(header(await tokenFirst({}), 'Vary')).toBe('Cookie')
+    expect(header(await tokenFirst({ headers: { Cookie: 'sessionid=s-alice' } }), 'Vary')).toBe('Cookie')
+    // Token failed first: the session scheme never ran.
+    expect(header(await tokenFirst({ headers: { Authorization: 'Token nope' } }), 'Vary')).toBeUndefined()
+    // A CSRF failure is still a consulted session.
+    const post = view({ authentication: [session] }, { handlers: { POST: whoami } })
+    expect(header(await post({ method: 'POST', headers: { Cookie: 'sessionid=s-alice' } }), 'Vary')).toBe('Cookie')
+    expect(header(await view({ authentication: [basic, token] })({}), 'Vary')).toBeUndefined()
+  })
+
+  it('one merged Vary header: the handler\'s values, then Accept, then the schemes\'', async () => {
+    const v = createApi({ authentication: [session] }).view({
+      formats: ['json', 'html'],
+      handlers: { GET: async () => jsonResponse(200, {}, [['Vary', 'Origin, accept'], ['vary', 'X-Tenant']]) },
+    })
+    const response = await v.handle(buildRequest())
+    expect(response.headers.filter(([k]) => k.toLowerCase() === 'vary')).toEqual([['Vary', 'Origin, accept, X-Tenant, Cookie']])
+  })
+
   it('OPTIONS answers metadata after the policies', async () => {
     const response = await view({}, { name: 'Who Am I', description: 'Says who.' })({ method: 'OPTIONS' })
     expect(response.status).toBe(200)

@@ -67,8 +67,13 @@ export interface Identity {
  * tries the next; an `ApiError` stops everything; any other throw is wrapped so it
  * surfaces as a server error naming the scheme.
  */
-export async function authenticate(req: ApiRequest, settings: Settings): Promise<Identity> {
+export async function authenticate(
+  req: ApiRequest,
+  settings: Settings,
+  consulted?: AuthenticationScheme[],
+): Promise<Identity> {
   for (const scheme of settings.authentication) {
+    consulted?.push(scheme)
     let result
     try {
       result = await scheme.authenticate(req)
@@ -130,20 +135,39 @@ export class ApiView {
   /** Runs DRF's dispatch: negotiate → authenticate → permissions → throttles → handler. */
   async handle(req: ApiRequest): Promise<ApiResponse> {
     const allow: [string, string] = ['Allow', this.allowedMethods.join(', ')]
-    const vary: [string, string][] = this.formats.length > 1 ? [['Vary', 'Accept']] : []
+    const consulted: AuthenticationScheme[] = []
     let response: ApiResponse
     try {
-      response = await this.dispatch(req)
+      response = await this.dispatch(req, consulted)
     } catch (error) {
       response = this.renderError(error, req)
     }
     const body = req.method === 'HEAD' ? undefined : response.body
-    return { status: response.status, headers: [...response.headers, allow, ...vary], body }
+    // One Vary header (Django's patch_vary_headers order): the handler's own values,
+    // Accept when the view has several renderers, then what the consulted schemes
+    // read (a session answer depends on the Cookie header: shared caches must know).
+    const varyValues: string[] = []
+    const headers: (readonly [string, string])[] = []
+    for (const header of response.headers) {
+      if (header[0].toLowerCase() === 'vary') varyValues.push(...header[1].split(','))
+      else headers.push(header)
+    }
+    if (this.formats.length > 1) varyValues.push('Accept')
+    for (const scheme of consulted) varyValues.push(...(scheme.vary ?? []))
+    const vary: string[] = []
+    for (const value of varyValues.map((v) => v.trim()).filter((v) => v !== '')) {
+      if (!vary.some((v) => v.toLowerCase() === value.toLowerCase())) vary.push(value)
+    }
+    return {
+      status: response.status,
+      headers: [...headers, allow, ...(vary.length > 0 ? [['Vary', vary.join(', ')] as const] : [])],
+      body,
+    }
   }
 
-  private async dispatch(req: ApiRequest): Promise<ApiResponse> {
+  private async dispatch(req: ApiRequest, consulted: AuthenticationScheme[]): Promise<ApiResponse> {
     const format = negotiateFormat(req.headers.get('accept'), this.formatsFor(req))
-    const identity = await authenticate(req, this.settings)
+    const identity = await authenticate(req, this.settings, consulted)
     const ctx: RequestContext = {
       request: req,
       user: identity.user,

@@ -149,6 +149,14 @@ for (const backend of BACKENDS) {
       expect((await get('/api/private')).status).toBe(404)
     })
 
+    it('Vary: Cookie exactly when the session scheme was consulted', async () => {
+      expect((await get('/api/private/')).headers['vary']).toBe('Cookie')
+      expect((await get('/api/private/', auth('token bob'))).headers['vary']).toBeUndefined()
+      expect((await get('/api/private/', auth('token unknown'))).headers['vary']).toBeUndefined()
+      expect((await get('/api/schemes/basic/', auth('basic alice'))).headers['vary']).toBeUndefined()
+      expect((await get('/api/schemes/session-basic/', auth('basic alice'))).headers['vary']).toBe('Cookie')
+    })
+
     it('the token record is the auth of a token request (carol\'s is refused as inactive)', async () => {
       const carol = await get('/api/schemes/token/', { Authorization: `Token ${CAROL_TOKEN}` })
       expect(carol.status).toBe(401)
