@@ -95,6 +95,42 @@ describe.skipIf(!oracleAvailable())('identity, token and session routes match DR
     )
   }, 120_000)
 
+  it('arbitrary session and CSRF cookie shapes get the same answer (property)', async () => {
+    const mutate = fc.constantFrom('{v}', '{v}x', 'x{v}', '"{v}"', '{v} ', '', 'bogus')
+    const cookiePart = fc.tuple(fc.constantFrom('sessionid', 'csrftoken', 'SESSIONID', 'other'), mutate, fc.constantFrom('{sessionid}', '{csrftoken}'))
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(cookiePart, { minLength: 1, maxLength: 4 }),
+        fc.constantFrom('; ', ';', ' ; '),
+        fc.constantFrom('GET', 'POST'),
+        fc.option(mutate),
+        async (parts, separator, method, csrfHeader) => {
+          const cookie = parts.map(([name, shape, value]) => `${name}=${shape.replace('{v}', value)}`).join(separator)
+          const request: ExchangeRequest = {
+            name: `${method} Cookie ${cookie} X-CSRFToken ${csrfHeader}`,
+            method,
+            path: '/api/schemes/session/',
+            session: { username: 'alice', csrf: false, cookie },
+          }
+          const send = async (baseUrl: string): Promise<Record<string, unknown>> => {
+            const key = `${baseUrl} alice`
+            const cookies = sessions.get(key)
+            const headers: Record<string, string> =
+              csrfHeader === null || cookies === undefined || cookies === null
+                ? {}
+                : { 'X-CSRFToken': csrfHeader.replace('{v}', cookies.csrftoken) }
+            return comparable(await exchange(baseUrl, { ...request, headers }, sessions), request)
+          }
+          // Log in first (cached), so the header can use each server's own token.
+          await Promise.all([exchange(ours.baseUrl, request, sessions), exchange(oracle.baseUrl, request, sessions)])
+          const [a, b] = await Promise.all([send(ours.baseUrl), send(oracle.baseUrl)])
+          expect(a, request.name).toEqual(b)
+        },
+      ),
+      { numRuns: Number(process.env['ORACLE_RUNS'] ?? 60), seed: Number(process.env['ORACLE_SEED'] ?? 1121) },
+    )
+  }, 120_000)
+
   it('the masking does not hide real differences', () => {
     const base = { status: 200, headers: { 'content-type': 'application/json' }, text: '' }
     const a = comparable({ ...base, body: { token: 'a'.repeat(40) } })
