@@ -131,6 +131,42 @@ describe.skipIf(!oracleAvailable())('identity, token and session routes match DR
     )
   }, 120_000)
 
+  it('arbitrary token-endpoint bodies get the same answer (property)', async () => {
+    const field = fc.oneof(
+      fc.constantFrom('alice', ' alice ', 'alice-pass-1', 'carol', '', ' ', '\t', 'a\u0000b', '\ud800', 'é'),
+      fc.string({ maxLength: 8 }),
+      fc.integer(),
+      fc.constantFrom(0, -0, 1.5, 1e21, true, false, null),
+      fc.constantFrom([], ['alice'], {}, { a: 1 }),
+    )
+    const body = fc.oneof(
+      fc.record({ username: field, password: field }, { requiredKeys: [] }).map((o) => JSON.stringify(o)),
+      fc.constantFrom('[]', '"x"', '1', 'null', 'true', '{}', '{"username": "alice", "password": "alice-pass-1", "x": 1}'),
+    )
+    await fc.assert(
+      fc.asyncProperty(body, fc.constantFrom('application/json', 'application/x-www-form-urlencoded'), async (json, contentType) => {
+        const payload =
+          contentType === 'application/json'
+            ? json
+            : new URLSearchParams(
+                Object.entries((JSON.parse(json) as Record<string, unknown> | null) ?? {}).map(([k, v]) => [k, String(v)]),
+              ).toString()
+        const request: ExchangeRequest = {
+          name: `token ${contentType} ${payload}`,
+          method: 'POST',
+          path: '/api/auth/token/',
+          headers: { 'Content-Type': contentType },
+          body: payload,
+        }
+        const [a, b] = (
+          await Promise.all([exchange(ours.baseUrl, request, sessions), exchange(oracle.baseUrl, request, sessions)])
+        ).map((result) => comparable(result, request))
+        expect(a, request.name).toEqual(b)
+      }),
+      { numRuns: Number(process.env['ORACLE_RUNS'] ?? 60), seed: Number(process.env['ORACLE_SEED'] ?? 1121) },
+    )
+  }, 120_000)
+
   it('the masking does not hide real differences', () => {
     const base = { status: 200, headers: { 'content-type': 'application/json' }, text: '' }
     const a = comparable({ ...base, body: { token: 'a'.repeat(40) } })
