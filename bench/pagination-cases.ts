@@ -57,6 +57,8 @@ export interface DatabaseReport {
   /** `source.count()` through the library's Kysely page source: what page-number and limit/offset pay per request. */
   readonly count: Timing
   readonly countSql: readonly CompiledQuery[]
+  /** The same for a filtered list (`where author_id = 1`, half the rows: the reference API's `?author=`). */
+  readonly filteredCount: Timing
   /**
    * Per cursor style: deepest page median / first page median (the goal: <= 1.5), and deepest /
    * second-shallowest measured depth (both pages seek with a cursor: growth with depth alone).
@@ -231,6 +233,18 @@ export async function runPaginationBench(bench: BenchDatabase, options: BenchOpt
   if (countCapture.result !== bench.rows) problems.push(`${bench.dialect} count() returned ${countCapture.result}, expected ${bench.rows}`)
   const count = await measure(() => source(['id']).count(), options)
   log(`${bench.dialect} count(): median ${count.median.toFixed(3)} ms`)
+  const filtered = (): SeekSource<Row> =>
+    new KyselyPageSource({
+      db,
+      query: db.selectFrom('articles').select(['id', 'title', 'author_id', 'score', 'created']).where('author_id', '=', 1),
+      dialect: bench.dialect,
+      columns: COLUMNS,
+      orderBy: ['id'],
+    })
+  const filteredRows = await filtered().count()
+  if (filteredRows !== Math.ceil(bench.rows / 2)) problems.push(`${bench.dialect} filtered count() returned ${filteredRows}`)
+  const filteredCount = await measure(() => filtered().count(), options)
+  log(`${bench.dialect} filtered count(): median ${filteredCount.median.toFixed(3)} ms`)
 
   const cursorRatios = STYLES.filter((s) => s.kind === 'cursor').flatMap((s) => {
     const mine = cases.filter((c) => c.style === s.name)
@@ -257,6 +271,7 @@ export async function runPaginationBench(bench: BenchDatabase, options: BenchOpt
     cases,
     count,
     countSql: countCapture.queries,
+    filteredCount,
     cursorRatios,
     problems,
   }

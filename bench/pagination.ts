@@ -71,7 +71,7 @@ async function renderReport(bench: BenchDatabase, report: DatabaseReport, withPl
     ),
   )
   out.push('')
-  out.push(`COUNT(*) through the page source (\`source.count()\`, paid by page-number and limit/offset on every request): median ${formatMs(report.count.median)} ms, p95 ${formatMs(report.count.p95)} ms.`)
+  out.push(`COUNT(*) through the page source (\`source.count()\`, paid by page-number and limit/offset on every request): median ${formatMs(report.count.median)} ms, p95 ${formatMs(report.count.p95)} ms; with a filter (\`where author_id = 1\`, ${Math.ceil(report.rows / 2).toLocaleString('en-US')} rows): median ${formatMs(report.filteredCount.median)} ms, p95 ${formatMs(report.filteredCount.p95)} ms.`)
   out.push('')
   for (const r of report.cursorRatios) {
     const shallow = r.shallowDepth === null || r.ratioToShallow === null ? '' : `; page ${r.depth.toLocaleString('en-US')} / page ${r.shallowDepth.toLocaleString('en-US')} = ${r.ratioToShallow.toFixed(2)}x`
