@@ -3,7 +3,7 @@
  * prints every difference in status, WWW-Authenticate, Allow, Retry-After,
  * Content-Type and (masked) JSON body. Exit status 1 when they differ.
  *
- *   bash /work/shared/oracle-drf/run.sh 8101 &        # fresh oracle
+ *   bash ../shared/oracle-drf/run.sh 8101 &          # fresh oracle (shared/ beside the repo)
  *   DATABASE_URL=sqlite:/tmp/x.sqlite3 PORT=8102 npm start &   # fresh reference API
  *   npx tsx scripts/compare-oracle.ts --ours http://127.0.0.1:8102 --oracle http://127.0.0.1:8101
  *

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../reference-api/app.js'
-import { openReferenceContext, type ReferenceContext } from '../../reference-api/context.js'
+import { openReferenceContext, type ReferenceConfig, type ReferenceContext } from '../../reference-api/context.js'
 import type { TestDatabase } from './databases.js'
 
 /** A reference API listening on a real loopback socket, on its own fresh database. */
@@ -12,9 +12,17 @@ export interface RunningReference {
   close(): Promise<void>
 }
 
-/** Migrates and seeds `database`, then serves the reference API on 127.0.0.1 at a free port. */
-export async function startReference(database: TestDatabase): Promise<RunningReference> {
-  const ref = await openReferenceContext({ databaseUrl: database.url })
+/**
+ * Migrates and seeds `database`, then serves the reference API on 127.0.0.1 at a free port.
+ * `config` adds reference settings (Redis, proxies); `dropDatabase: false` keeps the
+ * database for another instance sharing it.
+ */
+export async function startReference(
+  database: TestDatabase,
+  config: Omit<ReferenceConfig, 'databaseUrl'> = {},
+  { dropDatabase = true }: { readonly dropDatabase?: boolean } = {},
+): Promise<RunningReference> {
+  const ref = await openReferenceContext({ ...config, databaseUrl: database.url })
   const app = await buildApp(ref)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
@@ -25,7 +33,7 @@ export async function startReference(database: TestDatabase): Promise<RunningRef
     close: async () => {
       await app.close()
       await ref.close()
-      await database.drop()
+      if (dropDatabase) await database.drop()
     },
   }
 }

@@ -5,41 +5,13 @@
  * compared going forward only: going back over ties DRF repeats or skips rows
  * (drf-behaviors.md §14.7), where gatehouse returns the forward pages exactly.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { createServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freshSqlite } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { fetchPage, walkBackward, walkForward, type FetchedPage } from '../conformance/articles-walk.js'
+import { oracleAvailable, startOracle, type RunningOracle } from './oracle-server.js'
 
-const RUN_SH = '/work/shared/oracle-drf/run.sh'
-const drfInstalled =
-  spawnSync('/usr/bin/python3', ['-c', 'import rest_framework, django'], { stdio: 'ignore' }).status === 0 &&
-  spawnSync('test', ['-f', RUN_SH]).status === 0
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0))
-    })
-  })
-}
-
-async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    try {
-      await fetch(url)
-      return
-    } catch {
-      if (Date.now() > deadline) throw new Error(`oracle did not start at ${url}`)
-      await new Promise((r) => setTimeout(r, 200))
-    }
-  }
-}
+const drfInstalled = oracleAvailable()
 
 /** Masks what legitimately differs: the origin, and cursor strings (opaque, different formats). */
 function mask(value: unknown, origin: string): unknown {
@@ -136,19 +108,17 @@ const SINGLE_REQUESTS = [
 
 describe.skipIf(!drfInstalled)('articles: gatehouse against the DRF oracle', () => {
   let ours: RunningReference
-  let oracle: ChildProcess
+  let oracle: RunningOracle | undefined
   let oracleBase = ''
 
   beforeAll(async () => {
-    const port = await freePort()
-    oracleBase = `http://127.0.0.1:${port}`
-    oracle = spawn('bash', [RUN_SH, String(port)], { stdio: 'ignore' })
+    oracle = await startOracle()
+    oracleBase = oracle.baseUrl
     ours = await startReference(freshSqlite())
-    await waitForHttp(`${oracleBase}/api/whoami/`, 30_000)
-  }, 60_000)
+  }, 90_000)
 
   afterAll(async () => {
-    if (oracle?.pid !== undefined) oracle.kill('SIGTERM')
+    await oracle?.close()
     await ours?.close()
   })
 

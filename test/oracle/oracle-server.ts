@@ -1,14 +1,24 @@
 import { spawn, spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
 
-/** Where the DRF 3.14 oracle's start script lives (see /work/shared/oracle-drf/README.md). */
-export const ORACLE_RUN_SH = process.env['ORACLE_RUN_SH'] ?? '/work/shared/oracle-drf/run.sh'
+/**
+ * Where the DRF 3.14 oracle's start script lives: `ORACLE_RUN_SH`, else the
+ * `shared/` folder beside this repository (as CI lays it out), else /work/shared.
+ */
+export const ORACLE_RUN_SH: string =
+  process.env['ORACLE_RUN_SH'] ??
+  [fileURLToPath(new URL('../../../shared/oracle-drf/run.sh', import.meta.url)), '/work/shared/oracle-drf/run.sh'].find(
+    (candidate) => existsSync(candidate),
+  ) ??
+  'oracle-drf/run.sh (not found)'
 
 /** True when Debian's Django + DRF and the oracle script are present. */
 export function oracleAvailable(): boolean {
   return (
     spawnSync('/usr/bin/python3', ['-c', 'import rest_framework, django'], { stdio: 'ignore' }).status === 0 &&
-    spawnSync('test', ['-f', ORACLE_RUN_SH]).status === 0
+    existsSync(ORACLE_RUN_SH)
   )
 }
 

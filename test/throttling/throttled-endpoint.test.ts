@@ -1,8 +1,6 @@
-import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
-import { buildApp } from '../../reference-api/app.js'
-import { openReferenceContext, referenceConfigFromEnv, type ReferenceConfig } from '../../reference-api/context.js'
-import { freshSqlite, type TestDatabase } from '../helpers/databases.js'
+import { openReferenceContext, referenceConfigFromEnv } from '../../reference-api/context.js'
+import { freshSqlite } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { deletePrefix, REDIS_URL, uniquePrefix } from '../redis/redis-helpers.js'
 import { RedisSessionStore } from '../../src/redis/redis-session-store.js'
@@ -11,24 +9,6 @@ import { MemoryThrottleStore } from '../../src/throttling/memory-throttle-store.
 import { KyselySessionStore } from '../../src/kysely/kysely-session-store.js'
 
 const PATH = '/api/auth/token/throttled/'
-
-/** The reference API over a real socket with extra config (startReference takes only a database). */
-async function startWith(database: TestDatabase, config: Omit<ReferenceConfig, 'databaseUrl'>, dropDatabase = true): Promise<RunningReference> {
-  const ref = await openReferenceContext({ databaseUrl: database.url, ...config })
-  const app = await buildApp(ref)
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const { port } = app.server.address() as AddressInfo
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    ref,
-    app,
-    close: async () => {
-      await app.close()
-      await ref.close()
-      if (dropDatabase) await database.drop()
-    },
-  }
-}
 
 async function obtain(
   server: RunningReference,
@@ -98,7 +78,7 @@ describe('POST /api/auth/token/throttled/ over HTTP (memory store, the default)'
   })
 
   it('with GATEHOUSE_NUM_PROXIES=1 the proxy-appended address is the client', async () => {
-    const server = await startWith(freshSqlite(), { numProxies: 1 })
+    const server = await startReference(freshSqlite(), { numProxies: 1 })
     servers.push(server)
     for (let i = 0; i < 5; i++) expect((await obtain(server, 'alice-pass-1', { 'x-forwarded-for': '198.51.100.1' })).status).toBe(200)
     expectThrottled(await obtain(server, 'alice-pass-1', { 'x-forwarded-for': '198.51.100.1' }))
@@ -118,9 +98,9 @@ describe.skipIf(REDIS_URL === undefined)('the throttled endpoint and sessions wi
 
   it('shares one budget and one session store between instances', async () => {
     const database = freshSqlite()
-    const a = await startWith(database, { redisUrl: REDIS_URL, redisPrefix: prefix }, false)
+    const a = await startReference(database, { redisUrl: REDIS_URL, redisPrefix: prefix }, { dropDatabase: false })
     servers.push(a)
-    const b = await startWith(database, { redisUrl: REDIS_URL, redisPrefix: prefix })
+    const b = await startReference(database, { redisUrl: REDIS_URL, redisPrefix: prefix })
     servers.push(b)
     expect(a.ref.throttleStore).toBeInstanceOf(RedisThrottleStore)
     expect(a.ref.sessions).toBeInstanceOf(RedisSessionStore)
