@@ -126,6 +126,9 @@ pid ${dir}/nginx.pid;
 events { worker_connections 4096; }
 http {
   access_log off;
+  # nginx closes a client connection after 1000 requests by default; a load generator racing
+  # that close counts a connection error, so allow long-lived keep-alive connections.
+  keepalive_requests 1000000;
   client_body_temp_path ${dir}/client_body;
   proxy_temp_path ${dir}/proxy;
   fastcgi_temp_path ${dir}/fastcgi;
@@ -134,6 +137,7 @@ http {
   upstream gatehouse {
 ${servers}
     keepalive 128;
+    keepalive_requests 1000000;
   }
   server {
     listen 127.0.0.1:${options.listenPort};
