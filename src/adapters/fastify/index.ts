@@ -4,7 +4,6 @@ import { jsonResponse, serializeBody, type ApiResponse } from '../../core/api-re
 import { createApiRequest } from '../../core/request-factory.js'
 import type { ApiView } from '../../core/view.js'
 
-const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 
 /** Builds the absolute request URL; `null` when the Host header cannot form one. */
 function requestUrl(request: FastifyRequest): URL | null {
@@ -46,10 +45,13 @@ export function writeResponse(reply: FastifyReply, response: ApiResponse): Fasti
   return body === undefined ? reply.send() : reply.send(Buffer.from(body))
 }
 
-/** Mounts a gatehouse view at `path` for every method; the view answers 405s itself. */
+/**
+ * Mounts a gatehouse view at `path` for every method Fastify routes (TRACE and QUERY
+ * included), so the view answers DRF's 405 `Method "X" not allowed.` itself.
+ */
 export function mountView(app: FastifyInstance, path: string, view: ApiView): void {
   app.route({
-    method: [...ALL_METHODS],
+    method: [...app.supportedMethods],
     url: path,
     exposeHeadRoute: false,
     handler: async (request, reply) => {
