@@ -24,8 +24,8 @@ export interface ReferenceConfig {
   /** `DATABASE_URL`; unset means the embedded SQLite file `gatehouse.sqlite3`. */
   readonly databaseUrl?: string | undefined
   /**
-   * PostgreSQL connect and statement timeout in ms: past it a request answers 503.
-   * Default: `GATEHOUSE_DB_TIMEOUT_MS`, else the driver defaults (5 s connect, 10 s statement).
+   * PostgreSQL connect and statement timeout in ms (`GATEHOUSE_DB_TIMEOUT_MS`): past it a
+   * request answers 503. Unset: 5 s connect, 10 s statement.
    */
   readonly dbTimeoutMs?: number | undefined
   /**
@@ -57,13 +57,14 @@ function envInteger(env: NodeJS.ProcessEnv, name: string, min: number): number |
 }
 
 /**
- * The serve command's configuration from the environment: `DATABASE_URL`,
+ * The serve command's configuration from the environment: `DATABASE_URL`, `GATEHOUSE_DB_TIMEOUT_MS`,
  * `REDIS_URL`, `GATEHOUSE_REDIS_PREFIX`, `GATEHOUSE_REDIS_TIMEOUT_MS` and `GATEHOUSE_NUM_PROXIES`. A malformed
  * number throws, so a typo stops start-up instead of silently trusting no proxy.
  */
 export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
   return {
     databaseUrl: env['DATABASE_URL'],
+    dbTimeoutMs: envInteger(env, 'GATEHOUSE_DB_TIMEOUT_MS', 1),
     redisUrl: env['REDIS_URL'] === '' ? undefined : env['REDIS_URL'],
     redisPrefix: env['GATEHOUSE_REDIS_PREFIX'] === '' ? undefined : env['GATEHOUSE_REDIS_PREFIX'],
     redisTimeoutMs: envInteger(env, 'GATEHOUSE_REDIS_TIMEOUT_MS', 1),
@@ -71,13 +72,10 @@ export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Re
   }
 }
 
-/** The pool timeouts of `config`, or of `GATEHOUSE_DB_TIMEOUT_MS`; none when neither is set. */
+/** The pool timeouts of `config`; the driver defaults when unset. */
 function databaseTimeouts(config: ReferenceConfig): { connectTimeoutMs?: number; statementTimeoutMs?: number } {
-  const raw = config.dbTimeoutMs ?? process.env['GATEHOUSE_DB_TIMEOUT_MS']
-  if (raw === undefined || raw === '') return {}
-  const ms = Number(raw)
-  if (!Number.isInteger(ms) || ms <= 0) throw new Error(`GATEHOUSE_DB_TIMEOUT_MS must be a positive integer, got "${String(raw)}"`)
-  return { connectTimeoutMs: ms, statementTimeoutMs: ms }
+  const ms = config.dbTimeoutMs
+  return ms === undefined ? {} : { connectTimeoutMs: ms, statementTimeoutMs: ms }
 }
 
 /** Everything the reference API's routes share: the database, the stores and the API settings. */

@@ -130,14 +130,16 @@ describe('referenceConfigFromEnv', () => {
   it('reads REDIS_URL and GATEHOUSE_NUM_PROXIES, defaulting to no Redis and no trusted proxy', () => {
     expect(referenceConfigFromEnv({})).toEqual({
       databaseUrl: undefined,
+      dbTimeoutMs: undefined,
       redisUrl: undefined,
       redisPrefix: undefined,
       redisTimeoutMs: undefined,
       numProxies: undefined,
     })
     expect(
-      referenceConfigFromEnv({ REDIS_URL: 'redis://h:1', GATEHOUSE_REDIS_PREFIX: 'run7:', GATEHOUSE_NUM_PROXIES: '2', GATEHOUSE_REDIS_TIMEOUT_MS: '500' }),
+      referenceConfigFromEnv({ REDIS_URL: 'redis://h:1', GATEHOUSE_REDIS_PREFIX: 'run7:', GATEHOUSE_NUM_PROXIES: '2', GATEHOUSE_REDIS_TIMEOUT_MS: '500', GATEHOUSE_DB_TIMEOUT_MS: '1500' }),
     ).toMatchObject({
+      dbTimeoutMs: 1500,
       redisUrl: 'redis://h:1',
       redisPrefix: 'run7:',
       numProxies: 2,
@@ -148,6 +150,10 @@ describe('referenceConfigFromEnv', () => {
 
   it.each(['-1', '1.5', 'one', '0x1'])('rejects GATEHOUSE_NUM_PROXIES=%s at start-up', (value) => {
     expect(() => referenceConfigFromEnv({ GATEHOUSE_NUM_PROXIES: value })).toThrow(/GATEHOUSE_NUM_PROXIES/)
+  })
+
+  it.each(['0', '-5', 'soon'])('rejects GATEHOUSE_DB_TIMEOUT_MS=%s at start-up', (value) => {
+    expect(() => referenceConfigFromEnv({ GATEHOUSE_DB_TIMEOUT_MS: value })).toThrow(/GATEHOUSE_DB_TIMEOUT_MS/)
   })
 
   it('uses SQL sessions without Redis', async () => {
