@@ -16,7 +16,7 @@ export interface BrowsablePageOptions {
 }
 
 const STYLE = `body{font-family:system-ui,sans-serif;margin:2rem;color:#222}
-pre{background:#f6f6f6;padding:1rem;overflow:auto}
+pre{background:#f6f6f6;padding:1rem;overflow:auto;white-space:pre-wrap;overflow-wrap:anywhere}
 nav.page-controls{float:right}
 ul.pagination,ul.pager{list-style:none;display:flex;gap:.25rem;padding:0;margin:5px 0 10px 0}
 ul.pagination li a,ul.pager li a{display:block;padding:.3rem .6rem;border:1px solid #ccc;text-decoration:none}
