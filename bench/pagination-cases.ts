@@ -98,7 +98,7 @@ export function listRequest(query: string): ApiRequest {
 const COLUMNS: Readonly<Record<string, ColumnSpec>> = {
   id: { ref: 'articles.id', kind: 'integer' },
   score: { ref: 'articles.score', kind: 'integer' },
-  created: { ref: 'articles.created', kind: 'timestamp' },
+  created: { ref: 'articles.created', kind: 'timestamp', nearlyUnique: true },
 }
 
 interface Style {

@@ -29,7 +29,7 @@ const opts = new Command('pagination-shapes')
 
 const COLUMNS: Readonly<Record<string, ColumnSpec>> = {
   id: { ref: 'articles.id', kind: 'integer' },
-  created: { ref: 'articles.created', kind: 'timestamp' },
+  created: { ref: 'articles.created', kind: 'timestamp', nearlyUnique: true },
 }
 const SELECT = sql.raw('select id, title, author_id, score, created from articles')
 

@@ -47,7 +47,7 @@ const COLUMNS: Readonly<Record<string, ColumnSpec>> = {
   title: { ref: 'articles.title', kind: 'text' },
   author: { ref: 'u.username', kind: 'text' },
   score: { ref: 'articles.score', kind: 'integer' },
-  created: { ref: 'articles.created', kind: 'timestamp' },
+  created: { ref: 'articles.created', kind: 'timestamp', nearlyUnique: true },
 }
 
 /** The articles of `?author=` (empty: every article), ordered by id for the numbered styles. */

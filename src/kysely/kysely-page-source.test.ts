@@ -54,6 +54,18 @@ for (const backend of BACKENDS) {
     const fullScan = (text: string): boolean =>
       backend.name === 'sqlite' ? /\bSCAN articles\b/.test(text) : /Seq Scan on articles/.test(text)
 
+    it('id alone: a plain range seek, no union or sub-select', async () => {
+      const source = sourceFor(ref)
+      const ordering = parseOrdering('id', 'id')
+      for (const reverse of [false, true]) {
+        const compiled = source.compileSeek({ ordering, after: [9000], reverse, limit: 11 })
+        expect(compiled.sql).not.toMatch(/union|seek_/)
+        expect(compiled.sql).toMatch(reverse ? /"articles"\."id" < / : /"articles"\."id" > /)
+        const rows = await source.seek({ ordering, after: [9000], reverse, limit: 3 })
+        expect(rows.map((r) => r.id)).toEqual(reverse ? [8999, 8998, 8997] : [9001, 9002, 9003])
+      }
+    })
+
     it('-created: forward and back seeks use the (created, id) index, never a full scan', async () => {
       const source = sourceFor(ref)
       const ordering = parseOrdering('-created', 'id')
@@ -72,6 +84,8 @@ for (const backend of BACKENDS) {
     it('-score, id (mixed directions): each branch seeks the (score, id) index', async () => {
       const source = sourceFor(ref)
       const ordering = parseOrdering(['-score', 'id'], 'id')
+      // `score` (10 values) is not nearlyUnique: per-prefix branches, never one statement over a tie group.
+      expect(source.compileSeek({ ordering, after: [5, 9000], reverse: false, limit: 11 }).sql).toMatch(/union all/)
       const text = await plan(ref, source, ordering, [5, 9000], false)
       expect(text).toMatch(/articles_score_id/)
       expect(fullScan(text), text).toBe(false)
@@ -82,13 +96,14 @@ for (const backend of BACKENDS) {
       const ordering = parseOrdering('created', 'id')
       const compiled = source.compileSeek({ ordering, after: ['2023-01-05T00:00:00.000Z', 100], reverse: false, limit: 11 })
       if (backend.name === 'postgres') expect(compiled.sql).toMatch(/\("articles"\."created", "articles"\."id"\) > \(\$\d+, \$\d+\)/)
-      else expect(compiled.sql).toMatch(/union all/)
+      // `created` is declared nearlyUnique: one statement, no union.
+      else expect(compiled.sql).toMatch(/"articles"\."created" >= \? and \("articles"\."created" > \? or "articles"\."id" > \?\)/)
       const text = await plan(ref, source, ordering, [backend.name === 'postgres' ? new Date('2023-01-05T00:00:00Z') : '2023-01-05T00:00:00.000Z', 100], false)
       expect(text).toMatch(/articles_created_id/)
       expect(fullScan(text), text).toBe(false)
     })
 
-    for (const spec of [['-score', 'id'], ['-score', '-id'], ['created'], ['-created']]) {
+    for (const spec of [['-score', 'id'], ['-score', '-id'], ['created'], ['-created'], ['-id'], ['-created', '-id'], ['created', '-id']]) {
       it(`${spec.join(', ')}: the same rows as a full sort, at depth, both ways`, async () => {
         const source = sourceFor(ref, '?author=bob')
         const ordering = parseOrdering(spec, 'id')

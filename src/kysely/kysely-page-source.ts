@@ -11,6 +11,17 @@ export interface ColumnSpec {
   /** Qualified column reference, e.g. `'articles.created'`. */
   readonly ref: string
   readonly kind: ColumnKind
+  /**
+   * Few rows share a value (a timestamp, a slug). A cursor ordering of this field
+   * plus the unique tiebreaker then seeks with one statement,
+   * `a <= $1 AND (a < $1 OR id > $2)`, instead of a `UNION ALL` of one branch per
+   * key prefix. That statement reads the rest of the cursor's tie group on every
+   * page (mixed directions make the database sort it), so leave this unset for
+   * low-cardinality fields such as a score: there the branches seek each range
+   * through the index whatever the size of a tie group. The rows are the same
+   * either way; only the cost differs. @default false
+   */
+  readonly nearlyUnique?: boolean
 }
 
 /** What the source needs of a `Kysely` instance (any `Kysely<DB>` is one). */
@@ -53,12 +64,15 @@ function accepts(kind: ColumnKind, value: KeyValue): boolean {
  *
  * - Page number and limit/offset: `SELECT count(*) FROM (query)` plus `LIMIT/OFFSET`.
  * - Cursor: keyset conditions on the full key, so the cost of a page does not grow
- *   with its depth. On PostgreSQL, when every field has the same direction, one
- *   row-value comparison `(a, b) > ($1, $2)` that the `(a, b)` index serves (the
- *   expanded `OR` form defeats it). Otherwise (SQLite, whose row values seek on the
- *   first column only, and mixed directions such as `-score, id` anywhere) a
- *   `UNION ALL` of one branch per key prefix (`a = $1 AND b > $2`, then `a < $1`),
- *   each ordered and limited so each seeks its own index range.
+ *   with its depth. A single (unique) field: a plain `a > $1`. On PostgreSQL, when
+ *   every field has the same direction, one row-value comparison `(a, b) > ($1, $2)`
+ *   that the `(a, b)` index serves (the expanded `OR` form defeats it). Two fields
+ *   whose first is declared `nearlyUnique` (a timestamp plus the tiebreaker): one
+ *   statement `a <= $1 AND (a < $1 OR b > $2)`, which reads at most one small tie
+ *   group. Otherwise (SQLite, whose row values seek on the first column only, and
+ *   mixed directions such as `-score, id` anywhere) a `UNION ALL` of one branch per
+ *   key prefix (`a = $1 AND b > $2`, then `a < $1`), each ordered and limited so
+ *   each seeks its own index range however large a tie group is.
  */
 export class KyselyPageSource<DB, TB extends keyof DB, O> implements SeekSource<O> {
   private readonly options: KyselyPageSourceOptions<DB, TB, O>
@@ -131,18 +145,29 @@ export class KyselyPageSource<DB, TB extends keyof DB, O> implements SeekSource<
     if (after === null) return this.ordered(base, dirs).limit(limit).compile()
     const refs = dirs.map((f) => sql.ref(this.column(f.field).ref))
     const values = after.map((v, i) => sql`${this.bind(dirs[i]?.field ?? '', v)}`)
+    const beyond = (i: number): RawBuilder<SqlBool> =>
+      sql<SqlBool>`${refs[i]} ${sql.raw(dirs[i]?.descending === true ? '<' : '>')} ${values[i]}`
+    // One field (a unique one): a plain range seek, no union or sub-select to plan.
+    if (dirs.length === 1) return this.ordered(base.where(beyond(0)), dirs).limit(limit).compile()
     const uniform = dirs.every((f) => f.descending === dirs[0]?.descending)
     if (this.options.dialect === 'postgres' && uniform) {
       const op = dirs[0]?.descending === true ? sql.raw('<') : sql.raw('>')
       const cond = sql<SqlBool>`(${sql.join(refs)}) ${op} (${sql.join(values)})`
       return this.ordered(base.where(cond), dirs).limit(limit).compile()
     }
+    const lead = dirs[0]
+    if (dirs.length === 2 && lead !== undefined && this.column(lead.field).nearlyUnique === true) {
+      // Declared nearly unique: tie groups are small, so one statement that seeks the
+      // leading field's range and sorts its few ties beats planning a union.
+      const upTo = sql.raw(lead.descending ? '<=' : '>=')
+      const cond = sql<SqlBool>`${refs[0]} ${upTo} ${values[0]} and (${beyond(0)} or ${beyond(1)})`
+      return this.ordered(base.where(cond), dirs).limit(limit).compile()
+    }
     // One branch per key prefix: equal on fields 0..i-1, strictly beyond on field i.
-    const branches = dirs.map((f, i) => {
+    const branches = dirs.map((_, i) => {
       let q = base
       for (let j = 0; j < i; j++) q = q.where(sql<SqlBool>`${refs[j]} = ${values[j]}`)
-      const op = sql.raw(f.descending ? '<' : '>')
-      q = q.where(sql<SqlBool>`${refs[i]} ${op} ${values[i]}`)
+      q = q.where(beyond(i))
       return this.ordered(q, dirs).limit(limit)
     })
     const outerOrder = sql.join(dirs.map((f) => sql`${sql.ref(f.field)} ${sql.raw(f.descending ? 'desc' : 'asc')}`))
