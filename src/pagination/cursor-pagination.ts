@@ -15,7 +15,7 @@ import {
   type Paginator,
   type TemplateOption,
 } from './paginator.js'
-import { absoluteUrl, queryParam, removeQueryParam, replaceQueryParam } from './query-params.js'
+import { absoluteUrl, queryParam, queryParamReplacer, removeQueryParam } from './query-params.js'
 
 /** Options of `CursorPagination` (spec 4.3). */
 export interface CursorPaginationOptions extends TemplateOption {
@@ -133,7 +133,8 @@ export class CursorPagination implements Paginator {
     const hasNext = cursor.reverse ? cursor.key !== null : extra
     const hasPrevious = cursor.reverse ? extra : cursor.key !== null
     const url = absoluteUrl(req.url)
-    const link = (c: Cursor): string => replaceQueryParam(url, this.cursorQueryParam, this.encode(c))
+    let replacer: ((value: string) => string) | null = null
+    const link = (c: Cursor): string => (replacer ??= queryParamReplacer(url, this.cursorQueryParam))(this.encode(c))
     const first = items[0]
     const last = items[items.length - 1]
     let next: string | null = null

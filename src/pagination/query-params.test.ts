@@ -1,5 +1,15 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { parsePositiveInt, parsePythonInt, parseQuery, queryParam, quotePlus, removeQueryParam, replaceQueryParam } from './query-params.js'
+import {
+  parsePositiveInt,
+  parsePythonInt,
+  parseQuery,
+  queryParam,
+  queryParamReplacer,
+  quotePlus,
+  removeQueryParam,
+  replaceQueryParam,
+} from './query-params.js'
 
 describe('replaceQueryParam / removeQueryParam (DRF utils/urls.py, drf-behaviors §11.3)', () => {
   const base = 'http://testserver/pn/'
@@ -13,6 +23,18 @@ describe('replaceQueryParam / removeQueryParam (DRF utils/urls.py, drf-behaviors
     expect(replaceQueryParam(`${base}?q=%zz&page=2`, 'page', 3)).toBe(`${base}?page=3&q=%25zz`)
     expect(replaceQueryParam(`${base}?page=2&page=3`, 'page', 4)).toBe(`${base}?page=4`)
     expect(replaceQueryParam(`${base}?é=ü`, 'page', 2)).toBe(`${base}?page=2&%C3%A9=%C3%BC`)
+  })
+  it('queryParamReplacer gives replaceQueryParam\'s URL for any query, key and value', () => {
+    const piece = fc.oneof(fc.constantFrom('cursor', 'page', 'a', 'z', '', '%', '%2', '%zz', '+', '=', '#', 'é', '%C3%A9', 'curs%6Fr'), fc.string({ maxLength: 6 }))
+    const query = fc.array(fc.tuple(piece, fc.option(piece, { nil: undefined })), { maxLength: 6 })
+    fc.assert(
+      fc.property(query, fc.constantFrom('cursor', 'page', 'é', 'a b'), fc.string({ maxLength: 12 }), fc.boolean(), (pairs, key, value, hash) => {
+        const text = pairs.map(([k, v]) => (v === undefined ? k : `${k}=${v}`)).join('&')
+        const url = `${base}${text === '' ? '' : `?${text}`}${hash ? '#frag' : ''}`
+        expect(queryParamReplacer(url, key)(value)).toBe(replaceQueryParam(url, key, value))
+      }),
+      { numRuns: 500 },
+    )
   })
   it('drops the query entirely when nothing is left', () => {
     expect(removeQueryParam(`${base}?page=2`, 'page')).toBe(base)

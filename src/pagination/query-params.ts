@@ -17,9 +17,12 @@ export function unquotePlus(text: string): string {
 }
 
 const SAFE = /[A-Za-z0-9_.\-~]/
+const ALL_SAFE = /^[A-Za-z0-9_.\-~]*$/
 
 /** Python's `quote_plus(value, safe='')`, as `urlencode` applies it. */
 export function quotePlus(text: string): string {
+  // Cursors and page numbers are all safe characters: nothing to escape.
+  if (ALL_SAFE.test(text)) return text
   let out = ''
   for (const ch of text) {
     if (ch === ' ') out += '+'
@@ -76,6 +79,30 @@ function rebuild(url: string, edit: (query: Map<string, string[]>) => void): str
 /** DRF's `replace_query_param`: `key` set to one value, the query re-encoded with keys sorted. */
 export function replaceQueryParam(url: string, key: string, value: string | number | bigint): string {
   return rebuild(url, (query) => query.set(key, [String(value)]))
+}
+
+/**
+ * `replaceQueryParam(url, key, value)` for several values of one `key` (a cursor
+ * page's next and previous links): the URL is parsed and sorted once.
+ */
+export function queryParamReplacer(url: string, key: string): (value: string) => string {
+  const hash = url.indexOf('#')
+  const bare = hash === -1 ? url : url.slice(0, hash)
+  const q = bare.indexOf('?')
+  const base = q === -1 ? bare : bare.slice(0, q)
+  const query = parseQuery(q === -1 ? '' : bare.slice(q + 1))
+  query.set(key, [''])
+  const keys = [...query.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  const before: string[] = []
+  const after: string[] = []
+  let seen = false
+  for (const k of keys) {
+    if (k === key) seen = true
+    else for (const value of query.get(k) ?? []) (seen ? after : before).push(`${quotePlus(k)}=${quotePlus(value)}`)
+  }
+  const head = `${base}?${before.map((pair) => `${pair}&`).join('')}${quotePlus(key)}=`
+  const tail = after.map((pair) => `&${pair}`).join('')
+  return (value) => `${head}${quotePlus(value)}${tail}`
 }
 
 /** DRF's `remove_query_param`: `key` dropped, the query re-encoded with keys sorted. */
