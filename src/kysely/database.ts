@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely'
+import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type SqliteDatabase, type SqliteStatement } from 'kysely'
 import { ConfigurationError } from '../core/errors.js'
 
 /** Which SQL engine a `DATABASE_URL` points at. */
@@ -38,6 +38,41 @@ export interface OpenDatabaseOptions {
   readonly statementTimeoutMs?: number
 }
 
+/** The part of a better-sqlite3 database the statement cache needs. */
+interface PreparingDatabase {
+  close(): unknown
+  prepare(sql: string): SqliteStatement & { readonly busy: boolean }
+}
+
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing costs about as much as
+ * running a small indexed query. Reuse prepared statements by SQL text (a bounded,
+ * least-recently-used map). A statement still iterating (a stream) is never shared.
+ */
+export function withStatementCache(db: PreparingDatabase, size = 256): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement & { readonly busy: boolean }>()
+  return {
+    close: () => {
+      cache.clear()
+      db.close()
+    },
+    prepare(sql: string): SqliteStatement {
+      const cached = cache.get(sql)
+      if (cached !== undefined && !cached.busy) {
+        cache.delete(sql)
+        cache.set(sql, cached)
+        return cached
+      }
+      const statement = db.prepare(sql)
+      if (cached === undefined) {
+        cache.set(sql, statement)
+        if (cache.size > size) cache.delete(cache.keys().next().value as string)
+      }
+      return statement
+    },
+  }
+}
+
 /** Creates the Kysely dialect for a target. The drivers are loaded only when used. */
 export async function createDialect(target: DatabaseTarget, options: OpenDatabaseOptions = {}): Promise<Dialect> {
   if (target.dialect === 'sqlite') {
@@ -46,7 +81,7 @@ export async function createDialect(target: DatabaseTarget, options: OpenDatabas
     db.pragma('journal_mode = WAL')
     db.pragma('busy_timeout = 5000')
     db.pragma('foreign_keys = ON')
-    return new SqliteDialect({ database: db })
+    return new SqliteDialect({ database: withStatementCache(db) })
   }
   const pg = await import('pg')
   const Pool = pg.default.Pool

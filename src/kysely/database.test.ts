@@ -1,0 +1,60 @@
+import SQLite from 'better-sqlite3'
+import { describe, expect, it } from 'vitest'
+import { parseDatabaseUrl, withStatementCache } from './database.js'
+
+describe('withStatementCache', () => {
+  it('reuses a prepared statement for the same SQL and gives the same results', () => {
+    const raw = new SQLite(':memory:')
+    const db = withStatementCache(raw)
+    db.prepare('create table t (x integer)').run([])
+    db.prepare('insert into t values (?), (?)').run([1, 2])
+    const first = db.prepare('select x from t where x > ? order by x')
+    const again = db.prepare('select x from t where x > ? order by x')
+    expect(again).toBe(first)
+    expect(again.all([0])).toEqual([{ x: 1 }, { x: 2 }])
+    expect(db.prepare('select x from t where x > ? order by x').all([1])).toEqual([{ x: 2 }])
+    db.close()
+  })
+
+  it('never hands out a statement that is still iterating', () => {
+    const raw = new SQLite(':memory:')
+    const db = withStatementCache(raw)
+    const sql = 'select value from json_each(?)'
+    const iterator = db.prepare(sql).iterate(['[1,2,3]'])
+    expect(iterator.next().value).toEqual({ value: 1 })
+    const other = db.prepare(sql)
+    expect(other.all(['[4]'])).toEqual([{ value: 4 }])
+    expect([...iterator]).toEqual([{ value: 2 }, { value: 3 }])
+    db.close()
+  })
+
+  it('keeps at most `size` statements, dropping the least recently used', () => {
+    const raw = new SQLite(':memory:')
+    const db = withStatementCache(raw, 2)
+    const a = db.prepare('select 1')
+    const b = db.prepare('select 2')
+    expect(db.prepare('select 1')).toBe(a) // a is now the most recent
+    db.prepare('select 3') // evicts b
+    expect(db.prepare('select 1')).toBe(a)
+    expect(db.prepare('select 2')).not.toBe(b)
+    db.close()
+  })
+})
+
+describe('parseDatabaseUrl', () => {
+  it.each([
+    [undefined, { dialect: 'sqlite', path: 'gatehouse.sqlite3' }],
+    ['', { dialect: 'sqlite', path: 'gatehouse.sqlite3' }],
+    ['sqlite:/tmp/x.db', { dialect: 'sqlite', path: '/tmp/x.db' }],
+    ['file:data.db', { dialect: 'sqlite', path: 'data.db' }],
+    ['postgres://u@h:5432/db', { dialect: 'postgres', url: 'postgres://u@h:5432/db' }],
+    ['postgresql://u@h/db', { dialect: 'postgres', url: 'postgresql://u@h/db' }],
+  ])('%s', (url, expected) => {
+    expect(parseDatabaseUrl(url)).toEqual(expected)
+  })
+
+  it('refuses other schemes without echoing a password', () => {
+    expect(() => parseDatabaseUrl('mysql://root:secret@h/db')).toThrow(/DATABASE_URL/)
+    expect(() => parseDatabaseUrl('mysql://root:secret@h/db')).not.toThrow(/secret/)
+  })
+})
