@@ -54,13 +54,14 @@ export function authMigrations(dialect: DialectName): Record<string, Migration> 
  * Runs migrations to the latest version, tracked in `tableName`. Throws with the
  * failing migration's name when one fails (nothing half-applied: each runs in a transaction).
  */
-export async function migrate(
-  db: Kysely<unknown>,
+export async function migrate<DB>(
+  db: Kysely<DB>,
   migrations: Record<string, Migration>,
   tableName = 'gatehouse_migrations',
 ): Promise<MigrationResultSet> {
   const migrator = new Migrator({
-    db,
+    // Migrations create the schema, so they see the database untyped.
+    db: db as unknown as Kysely<unknown>,
     provider: { getMigrations: async () => migrations },
     migrationTableName: tableName,
     migrationLockTableName: `${tableName}_lock`,
