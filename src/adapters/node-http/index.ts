@@ -1,0 +1,162 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ApiRequest } from '../../core/api-request.js'
+import { jsonResponse, serializeBody, type ApiResponse } from '../../core/api-response.js'
+import { ApiError, type ErrorDetail } from '../../core/errors.js'
+import { createApiRequest } from '../../core/request-factory.js'
+import type { ApiView } from '../../core/view.js'
+
+/** How the node:http adapter reads a request. */
+export interface NodeHttpOptions {
+  /**
+   * Believe `X-Forwarded-Proto` (set it only behind a proxy that overwrites the header).
+   * @default false
+   */
+  readonly trustProxy?: boolean
+  /** Largest request body read, in bytes; a larger one answers 413. @default 1048576 (1 MiB, as Fastify) */
+  readonly bodyLimit?: number
+}
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024
+
+/** 413: the request body is over the adapter's `bodyLimit`. */
+export class PayloadTooLarge extends ApiError {
+  readonly status = 413
+  constructor(detail: ErrorDetail = 'Request body is too large.', code = 'payload_too_large') {
+    super(detail, code)
+  }
+}
+
+/**
+ * The absolute request URL from the `Host` header and the request target; `null`
+ * when the Host header is missing or is not a bare `host[:port]` (a Host such as
+ * `a/b?` must not be able to rewrite the path that page links are built from).
+ */
+export function requestUrl(req: IncomingMessage, options: NodeHttpOptions = {}): URL | null {
+  const host = req.headers.host
+  if (host === undefined || host === '') return null
+  let protocol = 'encrypted' in req.socket && req.socket.encrypted === true ? 'https' : 'http'
+  if (options.trustProxy === true) {
+    const forwarded = req.headers['x-forwarded-proto']
+    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim().toLowerCase()
+    if (first === 'http' || first === 'https') protocol = first
+  }
+  try {
+    const base = new URL(`${protocol}://${host}`)
+    if (base.pathname !== '/' || base.search !== '' || base.hash !== '' || base.username !== '' || base.password !== '') return null
+    const target = req.url ?? '/'
+    // Origin-form (`/path?q`) is appended, never resolved: `//evil/x` stays a path. Absolute-form keeps its path.
+    const absolute = target.startsWith('/') ? null : new URL(target)
+    return new URL(`${base.origin}${absolute === null ? target : `${absolute.pathname}${absolute.search}`}`)
+  } catch {
+    return null
+  }
+}
+
+/** Reads the whole body, failing with `PayloadTooLarge` past `limit` bytes; `null` when empty. */
+function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | null> {
+  const declared = Number(req.headers['content-length'])
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new PayloadTooLarge())
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const cleanup = (): void => {
+      req.off('data', onData)
+      req.off('end', onEnd)
+      req.off('error', onError)
+    }
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length
+      if (size > limit) {
+        cleanup()
+        reject(new PayloadTooLarge())
+        return
+      }
+      chunks.push(chunk)
+    }
+    const onEnd = (): void => {
+      cleanup()
+      resolve(size === 0 ? null : new Uint8Array(Buffer.concat(chunks, size)))
+    }
+    const onError = (error: Error): void => {
+      cleanup()
+      reject(error)
+    }
+    req.on('data', onData)
+    req.on('end', onEnd)
+    req.on('error', onError)
+  })
+}
+
+/**
+ * Translates a node:http request into an `ApiRequest` (the body is read only when
+ * a view asks for it). `null` when the Host header cannot form a URL: answer 400.
+ */
+export function toApiRequest(req: IncomingMessage, options: NodeHttpOptions = {}): ApiRequest | null {
+  const url = requestUrl(req, options)
+  if (url === null) return null
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
+  return createApiRequest({
+    method: req.method ?? 'GET',
+    url,
+    headers: {
+      get(name: string): string | null {
+        const value = req.headers[name.toLowerCase()]
+        if (value === undefined) return null
+        return Array.isArray(value) ? value.join(', ') : value
+      },
+    },
+    remoteAddress: req.socket.remoteAddress ?? null,
+    readBody: () => readBody(req, limit),
+  })
+}
+
+/** Writes an `ApiResponse` to a node:http response (each `Set-Cookie` on its own line). */
+export function writeResponse(res: ServerResponse, response: ApiResponse): void {
+  const setCookies: string[] = []
+  for (const [name, value] of response.headers) {
+    if (name.toLowerCase() === 'set-cookie') setCookies.push(value)
+    else res.setHeader(name, value)
+  }
+  if (setCookies.length > 0) res.setHeader('Set-Cookie', setCookies)
+  const body = serializeBody(response)
+  res.statusCode = response.status
+  if (body === undefined) {
+    res.end()
+    return
+  }
+  const bytes = Buffer.from(body)
+  res.setHeader('Content-Length', bytes.length)
+  res.end(bytes)
+}
+
+const INVALID_HOST = jsonResponse(400, { detail: 'Invalid Host header.' })
+const NOT_FOUND = jsonResponse(404, { detail: 'Not found.' })
+
+/** A node:http request listener. */
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
+
+/** Answers every request with `view` (which never throws); a malformed Host is a 400. */
+export function viewHandler(view: ApiView, options: NodeHttpOptions = {}): NodeHandler {
+  return async (req, res) => {
+    const request = toApiRequest(req, options)
+    const response = request === null ? INVALID_HOST : await view.handle(request)
+    // A body left unread past the limit is not drained: the connection closes instead.
+    if (response.status === 413 && !req.complete) res.setHeader('Connection', 'close')
+    writeResponse(res, response)
+  }
+}
+
+/**
+ * Routes by exact path (no pattern, query ignored; the trailing slash is
+ * significant, as in DRF's URL conf): an unknown path is DRF's 404 `Not found.`.
+ */
+export function router(routes: Readonly<Record<string, ApiView>>, options: NodeHttpOptions = {}): NodeHandler {
+  const handlers = new Map(Object.entries(routes).map(([path, view]) => [path, viewHandler(view, options)]))
+  return async (req, res) => {
+    const url = requestUrl(req, options)
+    if (url === null) return writeResponse(res, INVALID_HOST)
+    const handler = handlers.get(url.pathname)
+    if (handler === undefined) return writeResponse(res, NOT_FOUND)
+    return handler(req, res)
+  }
+}
