@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
-import { connect, type AddressInfo } from 'node:net'
-import { Socket } from 'node:net'
+import { connect, Socket, type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { jsonResponse } from '../../core/api-response.js'
 import { createApi } from '../../core/api.js'
@@ -78,9 +77,20 @@ describe('node:http adapter over a socket', () => {
     },
   })
   const options: NodeHttpOptions = { bodyLimit: 16 }
+  let bodyOutcome: (outcome: string) => void = () => {}
+  const outcome = new Promise<string>((resolve) => (bodyOutcome = resolve))
+  const abortable = api.view({
+    name: 'Abortable',
+    handlers: {
+      POST: async (ctx) => {
+        await ctx.request.body().then(() => bodyOutcome('read'), (error: Error) => bodyOutcome(error.message))
+        return jsonResponse(200, {})
+      },
+    },
+  })
 
   beforeAll(async () => {
-    server = createServer(router({ '/echo/': echo }, options))
+    server = createServer(router({ '/echo/': echo, '/abortable/': abortable }, options))
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     port = (server.address() as AddressInfo).port
   })
@@ -117,6 +127,15 @@ describe('node:http adapter over a socket', () => {
       const res = parse(await raw(port, `GET ${path} HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n`))
       expect([res.status, JSON.parse(res.body)], path).toEqual([404, { detail: 'Not found.' }])
     }
+  })
+
+  it('settles the body read when the client goes away mid-body', async () => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write('POST /abortable/ HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{"a"')
+      setTimeout(() => socket.destroy(), 50)
+    })
+    socket.on('error', () => {})
+    expect(await outcome).toMatch(/aborted/) // Node's own 'aborted' error, or the adapter's close backstop
   })
 
   it('PayloadTooLarge renders as DRF-style 413', () => {

@@ -63,6 +63,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | nul
       req.off('data', onData)
       req.off('end', onEnd)
       req.off('error', onError)
+      req.off('close', onClose)
     }
     const onData = (chunk: Buffer): void => {
       size += chunk.length
@@ -81,9 +82,15 @@ function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | nul
       cleanup()
       reject(error)
     }
+    // A client gone mid-body: settle instead of leaving the view waiting forever.
+    const onClose = (): void => {
+      cleanup()
+      if (!req.complete) reject(new Error('request aborted before its body ended'))
+    }
     req.on('data', onData)
     req.on('end', onEnd)
     req.on('error', onError)
+    req.on('close', onClose)
   })
 }
 
