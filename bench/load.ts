@@ -11,11 +11,10 @@
  * second, latency percentiles and the status counts; exits 1 when any response other
  * than 2xx or a deliberate 429 came back, or any connection error or timeout happened.
  */
-import { randomBytes } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import autocannon from 'autocannon'
-import pg from 'pg'
 import { startCluster } from '../scripts/multi-instance.js'
+import { freshPostgres } from '../test/helpers/databases.js'
 
 const BOB_TOKEN = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 
@@ -47,24 +46,6 @@ function parseArgs(argv: readonly string[]): Options {
   return options
 }
 
-/** Creates a fresh database on `base`'s server; returns its URL and a dropper. */
-async function freshDatabase(base: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `gh_bench_${randomBytes(6).toString('hex')}`
-  const run = async (statement: string): Promise<void> => {
-    const client = new pg.Client({ connectionString: base })
-    await client.connect()
-    try {
-      await client.query(statement)
-    } finally {
-      await client.end()
-    }
-  }
-  await run(`CREATE DATABASE ${name}`)
-  const url = new URL(base)
-  url.pathname = `/${name}`
-  return { url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
-}
-
 function fire(url: string, connections: number, duration: number): Promise<autocannon.Result> {
   return autocannon({
     url,
@@ -82,7 +63,7 @@ async function main(): Promise<number> {
   if (databaseUrl === undefined || !/^postgres(ql)?:\/\//.test(databaseUrl) || redisUrl === undefined || redisUrl === '') {
     throw new Error('set DATABASE_URL (postgres://…) and REDIS_URL')
   }
-  const database = await freshDatabase(databaseUrl)
+  const database = await freshPostgres({ serverUrl: databaseUrl, prefix: 'gh_bench_' })
   try {
     const cluster = await startCluster({ instances: options.instances, databaseUrl: database.url, redisUrl })
     try {

@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Kysely, sql, type CompiledQuery } from 'kysely'
-import pg from 'pg'
+import { freshPostgres } from '../test/helpers/databases.js'
 import { createDialect, parseDatabaseUrl, type DialectName, type OpenDatabaseOptions } from '../src/kysely/database.js'
 import type { Timestamp } from '../src/kysely/schema.js'
 
@@ -136,28 +135,11 @@ export async function createSqliteBench(rows: number): Promise<BenchDatabase> {
  * articles with `generate_series`, indexes, VACUUM ANALYZEs it. `drop()` drops only that database.
  */
 export async function createPostgresBench(rows: number, adminUrl: string = DEFAULT_POSTGRES_ADMIN_URL): Promise<BenchDatabase> {
-  const name = `gh_bench_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: adminUrl })
-  await admin.connect()
-  try {
-    await admin.query(`CREATE DATABASE ${name}`)
-  } finally {
-    await admin.end()
-  }
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
-  const dropDatabase = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: adminUrl })
-    await client.connect()
-    try {
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-    } finally {
-      await client.end()
-    }
-  }
+  const database = await freshPostgres({ serverUrl: adminUrl, prefix: 'gh_bench_' })
+  const dropDatabase = database.drop
   const started = performance.now()
   // A long statement timeout for the load only matters here; page queries are far below the default.
-  const { db, capture, queryMs } = await openWithCapture(url.toString(), { poolSize: 2, statementTimeoutMs: 600_000 })
+  const { db, capture, queryMs } = await openWithCapture(database.url, { poolSize: 2, statementTimeoutMs: 600_000 })
   try {
     await sql`CREATE TABLE articles (
       id serial PRIMARY KEY,
@@ -187,7 +169,7 @@ export async function createPostgresBench(rows: number, adminUrl: string = DEFAU
     dialect: 'postgres',
     db,
     rows,
-    location: name,
+    location: new URL(database.url).pathname.slice(1),
     loadSeconds,
     sizeMb: Number(size.rows[0]?.bytes ?? 0) / 1e6,
     capture,

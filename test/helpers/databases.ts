@@ -27,35 +27,35 @@ export function postgresAvailable(): boolean {
   return /^postgres(ql)?:\/\//.test(process.env['DATABASE_URL'] ?? '')
 }
 
-/**
- * A fresh, empty PostgreSQL database created on the server of `DATABASE_URL`,
- * so test files running in parallel never share tables. Dropped by `drop()`.
- */
-export async function freshPostgres(): Promise<TestDatabase> {
-  const base = process.env['DATABASE_URL']
-  if (base === undefined || !postgresAvailable()) throw new Error('DATABASE_URL is not a postgres:// URL')
-  const name = `gh_test_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: base })
-  await admin.connect()
+/** Runs one statement on `serverUrl` with a short-lived client (CREATE/DROP DATABASE cannot run in a pool transaction). */
+async function runOnServer(serverUrl: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl })
+  await client.connect()
   try {
-    await admin.query(`CREATE DATABASE ${name}`)
+    await client.query(statement)
   } finally {
-    await admin.end()
+    await client.end()
   }
+}
+
+/**
+ * A fresh, empty PostgreSQL database named `<prefix><random>` on the server of
+ * `serverUrl` (default `DATABASE_URL`), so test files and benchmarks running in
+ * parallel never share tables. `drop()` drops that database only.
+ */
+export async function freshPostgres(
+  options: { readonly serverUrl?: string; readonly prefix?: string } = {},
+): Promise<TestDatabase> {
+  const base = options.serverUrl ?? process.env['DATABASE_URL']
+  if (base === undefined || !/^postgres(ql)?:\/\//.test(base)) throw new Error('DATABASE_URL is not a postgres:// URL')
+  const name = `${options.prefix ?? 'gh_test_'}${randomBytes(6).toString('hex')}`
+  await runOnServer(base, `CREATE DATABASE ${name}`)
   const url = new URL(base)
   url.pathname = `/${name}`
   return {
     name: 'postgres',
     url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: base })
-      await client.connect()
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      } finally {
-        await client.end()
-      }
-    },
+    drop: () => runOnServer(base, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   }
 }
 
