@@ -7,7 +7,7 @@ import { CursorPagination } from '../src/pagination/cursor-pagination.js'
 import { LimitOffsetPagination } from '../src/pagination/limit-offset-pagination.js'
 import { PageNumberPagination } from '../src/pagination/page-number-pagination.js'
 import type { OrderingField, Paginator, SeekSource } from '../src/pagination/paginator.js'
-import type { BenchDatabase } from './pagination-data.js'
+import type { BenchDatabase, BenchDatabaseSchema } from './pagination-data.js'
 import { measure, measureInterleaved, type Timing, type TimingOptions } from './pagination-timing.js'
 
 /** Rows per page in every case (the reference API's page size). */
@@ -95,10 +95,30 @@ export function listRequest(query: string): ApiRequest {
 }
 
 /** The columns the benchmark's page sources may order and seek by (as the reference API declares them). */
-const COLUMNS: Readonly<Record<string, ColumnSpec>> = {
+export const COLUMNS: Readonly<Record<string, ColumnSpec>> = {
   id: { ref: 'articles.id', kind: 'integer' },
   score: { ref: 'articles.score', kind: 'integer' },
   created: { ref: 'articles.created', kind: 'timestamp', nearlyUnique: true },
+}
+
+/**
+ * The articles list as a page source, built per request as a list view builds it
+ * (reference-api/routes/articles.ts), so building it is part of the measured cost.
+ * `authorId` filters like `?author=`.
+ */
+export function benchSource(
+  bench: BenchDatabase,
+  orderBy: readonly string[],
+  authorId?: number,
+): KyselyPageSource<BenchDatabaseSchema, 'articles', Row> {
+  const query = bench.db.selectFrom('articles').select(['id', 'title', 'author_id', 'score', 'created'])
+  return new KyselyPageSource({
+    db: bench.db,
+    query: authorId === undefined ? query : query.where('author_id', '=', authorId),
+    dialect: bench.dialect,
+    columns: COLUMNS,
+    orderBy,
+  })
 }
 
 interface Style {
@@ -142,15 +162,7 @@ export async function runPaginationBench(bench: BenchDatabase, options: BenchOpt
   const problems: string[] = []
   const cases: CaseResult[] = []
 
-  // A list view builds its source per request (reference-api/routes/articles.ts); so do we, it is part of the cost.
-  const source = (orderBy: readonly string[]): SeekSource<Row> =>
-    new KyselyPageSource({
-      db,
-      query: db.selectFrom('articles').select(['id', 'title', 'author_id', 'score', 'created']),
-      dialect: bench.dialect,
-      columns: COLUMNS,
-      orderBy,
-    })
+  const source = (orderBy: readonly string[]): SeekSource<Row> => benchSource(bench, orderBy)
 
   // Independent expectation: plain Kysely, same ordering. Used only to check results, never timed.
   const expectedIds = async (ordering: readonly OrderingField[], offset: number): Promise<number[]> => {
@@ -233,14 +245,7 @@ export async function runPaginationBench(bench: BenchDatabase, options: BenchOpt
   if (countCapture.result !== bench.rows) problems.push(`${bench.dialect} count() returned ${countCapture.result}, expected ${bench.rows}`)
   const count = await measure(() => source(['id']).count(), options)
   log(`${bench.dialect} count(): median ${count.median.toFixed(3)} ms`)
-  const filtered = (): SeekSource<Row> =>
-    new KyselyPageSource({
-      db,
-      query: db.selectFrom('articles').select(['id', 'title', 'author_id', 'score', 'created']).where('author_id', '=', 1),
-      dialect: bench.dialect,
-      columns: COLUMNS,
-      orderBy: ['id'],
-    })
+  const filtered = (): SeekSource<Row> => benchSource(bench, ['id'], 1)
   const filteredRows = await filtered().count()
   if (filteredRows !== Math.ceil(bench.rows / 2)) problems.push(`${bench.dialect} filtered count() returned ${filteredRows}`)
   const filteredCount = await measure(() => filtered().count(), options)

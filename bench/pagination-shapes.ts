@@ -6,10 +6,10 @@
 // code: they show what a change to the page source would buy). Markdown on stdout.
 import { Command, InvalidArgumentError } from 'commander'
 import { sql, type CompiledQuery, type SqlBool } from 'kysely'
-import { KyselyPageSource, type ColumnSpec } from '../src/kysely/kysely-page-source.js'
+import { KyselyPageSource } from '../src/kysely/kysely-page-source.js'
 import { CursorPagination } from '../src/pagination/cursor-pagination.js'
 import type { KeyValue, SeekArgs, SeekSource } from '../src/pagination/paginator.js'
-import { listRequest } from './pagination-cases.js'
+import { benchSource, COLUMNS, listRequest } from './pagination-cases.js'
 import { createPostgresBench, createSqliteBench, type BenchDatabase } from './pagination-data.js'
 import { formatMs, markdownTable, measureInterleaved } from './pagination-timing.js'
 
@@ -27,10 +27,6 @@ const opts = new Command('pagination-shapes')
   .parse()
   .opts<{ rows: number; db: string; runs: number; depth: number }>()
 
-const COLUMNS: Readonly<Record<string, ColumnSpec>> = {
-  id: { ref: 'articles.id', kind: 'integer' },
-  created: { ref: 'articles.created', kind: 'timestamp', nearlyUnique: true },
-}
 const SELECT = sql.raw('select id, title, author_id, score, created from articles')
 
 /** Hand-written alternatives for the deep page of one ordering (bound values, same key). */
@@ -107,14 +103,14 @@ function sequentialSource(bench: BenchDatabase, orderBy: readonly string[]): See
 }
 
 /** A source that answers every call with 11 copies of `row` at once: the paginator's own work, without SQL. */
-function fakeSource(row: Record<string, unknown>): SeekSource<Record<string, unknown>> {
+function fakeSource<R extends object>(row: R): SeekSource<R> {
   const rows = Array.from({ length: 11 }, () => row)
   return {
     count: async () => rows.length,
     slice: async () => rows,
     all: async () => rows,
     seek: async () => rows,
-    keyOf: (r, ordering) => ordering.map((f) => r[f.field] as KeyValue),
+    keyOf: (r, ordering) => ordering.map((f) => (r as Record<string, unknown>)[f.field] as KeyValue),
     acceptsKey: () => true,
   }
 }
@@ -125,14 +121,7 @@ function baseQuery(bench: BenchDatabase) {
 
 async function run(bench: BenchDatabase): Promise<string> {
   const db = bench.db
-  const source = (orderBy: readonly string[]): KyselyPageSource<never, never, Record<string, unknown>> =>
-    new KyselyPageSource({
-      db,
-      query: db.selectFrom('articles').select(['id', 'title', 'author_id', 'score', 'created']),
-      dialect: bench.dialect,
-      columns: COLUMNS,
-      orderBy,
-    }) as unknown as KyselyPageSource<never, never, Record<string, unknown>>
+  const source = (orderBy: readonly string[]): ReturnType<typeof benchSource> => benchSource(bench, orderBy)
   const rows: string[][] = []
   for (const order of [['id'], ['-created'], ['-created', '-id']]) {
     const paginator = new CursorPagination({ pageSize: 10, ordering: order })
