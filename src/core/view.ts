@@ -91,6 +91,8 @@ export class ApiView {
   readonly info: ViewInfo
   readonly settings: Settings
   readonly allowedMethods: readonly string[]
+  /** The `Allow` header every response carries, built once. */
+  private readonly allowHeader: readonly [string, string]
   private readonly options: ViewOptions
   private readonly formats: readonly Format[]
 
@@ -130,11 +132,11 @@ export class ApiView {
     if (handlers.GET !== undefined) methods.push('HEAD')
     methods.push('OPTIONS')
     this.allowedMethods = Object.freeze(methods)
+    this.allowHeader = Object.freeze(['Allow', methods.join(', ')] as const)
   }
 
   /** Runs DRF's dispatch: negotiate → authenticate → permissions → throttles → handler. */
   async handle(req: ApiRequest): Promise<ApiResponse> {
-    const allow: [string, string] = ['Allow', this.allowedMethods.join(', ')]
     const consulted: AuthenticationScheme[] = []
     let response: ApiResponse
     try {
@@ -160,7 +162,7 @@ export class ApiView {
     }
     return {
       status: response.status,
-      headers: [...headers, allow, ...(vary.length > 0 ? [['Vary', vary.join(', ')] as const] : [])],
+      headers: [...headers, this.allowHeader, ...(vary.length > 0 ? [['Vary', vary.join(', ')] as const] : [])],
       body,
     }
   }
