@@ -49,13 +49,18 @@ describe.skipIf(!oracleAvailable())('identity, token and session routes match DR
     await Promise.all([ours?.close(), oracle?.close()])
   })
 
+  /** Sends one request to both servers at once; their answers, masked for comparison. */
+  async function bothAnswers(request: ExchangeRequest): Promise<unknown[]> {
+    return (
+      await Promise.all([exchange(ours.baseUrl, request, sessions), exchange(oracle.baseUrl, request, sessions)])
+    ).map((result) => comparable(result, request))
+  }
+
   // Sequential: some requests change state (remote-user creates users, the token view creates tokens).
   async function compare(requests: readonly ExchangeRequest[]): Promise<void> {
     const mismatches: string[] = []
     for (const request of requests) {
-      const [a, b] = (
-        await Promise.all([exchange(ours.baseUrl, request, sessions), exchange(oracle.baseUrl, request, sessions)])
-      ).map((result) => comparable(result, request))
+      const [a, b] = await bothAnswers(request)
       try {
         expect(a).toEqual(b)
       } catch {
@@ -84,9 +89,7 @@ describe.skipIf(!oracleAvailable())('identity, token and session routes match DR
         authorization,
         async (path, header) => {
           const request: ExchangeRequest = { name: `${path} ${JSON.stringify(header)}`, method: 'GET', path, headers: { Authorization: header } }
-          const [a, b] = (
-            await Promise.all([exchange(ours.baseUrl, request, sessions), exchange(oracle.baseUrl, request, sessions)])
-          ).map((result) => comparable(result, request))
+          const [a, b] = await bothAnswers(request)
           expect(a, request.name).toEqual(b)
         },
       ),
@@ -122,7 +125,7 @@ describe.skipIf(!oracleAvailable())('identity, token and session routes match DR
             return comparable(await exchange(baseUrl, { ...request, headers }, sessions), request)
           }
           // Log in first (cached), so the header can use each server's own token.
-          await Promise.all([exchange(ours.baseUrl, request, sessions), exchange(oracle.baseUrl, request, sessions)])
+          await bothAnswers(request)
           const [a, b] = await Promise.all([send(ours.baseUrl), send(oracle.baseUrl)])
           expect(a, request.name).toEqual(b)
         },
@@ -158,9 +161,7 @@ describe.skipIf(!oracleAvailable())('identity, token and session routes match DR
           headers: { 'Content-Type': contentType },
           body: payload,
         }
-        const [a, b] = (
-          await Promise.all([exchange(ours.baseUrl, request, sessions), exchange(oracle.baseUrl, request, sessions)])
-        ).map((result) => comparable(result, request))
+        const [a, b] = await bothAnswers(request)
         expect(a, request.name).toEqual(b)
       }),
       { numRuns: Number(process.env['ORACLE_RUNS'] ?? 60), seed: Number(process.env['ORACLE_SEED'] ?? 1121) },
