@@ -147,8 +147,7 @@ export function registerArticleRoutes(app: FastifyInstance, ref: ReferenceContex
   const common = { permissions, formats: ['json', 'html'] as const }
 
   // The global default style (context.ts sets page number); the fallback keeps the route paginated regardless.
-  const globalDefault = api.settings.pagination ?? new PageNumberPagination()
-  mountView(app, '/api/articles/', api.view({ name: 'Article List', description: 'Global default pagination (page number, 10); POST creates.', ...common, pagination: globalDefault, handlers: { GET: list, POST: (ctx) => createArticle(ref, ctx) } }))
+  mountView(app, '/api/articles/', api.view({ name: 'Article List', description: 'Global default pagination (page number, 10); POST creates.', ...common, handlers: { GET: list, POST: (ctx) => createArticle(ref, ctx) } }))
   const styled = (path: string, name: string, pagination: Paginator | null): void => {
     mountView(app, path, api.view({ name, ...common, pagination, handlers: { GET: list } }))
   }
