@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// Thin launcher: the compiled command line lives in dist/ (built by `npm install` via `prepare`).
-import '../dist/reference-api/main.js'
+// Thin launcher for the library's command line (compiled into dist/ when the package is packed).
+import '../dist/cli/bin.js'

@@ -65,7 +65,7 @@ function mergeEnv(extra: Readonly<Record<string, string | undefined>>): Record<s
 export async function startInstance(options: InstanceOptions = {}): Promise<Instance> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(ROOT, 'reference-api', 'main.ts'), 'serve', '--port', String(options.port ?? 0)],
+    ['--import', 'tsx', join(ROOT, 'examples', 'reference-api', 'main.ts'), 'serve', '--port', String(options.port ?? 0)],
     { cwd: ROOT, env: mergeEnv(options.env ?? {}), stdio: ['ignore', 'pipe', 'pipe'] },
   )
   track(child)

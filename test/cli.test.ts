@@ -19,7 +19,7 @@ interface Run {
 /** Runs `tsx reference-api/main.ts <args>` with DATABASE_URL set; resolves when it exits. */
 function cli(databaseUrl: string, args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ['reference-api/main.ts', ...args], {
+    const child = spawn(TSX, ['examples/reference-api/main.ts', ...args], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: databaseUrl, GATEHOUSE_PASSWORD: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,8 +5,8 @@
  */
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openReferenceContext, type ReferenceContext } from '../../reference-api/context.js'
-import { articleSource, type ArticleRow } from '../../reference-api/routes/articles.js'
+import { openReferenceContext, type ReferenceContext } from '../../examples/reference-api/context.js'
+import { articleSource, type ArticleRow } from '../../examples/reference-api/routes/articles.js'
 import type { RequestContext } from '../core/view.js'
 import type { KeyValue, OrderingField, SeekSource } from '../pagination/paginator.js'
 import { parseOrdering } from '../pagination/cursor-pagination.js'

@@ -6,7 +6,7 @@
  * returns the same pages.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { seedArticle } from '../../reference-api/seed.js'
+import { seedArticle } from '../../examples/reference-api/seed.js'
 import { BACKENDS } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { fetchPage, walkBackward, walkForward, type FetchedPage } from './articles-walk.js'

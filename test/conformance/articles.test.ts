@@ -4,7 +4,7 @@
  * with and without `?author=`, at and above the maximum page sizes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { seedArticle, SEED_ARTICLE_COUNT } from '../../reference-api/seed.js'
+import { seedArticle, SEED_ARTICLE_COUNT } from '../../examples/reference-api/seed.js'
 import { encodeCursor } from '../../src/pagination/cursor-codec.js'
 import { BACKENDS } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'

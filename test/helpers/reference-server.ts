@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { buildApp } from '../../reference-api/app.js'
-import { openReferenceContext, type ReferenceConfig, type ReferenceContext } from '../../reference-api/context.js'
+import { buildApp } from '../../examples/reference-api/app.js'
+import { openReferenceContext, type ReferenceConfig, type ReferenceContext } from '../../examples/reference-api/context.js'
 import type { TestDatabase } from './databases.js'
 
 /** A reference API listening on a real loopback socket, on its own fresh database. */

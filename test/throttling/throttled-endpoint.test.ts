@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { openReferenceContext, referenceConfigFromEnv } from '../../reference-api/context.js'
+import { openReferenceContext, referenceConfigFromEnv } from '../../examples/reference-api/context.js'
 import { freshSqlite } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { deletePrefix, REDIS_URL, uniquePrefix } from '../redis/redis-helpers.js'

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify'
-import { setupFastify } from '../src/adapters/fastify/index.js'
+import { setupFastify } from '../../src/adapters/fastify/index.js'
 import type { ReferenceContext } from './context.js'
 import { registerArticleRoutes } from './routes/articles.js'
 import { registerIdentityRoutes } from './routes/identity.js'
