@@ -1,0 +1,180 @@
+/**
+ * The package as a user gets it: `npm pack`, then install the tarball into a scratch app
+ * outside the repo (no link back to the repo's node_modules) and use it from there.
+ * Needs the npm registry (the peers the scratch app installs), like `npm ci` does.
+ */
+import { execFileSync, spawnSync } from 'node:child_process'
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  exports: Record<string, unknown>
+  peerDependencies: Record<string, string>
+}
+/** The oldest TypeScript the declarations are checked with (Fastify 5's own types need 5.4). */
+const OLDEST_TYPESCRIPT = '5.4'
+const NPM_QUIET = ['--no-audit', '--no-fund', '--loglevel=error']
+
+let work: string
+let app: string
+let tarball: string
+let tarballFiles: string[]
+
+function run(command: string, args: readonly string[], cwd: string, input?: string): { status: number; stdout: string; stderr: string } {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', input: input ?? '', timeout: 240_000 })
+  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr }
+}
+
+function installedPackages(dir: string): string[] {
+  const modules = join(dir, 'node_modules')
+  if (!existsSync(modules)) return []
+  return readdirSync(modules).flatMap((name) =>
+    name.startsWith('@') ? readdirSync(join(modules, name)).map((inner) => `${name}/${inner}`) : name.startsWith('.') ? [] : [name],
+  )
+}
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'gatehouse-pack-'))
+  const packed = execFileSync('npm', ['pack', '--json', '--pack-destination', work, ...NPM_QUIET], { cwd: ROOT, encoding: 'utf8' })
+  const info = JSON.parse(packed.slice(packed.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>
+  const first = info[0]
+  if (first === undefined) throw new Error('npm pack printed no result')
+  tarball = join(work, first.filename)
+  tarballFiles = first.files.map((file) => file.path)
+  app = join(work, 'app')
+  execFileSync('mkdir', ['-p', app])
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'scratch-app', private: true, type: 'module' }))
+  const installed = run('npm', ['install', ...NPM_QUIET, tarball], app)
+  if (installed.status !== 0) throw new Error(`npm install of the tarball failed: ${installed.stderr}`)
+}, 240_000)
+
+afterAll(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true })
+})
+
+describe('the packed tarball', () => {
+  it('ships compiled code, declarations, source maps and docs, and nothing of the tests, benchmarks or CI', () => {
+    expect(tarballFiles).toContain('dist/index.js')
+    expect(tarballFiles).toContain('dist/index.d.ts')
+    expect(tarballFiles).toContain('dist/index.js.map')
+    expect(tarballFiles).toContain('README.md')
+    expect(tarballFiles).toContain('LICENSE')
+    expect(tarballFiles).toContain('CHANGELOG.md')
+    const unwanted = tarballFiles.filter(
+      (path) =>
+        /(^|\/)[^/]+\.test\.[jt]s/.test(path) ||
+        /^(test|bench|scripts|examples|\.ci)\//.test(path) ||
+        path === 'BENCHMARKS.md',
+    )
+    expect(unwanted).toEqual([])
+  })
+
+  it('installs alone without any framework, driver or native module', () => {
+    const installed = installedPackages(app)
+    for (const peer of Object.keys(PACKAGE.peerDependencies)) expect(installed).not.toContain(peer)
+    const native = installed.filter((name) => existsSync(join(app, 'node_modules', name, 'binding.gyp')))
+    expect(native).toEqual([])
+  })
+
+  it('loads its root entry with no peer installed', () => {
+    const result = run('node', ['--input-type=module', '-e', "const m = await import('gatehouse'); console.log(typeof m.createApi)"], app)
+    expect(result.stderr).toBe('')
+    expect(result.stdout.trim()).toBe('function')
+  })
+
+  describe('with the peers an app would install', () => {
+    beforeAll(() => {
+      const peers = ['kysely', 'fastify', 'ioredis', 'pg', `typescript@${OLDEST_TYPESCRIPT}`, '@types/node@20']
+      const installed = run('npm', ['install', ...NPM_QUIET, ...peers], app)
+      if (installed.status !== 0) throw new Error(`npm install of the peers failed: ${installed.stderr}`)
+      // better-sqlite3 is native: copy the repo's built copy rather than compiling it again (a copy, not a link).
+      for (const name of ['better-sqlite3', 'bindings', 'file-uri-to-path']) {
+        cpSync(join(ROOT, 'node_modules', name), join(app, 'node_modules', name), { recursive: true })
+      }
+    }, 240_000)
+
+    it('imports every entry of "exports"', () => {
+      const entries = Object.keys(PACKAGE.exports).filter((key) => key !== './package.json')
+      for (const entry of entries) {
+        const specifier = entry === '.' ? 'gatehouse' : `gatehouse/${entry.slice(2)}`
+        const result = run('node', ['--input-type=module', '-e', `const m = await import('${specifier}'); console.log(Object.keys(m).length)`], app)
+        expect(result.stderr, specifier).toBe('')
+        expect(Number(result.stdout.trim()), specifier).toBeGreaterThan(0)
+      }
+    })
+
+    it(`type-checks a strict app against the declarations with TypeScript ${OLDEST_TYPESCRIPT} (skipLibCheck off)`, () => {
+      writeFileSync(
+        join(app, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            exactOptionalPropertyTypes: true,
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            target: 'ES2022',
+            skipLibCheck: false,
+            noEmit: true,
+            types: ['node'],
+          },
+          include: ['app.ts'],
+        }),
+      )
+      writeFileSync(
+        join(app, 'app.ts'),
+        [
+          "import { createApi, TokenAuthentication, IsAuthenticated, PageNumberPagination, type ApiRequest, type User } from 'gatehouse'",
+          "import { KyselyTokenStore, KyselyUserStore, openDatabase, type AuthDatabase } from 'gatehouse/kysely'",
+          "import { mountView } from 'gatehouse/fastify'",
+          "import { createRedisClient } from 'gatehouse/redis'",
+          "import { viewHandler } from 'gatehouse/node'",
+          'const database = await openDatabase<AuthDatabase>(\'sqlite::memory:\')',
+          'const users = new KyselyUserStore(database.db)',
+          'const tokens = new KyselyTokenStore(database.db)',
+          'const api = createApi({ authentication: [new TokenAuthentication({ tokens, users })], permissions: [new IsAuthenticated()], pagination: new PageNumberPagination(), pageSize: 10 })',
+          'const describeUser = (request: ApiRequest, user: User): string => `${request.method} ${String(user.username)}`',
+          'console.log(api, describeUser, mountView, createRedisClient, viewHandler)',
+          '',
+        ].join('\n'),
+      )
+      const result = run(join(app, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], app)
+      expect(result.stdout + result.stderr).toBe('')
+      expect(result.status).toBe(0)
+    })
+
+    it('runs the command line: --help, and migrate on an empty SQLite file writes tables and no rows', () => {
+      const bin = join(app, 'node_modules', '.bin', 'gatehouse')
+      const help = run(bin, ['--help'], app)
+      expect(help.status).toBe(0)
+      expect(help.stdout).toContain('migrate')
+      const file = join(work, 'app.sqlite3')
+      const migrated = run(bin, ['migrate', '--database', `sqlite:${file}`], app)
+      expect(migrated.stderr).toBe('')
+      expect(migrated.status).toBe(0)
+      const check = run(
+        'node',
+        [
+          '--input-type=module',
+          '-e',
+          [
+            "import Database from 'better-sqlite3'",
+            `const db = new Database(${JSON.stringify(file)}, { readonly: true })`,
+            "const tables = db.prepare(\"select name from sqlite_master where type = 'table' and name not like 'sqlite_%'\").all().map((r) => r.name)",
+            'const rows = Object.fromEntries(tables.map((t) => [t, db.prepare(`select count(*) as n from "${t}"`).get().n]))',
+            'console.log(JSON.stringify(rows))',
+          ].join('\n'),
+        ],
+        app,
+      )
+      expect(check.stderr).toBe('')
+      const rows = JSON.parse(check.stdout) as Record<string, number>
+      expect(Object.keys(rows)).toEqual(expect.arrayContaining(['gatehouse_users', 'gatehouse_tokens', 'gatehouse_sessions']))
+      const dataRows = Object.entries(rows).filter(([table, count]) => !table.includes('migration') && count > 0)
+      expect(dataRows).toEqual([])
+    })
+  })
+})
