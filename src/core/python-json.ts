@@ -1,3 +1,4 @@
+import { hasDigitRunLongerThan } from './python-strip.js'
 /**
  * The JSON request parsing of DRF's `JSONParser` on CPython 3.11, so that a
  * malformed body gets the same `400 {"detail": "JSON parse error - …"}` text:
@@ -345,7 +346,7 @@ class Scanner {
 export function parsePythonJson(text: string): unknown {
   // Fast path: where V8 accepts, CPython accepts the same value, except for a leading
   // BOM (V8 refuses it too) and integers over Python's 4300-digit limit.
-  if (!/\d{4301}/.test(text)) {
+  if (!hasDigitRunLongerThan(text, 4300)) {
     try {
       return JSON.parse(text) as unknown
     } catch {

@@ -1,5 +1,6 @@
 import type { ApiRequest, HeaderBag, RequestData } from './api-request.js'
 import { parseBody } from './body-parser.js'
+import { isPythonSpace, stripWith } from './python-strip.js'
 
 /** What an adapter knows about a request; `createApiRequest` turns it into an `ApiRequest`. */
 export interface RawRequest {
@@ -11,9 +12,8 @@ export interface RawRequest {
   readonly readBody: () => Promise<Uint8Array | null>
 }
 
-// Python's str.strip() set within Latin-1 (header values are Latin-1 strings).
-// eslint-disable-next-line no-control-regex -- Python strips the separators \x1c-\x1f too
-const PY_SPACE = /^[\t\n\v\f\r \x1c-\x1f\x85\xa0]+|[\t\n\v\f\r \x1c-\x1f\x85\xa0]+$/g
+/** Python's str.strip() set within Latin-1 (header values are Latin-1 strings). */
+const isLatin1PythonSpace = (code: number): boolean => code <= 0xff && isPythonSpace(code)
 
 /** Python's `http.cookies._unquote`: `"…"` loses its quotes and `\ooo` / `\x` escapes. */
 function unquote(value: string): string {
@@ -34,8 +34,8 @@ export function parseCookies(header: string | null): Readonly<Record<string, str
   if (header === null || header === '') return out
   for (const chunk of header.split(';')) {
     const eq = chunk.indexOf('=')
-    const key = (eq === -1 ? '' : chunk.slice(0, eq)).replace(PY_SPACE, '')
-    const value = (eq === -1 ? chunk : chunk.slice(eq + 1)).replace(PY_SPACE, '')
+    const key = stripWith(eq === -1 ? '' : chunk.slice(0, eq), isLatin1PythonSpace)
+    const value = stripWith(eq === -1 ? chunk : chunk.slice(eq + 1), isLatin1PythonSpace)
     if (key !== '' || value !== '') out[key] = unquote(value)
   }
   return out

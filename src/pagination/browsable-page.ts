@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { ApiResponse } from '../core/api-response.js'
 import type { RequestContext } from '../core/view.js'
 import { escapeHtml } from './control-templates.js'
@@ -23,9 +24,24 @@ ul.pagination li a,ul.pager li a{display:block;padding:.3rem .6rem;border:1px so
 li.active a{background:#2c6ebd;color:#fff}
 li.disabled a{color:#aaa;pointer-events:none}`
 
+/**
+ * Headers of every HTML page: no MIME sniffing, no framing (clickjacking), and a
+ * Content-Security-Policy that allows the page's one inline style (by its hash) and
+ * nothing else: no script, image, font or form target.
+ */
+export const HTML_SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = Object.freeze([
+  ['X-Content-Type-Options', 'nosniff'],
+  ['X-Frame-Options', 'DENY'],
+  [
+    'Content-Security-Policy',
+    `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+  ],
+] as const)
+
 /** Turns the absolute URLs inside the escaped JSON into links, as DRF's browsable API does. */
 function linkify(escapedJson: string): string {
-  return escapedJson.replace(/&#34;(https?:\/\/[^\s&]*(?:&amp;[^\s&]*)*)&#34;/g, (_m, url: string) => `&#34;<a href="${url}" rel="nofollow">${url}</a>&#34;`)
+  // escapeHtml writes `&` as `&#38;`; `&` is outside the runs, so the pattern cannot backtrack.
+  return escapedJson.replace(/&#34;(https?:\/\/[^\s&]*(?:&#38;[^\s&]*)*)&#34;/g, (_m, url: string) => `&#34;<a href="${url}" rel="nofollow">${url}</a>&#34;`)
 }
 
 /**
@@ -54,7 +70,11 @@ ${controls}<div class="request-info"><pre><b>${escapeHtml(options.method)}</b> $
 </body>
 </html>
 `
-  return { status: response.status, headers: [['Content-Type', 'text/html; charset=utf-8'], ...headers], body: html }
+  return {
+    status: response.status,
+    headers: [['Content-Type', 'text/html; charset=utf-8'], ...HTML_SECURITY_HEADERS, ...headers],
+    body: html,
+  }
 }
 
 /**

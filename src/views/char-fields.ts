@@ -1,5 +1,6 @@
 import type { ApiRequest, RequestData } from '../core/api-request.js'
 import { ValidationError } from '../core/errors.js'
+import { pythonStrip } from '../core/python-strip.js'
 
 /** How one string field of a request body is validated (DRF `CharField`'s options). */
 export interface CharFieldOptions {
@@ -15,17 +16,11 @@ export type CharFieldValues<K extends string> = { [P in K]: string }
 /** The key DRF uses for errors that belong to no single field (`NON_FIELD_ERRORS_KEY`). */
 export const NON_FIELD_ERRORS_KEY = 'non_field_errors'
 
-// Python's str.strip() whitespace (str.isspace()), which differs from String#trim():
-// it includes U+001C..U+001F and U+0085 but not U+FEFF. DRF trims with Python's rules.
-const PY_SPACE = '\\t\\n\\u000b\\u000c\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000'
-const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'g')
 // With the u flag only *lone* surrogates match: a valid pair is one code point (as in Python).
 const SURROGATE = /[\ud800-\udfff]/u
 
-/** Python's `str.strip()`. */
-export function pythonStrip(value: string): string {
-  return value.replace(PY_STRIP, '')
-}
+/** Python's `str.strip()` (DRF trims with Python's whitespace rules, not `String#trim()`'s). */
+export { pythonStrip }
 
 /** The Python type name DRF puts in "Expected a dictionary, but got <type>." */
 function pythonTypeName(value: unknown): string {
