@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { buildRequest } from '../../test/helpers/build-request.js'
 import { FakeUserStore } from '../../test/helpers/fake-auth-stores.js'
+import { ConfigurationError } from '../core/errors.js'
 import type { StoredUser } from '../core/user.js'
 import { RemoteUserAuthentication, type RemoteUserAuthenticationOptions } from './remote-user-authentication.js'
 
 function scheme(options: Partial<RemoteUserAuthenticationOptions> = {}, users = new FakeUserStore()): RemoteUserAuthentication {
-  return new RemoteUserAuthentication({ users, header: 'X-Remote-User', ...options })
+  return new RemoteUserAuthentication({ users, header: 'X-Remote-User', trustedAddresses: ['127.0.0.1'], ...options })
 }
 
 async function run(value: string | undefined, s = scheme(), remoteAddress: string | null = '127.0.0.1'): Promise<string | null> {
@@ -67,7 +68,37 @@ describe('RemoteUserAuthentication', () => {
     expect(await run('alice', scheme({ trustedAddresses: ['::1'] }), '::1')).toBe('alice')
     expect(await run('alice', scheme({ trustedAddresses: ['FE80::1'] }), 'fe80::1')).toBe('alice')
     expect(await run('alice', scheme({ trustedAddresses: ['10.0.0.5'] }), '::ffff:10.0.0.6')).toBeNull()
-    expect(await run('alice', scheme({ trustedAddresses: [''] }), null)).toBeNull()
+  })
+
+  it('requires trustedAddresses or trustAnyClient: a ConfigurationError naming the option', () => {
+    const users = new FakeUserStore()
+    expect(() => new RemoteUserAuthentication({ users, header: 'X-Remote-User' })).toThrow(/trustedAddresses.*trustAnyClient/)
+    expect(() => new RemoteUserAuthentication({ users, header: 'X-Remote-User', trustedAddresses: [] })).toThrow(ConfigurationError)
+    for (const bad of ['', 'localhost', '10.0.0.0/33', '10.0.0.0/', '10.0.0.0/8x', '::1/129', '300.1.1.1']) {
+      expect(() => scheme({ trustedAddresses: [bad] }), bad).toThrow(new RegExp(`"${bad.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}"`))
+    }
+  })
+
+  it('trustAnyClient: true believes every peer, even one with no address', async () => {
+    const s = new RemoteUserAuthentication({ users: new FakeUserStore(), header: 'X-Remote-User', trustAnyClient: true })
+    expect(await run('alice', s, '203.0.113.9')).toBe('alice')
+    expect(await run('alice', s, null)).toBe('alice')
+  })
+
+  it('trustedAddresses takes CIDR ranges, IPv4 and IPv6', async () => {
+    const s = scheme({ trustedAddresses: ['10.0.0.0/8', 'fd00::/8'] })
+    expect(await run('alice', s, '10.200.3.4')).toBe('alice')
+    expect(await run('alice', s, '::ffff:10.1.1.1')).toBe('alice')
+    expect(await run('alice', s, 'fd12:3456::1')).toBe('alice')
+    expect(await run('alice', s, '11.0.0.1')).toBeNull()
+    expect(await run('alice', s, 'fe80::1')).toBeNull()
+    expect(await run('alice', s, 'not-an-address')).toBeNull()
+  })
+
+  it('from an untrusted peer nothing is created', async () => {
+    const users = new FakeUserStore()
+    expect(await run('intruder', scheme({}, users), '198.51.100.7')).toBeNull()
+    expect(users.users.some((u) => u.username === 'intruder')).toBe(false)
   })
 
   it('a lost creation race re-reads the user the other request created', async () => {

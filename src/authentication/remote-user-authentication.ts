@@ -1,4 +1,6 @@
+import { BlockList, isIP } from 'node:net'
 import type { ApiRequest } from '../core/api-request.js'
+import { ConfigurationError } from '../core/errors.js'
 import type { StoredUser } from '../core/user.js'
 import type { UserStore } from '../stores/user-store.js'
 import type { Authenticated, AuthenticationScheme } from './authentication-scheme.js'
@@ -15,16 +17,39 @@ export interface RemoteUserAuthenticationOptions {
   /** Create a user (with an unusable password) for an unknown name. @default true (Django's RemoteUserBackend) */
   readonly createUnknownUser?: boolean
   /**
-   * Accept the header only from these peer addresses (the front server's). `null` accepts any.
-   * @default null
+   * The peer addresses of the front server(s) that set the header: single addresses or CIDR
+   * ranges, IPv4 or IPv6 (`'127.0.0.1'`, `'10.0.0.0/8'`, `'::1'`, `'fd00::/8'`). From any other
+   * address the scheme does not attempt authentication. Required unless `trustAnyClient` is true.
    */
-  readonly trustedAddresses?: readonly string[] | null
+  readonly trustedAddresses?: readonly string[]
+  /**
+   * Believe the header from every client. Only safe when nothing but the front server can
+   * reach the app (a private socket, a network policy): otherwise anyone can claim any name.
+   * @default false
+   */
+  readonly trustAnyClient?: boolean
 }
 
-/** `::ffff:10.0.0.5` (a dual-stack socket's IPv4 peer) and `10.0.0.5` are one address; IPv6 case-folded. */
+/** `::ffff:10.0.0.5` (a dual-stack socket's IPv4 peer) is the IPv4 address `10.0.0.5`. */
 function normalizeAddress(address: string): string {
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)
-  return mapped?.[1] ?? address.toLowerCase()
+  return address.toLowerCase().startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address
+}
+
+/** The trusted ranges as a `BlockList`; a `ConfigurationError` naming the bad entry. */
+function trustedList(entries: readonly string[]): BlockList {
+  const list = new BlockList()
+  for (const entry of entries) {
+    const slash = entry.indexOf('/')
+    const address = normalizeAddress(slash === -1 ? entry : entry.slice(0, slash))
+    const family = isIP(address)
+    const prefix = slash === -1 ? (family === 4 ? 32 : 128) : Number(entry.slice(slash + 1))
+    const maxPrefix = family === 4 ? 32 : 128
+    if (family === 0 || !Number.isInteger(prefix) || prefix < 0 || prefix > maxPrefix || (slash !== -1 && !/^[0-9]{1,3}$/.test(entry.slice(slash + 1)))) {
+      throw new ConfigurationError('ERR_GATEHOUSE_REMOTE_USER_TRUST', `RemoteUserAuthentication: trustedAddresses entry "${entry}" is not an IP address or CIDR range`)
+    }
+    list.addSubnet(address, prefix, family === 4 ? 'ipv4' : 'ipv6')
+  }
+  return list
 }
 
 /**
@@ -33,23 +58,41 @@ function normalizeAddress(address: string): string {
  */
 export class RemoteUserAuthentication implements AuthenticationScheme<null> {
   readonly name: string = 'RemoteUserAuthentication'
-  private readonly options: Required<RemoteUserAuthenticationOptions>
+  private readonly users: RemoteUserAuthenticationOptions['users']
+  private readonly header: string
+  private readonly createUnknownUser: boolean
+  /** `null` only with `trustAnyClient: true`. */
+  private readonly trusted: BlockList | null
 
+  /** @throws ConfigurationError without `trustedAddresses` or `trustAnyClient: true`, or with a malformed address. */
   constructor(options: RemoteUserAuthenticationOptions) {
-    this.options = Object.freeze({
-      users: options.users,
-      header: options.header,
-      createUnknownUser: options.createUnknownUser ?? true,
-      trustedAddresses: options.trustedAddresses ?? null,
-    })
+    this.users = options.users
+    this.header = options.header
+    this.createUnknownUser = options.createUnknownUser ?? true
+    if (options.trustAnyClient === true) {
+      this.trusted = null
+    } else if (options.trustedAddresses === undefined || options.trustedAddresses.length === 0) {
+      throw new ConfigurationError(
+        'ERR_GATEHOUSE_REMOTE_USER_TRUST',
+        'RemoteUserAuthentication needs trustedAddresses (the front server\'s addresses or CIDR ranges), or trustAnyClient: true to believe the header from every client',
+      )
+    } else {
+      this.trusted = trustedList(options.trustedAddresses)
+    }
+  }
+
+  /** True when `address` may set the header. */
+  private trusts(address: string | null): boolean {
+    if (this.trusted === null) return true
+    if (address === null) return false
+    const peer = normalizeAddress(address)
+    const family = isIP(peer)
+    return family !== 0 && this.trusted.check(peer, family === 4 ? 'ipv4' : 'ipv6')
   }
 
   async authenticate(req: ApiRequest): Promise<Authenticated<null> | null> {
-    const { users, header, createUnknownUser, trustedAddresses } = this.options
-    if (trustedAddresses !== null) {
-      const peer = normalizeAddress(req.remoteAddress ?? '')
-      if (peer === '' || !trustedAddresses.some((a) => normalizeAddress(a) === peer)) return null
-    }
+    const { users, header, createUnknownUser } = this
+    if (!this.trusts(req.remoteAddress)) return null
     const username = req.headers.get(header)
     // Longer names cannot be stored (Django's 150-character limit): treat as not attempted.
     if (username === null || username === '' || username.length > 150) return null

@@ -69,7 +69,8 @@ export function registerIdentityRoutes(app: FastifyInstance, ref: ReferenceConte
   ])
   identity('/api/schemes/session/', 'Session Scheme', [new IsAuthenticated()], [schemes.session], true)
   identity('/api/schemes/remote-user/', 'Remote User Scheme', [new IsAuthenticated()], [
-    new RemoteUserAuthentication({ users, header: 'X-Remote-User' }),
+    // Only a front server on this machine may name the user (reference-api settings: loopback).
+    new RemoteUserAuthentication({ users, header: 'X-Remote-User', trustedAddresses: ['127.0.0.0/8', '::1'] }),
   ])
   identity('/api/schemes/custom/', 'Custom Scheme', [new IsAuthenticated()], [xUsernameScheme(ref)])
   identity('/api/schemes/session-basic/', 'Session Basic Scheme', [new IsAuthenticated()], [schemes.session, schemes.basic])
