@@ -1,3 +1,4 @@
+import { TEST_SECRET } from '../test/helpers/secrets.js'
 import { sql } from 'kysely'
 import type { CompiledQuery } from 'kysely'
 import type { ApiRequest } from '../src/core/api-request.js'
@@ -172,7 +173,7 @@ export async function runPaginationBench(bench: BenchDatabase, options: BenchOpt
   }
 
   for (const style of STYLES) {
-    const cursor = style.kind === 'cursor' ? new CursorPagination({ pageSize: PAGE_SIZE, ordering: style.order }) : null
+    const cursor = style.kind === 'cursor' ? new CursorPagination({ secret: TEST_SECRET, pageSize: PAGE_SIZE, ordering: style.order }) : null
     const paginator: Paginator =
       cursor ?? (style.kind === 'page-number' ? new PageNumberPagination({ pageSize: PAGE_SIZE }) : new LimitOffsetPagination({ defaultLimit: PAGE_SIZE }))
     // The effective order: the cursor's own (with its tiebreaker), else the source's.

@@ -1,3 +1,4 @@
+import { TEST_SECRET } from '../test/helpers/secrets.js'
 // Where the time of a cursor page goes, and what other keyset SQL shapes would cost.
 //   npx tsx bench/pagination-shapes.ts [--db sqlite|postgres|both] [--rows 1000000] [--runs 400]
 // For each cursor ordering: the whole `paginate()` call (first page / deep page), the library's
@@ -124,7 +125,7 @@ async function run(bench: BenchDatabase): Promise<string> {
   const source = (orderBy: readonly string[]): ReturnType<typeof benchSource> => benchSource(bench, orderBy)
   const rows: string[][] = []
   for (const order of [['id'], ['-created'], ['-created', '-id']]) {
-    const paginator = new CursorPagination({ pageSize: 10, ordering: order })
+    const paginator = new CursorPagination({ secret: TEST_SECRET, pageSize: 10, ordering: order })
     const sourceOrder = paginator.ordering.map((f) => `${f.descending ? '-' : ''}${f.field}`)
     const [row] = await source(sourceOrder).slice((opts.depth - 1) * 10 - 1, 1)
     if (row === undefined) throw new Error('table too small for --depth')

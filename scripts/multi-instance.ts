@@ -206,7 +206,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const env = {
     GATEHOUSE_NUM_PROXIES: '1',
     // Every instance must sign cursors with the same key, or a cursor from one is invalid on another.
-    GATEHOUSE_CURSOR_SECRET: randomBytes(32).toString('hex'),
+    GATEHOUSE_SECRET: randomBytes(32).toString('hex'),
     ...options.env,
     DATABASE_URL: options.databaseUrl,
     REDIS_URL: options.redisUrl,

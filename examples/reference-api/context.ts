@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { BasicAuthentication } from '../../src/authentication/basic-authentication.js'
 import { SessionAuthentication } from '../../src/authentication/session-authentication.js'
@@ -43,6 +44,11 @@ export interface ReferenceConfig {
    * @default 0
    */
   readonly numProxies?: number | undefined
+  /**
+   * Signing secrets (`GATEHOUSE_SECRET`, comma-separated: the first signs, all verify).
+   * Unset: a random secret made on the first start and kept in the database.
+   */
+  readonly secrets?: readonly string[] | undefined
 }
 
 /** A non-negative integer from an environment variable, or `undefined` when unset. */
@@ -54,6 +60,31 @@ function envInteger(env: NodeJS.ProcessEnv, name: string, min: number): number |
     throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`)
   }
   return value
+}
+
+/** `GATEHOUSE_SECRET` as a list (comma-separated, for rotation), or `undefined` when unset. */
+function envSecrets(env: NodeJS.ProcessEnv): readonly string[] | undefined {
+  const raw = env['GATEHOUSE_SECRET']
+  if (raw === undefined || raw === '') return undefined
+  const secrets = raw.split(',').map((s) => s.trim())
+  if (secrets.some((s) => Buffer.byteLength(s, 'utf8') < 16)) {
+    throw new Error('GATEHOUSE_SECRET must hold secrets of at least 16 bytes each (comma-separated to rotate)')
+  }
+  return secrets
+}
+
+/**
+ * The secret kept in the database: made on the first start (32 random bytes), and read
+ * back, so instances starting at once on one database agree on the row that won.
+ */
+async function storedSecret(db: Kysely<ReferenceDatabase>): Promise<string> {
+  await db
+    .insertInto('reference_secrets')
+    .values({ name: 'signing', value: randomBytes(32).toString('base64url') })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute()
+  const row = await db.selectFrom('reference_secrets').select('value').where('name', '=', 'signing').executeTakeFirstOrThrow()
+  return row.value
 }
 
 /**
@@ -69,6 +100,7 @@ export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Re
     redisPrefix: env['GATEHOUSE_REDIS_PREFIX'] === '' ? undefined : env['GATEHOUSE_REDIS_PREFIX'],
     redisTimeoutMs: envInteger(env, 'GATEHOUSE_REDIS_TIMEOUT_MS', 1),
     numProxies: envInteger(env, 'GATEHOUSE_NUM_PROXIES', 0),
+    secrets: envSecrets(env),
   }
 }
 
@@ -95,7 +127,9 @@ export interface ReferenceContext {
     readonly session: SessionAuthentication
     readonly basic: BasicAuthentication
   }
-  /** Settings of reference-api.md: Token, Session, Basic; page number with page size 10. */
+  /** Signing secrets (cursors): the first signs, all verify. */
+  readonly secrets: readonly string[]
+  /** Settings of the reference API: Token, Session, Basic; page number with page size 10. */
   readonly api: Api
   close(): Promise<void>
 }
@@ -110,9 +144,11 @@ export async function migrateReference(database: Database<ReferenceDatabase>): P
 /** Opens the database, migrates it, seeds it when empty, and builds the stores and settings. */
 export async function openReferenceContext(config: ReferenceConfig = {}): Promise<ReferenceContext> {
   const database = await openDatabase<ReferenceDatabase>(config.databaseUrl, databaseTimeouts(config))
+  let secrets: readonly string[]
   try {
     await migrateReference(database)
     await seedIfEmpty(database.db, database.dialect)
+    secrets = config.secrets ?? [await storedSecret(database.db)]
   } catch (error) {
     await database.close()
     throw error
@@ -153,6 +189,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
     throttleStore,
     redis,
     schemes,
+    secrets,
     api,
     close: async () => {
       try {

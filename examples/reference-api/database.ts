@@ -11,8 +11,15 @@ export interface ArticlesTable {
   created: Timestamp
 }
 
+/** Secrets the reference API keeps in its database (the cursor-signing key). */
+export interface SecretsTable {
+  name: string
+  value: string
+}
+
 export interface ReferenceDatabase extends AuthDatabase {
   articles: ArticlesTable
+  reference_secrets: SecretsTable
 }
 
 /** Article migrations, tracked apart from gatehouse's own. Index on every ordering the routes page by. */
@@ -37,6 +44,19 @@ export function articleMigrations(dialect: DialectName): Record<string, Migratio
       },
       async down(db: Kysely<unknown>): Promise<void> {
         await db.schema.dropTable('articles').execute()
+      },
+    },
+    // The signing secret made on first start when GATEHOUSE_SECRET is unset, shared by every instance.
+    '0002_secrets': {
+      async up(db: Kysely<unknown>): Promise<void> {
+        await db.schema
+          .createTable('reference_secrets')
+          .addColumn('name', 'text', (c) => c.primaryKey())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .execute()
+      },
+      async down(db: Kysely<unknown>): Promise<void> {
+        await db.schema.dropTable('reference_secrets').execute()
       },
     },
   }

@@ -1,3 +1,4 @@
+import { TEST_SECRET } from '../../test/helpers/secrets.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { decodeCursor, encodeCursor, type Cursor } from './cursor-codec.js'
@@ -14,9 +15,9 @@ describe('cursor codec', () => {
       { reverse: false, key: [true, 0] },
     ]
     for (const cursor of cursors) {
-      const text = encodeCursor(cursor, SCOPE)
+      const text = encodeCursor(cursor, SCOPE, TEST_SECRET)
       expect(text).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
-      expect(decodeCursor(text, SCOPE, 2)).toEqual(cursor)
+      expect(decodeCursor(text, SCOPE, 2, TEST_SECRET)).toEqual(cursor)
     }
   })
 
@@ -24,23 +25,23 @@ describe('cursor codec', () => {
     const value = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.date({ noInvalidDate: true }))
     fc.assert(
       fc.property(fc.boolean(), fc.array(value, { minLength: 1, maxLength: 4 }), (reverse, key) => {
-        const decoded = decodeCursor(encodeCursor({ reverse, key }, SCOPE), SCOPE, key.length)
+        const decoded = decodeCursor(encodeCursor({ reverse, key }, SCOPE, TEST_SECRET), SCOPE, key.length, TEST_SECRET)
         expect(decoded).toEqual({ reverse, key })
       }),
     )
   })
 
   it('rejects every single-character edit (tamper check)', () => {
-    const text = encodeCursor({ reverse: false, key: ['2024-01-01T00:07:00.000Z', 7] }, SCOPE)
+    const text = encodeCursor({ reverse: false, key: ['2024-01-01T00:07:00.000Z', 7] }, SCOPE, TEST_SECRET)
     for (let i = 0; i < text.length; i++) {
       for (const ch of ['A', 'z', '0', '_']) {
         if (text[i] === ch) continue
         const edited = text.slice(0, i) + ch + text.slice(i + 1)
-        expect(decodeCursor(edited, SCOPE, 2), edited).toBeNull()
+        expect(decodeCursor(edited, SCOPE, 2, TEST_SECRET), edited).toBeNull()
       }
     }
-    expect(decodeCursor(text + 'A', SCOPE, 2)).toBeNull()
-    expect(decodeCursor(text.slice(1), SCOPE, 2)).toBeNull()
+    expect(decodeCursor(text + 'A', SCOPE, 2, TEST_SECRET)).toBeNull()
+    expect(decodeCursor(text.slice(1), SCOPE, 2, TEST_SECRET)).toBeNull()
   })
 
   it('rejects another scope, another secret, a wrong key length and garbage', () => {
@@ -48,14 +49,17 @@ describe('cursor codec', () => {
     expect(decodeCursor(text, SCOPE, 2, 'secret-a')).not.toBeNull()
     expect(decodeCursor(text, '-score,id', 2, 'secret-a')).toBeNull()
     expect(decodeCursor(text, SCOPE, 2, 'secret-b')).toBeNull()
-    expect(decodeCursor(text, SCOPE, 2)).toBeNull()
+    expect(decodeCursor(text, SCOPE, 2, TEST_SECRET)).toBeNull()
+    // Key rotation: any secret of the list verifies.
+    expect(decodeCursor(text, SCOPE, 2, ['secret-new', 'secret-a'])).not.toBeNull()
+    expect(decodeCursor(text, SCOPE, 2, ['secret-new', 'secret-b'])).toBeNull()
     expect(decodeCursor(text, SCOPE, 3, 'secret-a')).toBeNull()
-    for (const bad of ['', '.', 'abc', 'bz01', 'a.b.c', '€.x', 'x'.repeat(5000)]) expect(decodeCursor(bad, SCOPE, 2)).toBeNull()
+    for (const bad of ['', '.', 'abc', 'bz01', 'a.b.c', '€.x', 'x'.repeat(5000)]) expect(decodeCursor(bad, SCOPE, 2, TEST_SECRET)).toBeNull()
   })
 
   it('a correctly signed payload of the wrong shape is still rejected', () => {
     // Values that are not keys (objects, NaN-like, nested arrays) never decode.
-    const forged = encodeCursor({ reverse: false, key: [{ d: 'not a date' } as unknown as string, 1] }, SCOPE)
-    expect(decodeCursor(forged, SCOPE, 2)).toBeNull()
+    const forged = encodeCursor({ reverse: false, key: [{ d: 'not a date' } as unknown as string, 1] }, SCOPE, TEST_SECRET)
+    expect(decodeCursor(forged, SCOPE, 2, TEST_SECRET)).toBeNull()
   })
 })

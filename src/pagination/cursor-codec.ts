@@ -8,8 +8,8 @@ export interface Cursor {
   readonly key: readonly KeyValue[] | null
 }
 
-/** Used when the app sets no secret: still detects edited cursors, but anyone can mint one. */
-const DEFAULT_SECRET = 'gatehouse-cursor-v1'
+/** A key for the cursors' HMAC. */
+export type CursorSecret = string | Uint8Array
 const TAG_BYTES = 12
 
 function tag(secret: string | Uint8Array, scope: string, payload: string): string {
@@ -48,7 +48,7 @@ function decodeValue(value: unknown): KeyValue | undefined {
  * clients, URL-safe, and bound to `scope` (the ordering), so a cursor from
  * another ordering or an edited one is rejected.
  */
-export function encodeCursor(cursor: Cursor, scope: string, secret: string | Uint8Array = DEFAULT_SECRET): string {
+export function encodeCursor(cursor: Cursor, scope: string, secret: CursorSecret): string {
   const body: unknown[] = [cursor.reverse ? 1 : 0, ...(cursor.key ?? []).map(encodeValue)]
   const payload = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url')
   return `${payload}.${tag(secret, scope, payload)}`
@@ -56,19 +56,21 @@ export function encodeCursor(cursor: Cursor, scope: string, secret: string | Uin
 
 /**
  * Decodes a cursor; `null` for anything that is not a cursor this scope and secret
- * produced (bad base64, bad tag, wrong shape, a key of the wrong length).
+ * produced (bad base64, bad tag, wrong shape, a key of the wrong length). With several
+ * secrets (key rotation) a cursor signed by any of them is accepted.
  */
 export function decodeCursor(
   text: string,
   scope: string,
   keyLength: number,
-  secret: string | Uint8Array = DEFAULT_SECRET,
+  secrets: CursorSecret | readonly CursorSecret[],
 ): Cursor | null {
   if (text.length > 4096) return null
   const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(text)
   if (match === null) return null
   const [, payload = '', mac = ''] = match
-  if (!sameTag(mac, tag(secret, scope, payload))) return null
+  const candidates: readonly CursorSecret[] = typeof secrets === 'string' || secrets instanceof Uint8Array ? [secrets] : secrets
+  if (!candidates.some((secret) => sameTag(mac, tag(secret, scope, payload)))) return null
   let body: unknown
   try {
     body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))

@@ -1,8 +1,10 @@
+import { TEST_SECRET } from '../../test/helpers/secrets.js'
 import { describe, expect, it } from 'vitest'
 import type { ApiRequest } from '../core/api-request.js'
 import { createApiRequest } from '../core/request-factory.js'
 import { ArrayPageSource } from './array-page-source.js'
-import { CursorPagination, parseOrdering } from './cursor-pagination.js'
+import { ConfigurationError } from '../core/errors.js'
+import { CursorPagination, parseOrdering, type CursorPaginationOptions } from './cursor-pagination.js'
 import type { Page, PageSource } from './paginator.js'
 
 function getRequest(url: string): ApiRequest {
@@ -34,7 +36,7 @@ const idsOf = (pages: Page<{ id: number }>[]): number[][] => pages.map((p) => p.
 
 describe('CursorPagination over DRF’s tie-heavy test vector', () => {
   const source = new ArrayPageSource(ROWS)
-  const p = new CursorPagination({ ordering: 'created', pageSize: 5 })
+  const p = new CursorPagination({ secret: TEST_SECRET, ordering: 'created', pageSize: 5 })
 
   it('forward: every row once, in (created, id) order; back: the same pages', async () => {
     const forward = await walk(p, source, BASE, 'next')
@@ -62,7 +64,7 @@ describe('CursorPagination over DRF’s tie-heavy test vector', () => {
   })
 
   it('descending ordering: newest first, ties by id; page sizes 0 and -5 fall back', async () => {
-    const desc = new CursorPagination({ ordering: '-created', pageSize: 3, pageSizeQueryParam: 'page_size', maxPageSize: 20 })
+    const desc = new CursorPagination({ secret: TEST_SECRET, ordering: '-created', pageSize: 3, pageSizeQueryParam: 'page_size', maxPageSize: 20 })
     const first = await desc.paginate(source, getRequest(BASE))
     expect(first?.items.map((r) => r.id)).toEqual([25, 26, 27])
     for (const raw of ['0', '-5', 'x']) expect((await desc.paginate(source, getRequest(`${BASE}?page_size=${raw}`)))?.items).toHaveLength(3)
@@ -75,14 +77,14 @@ describe('CursorPagination over DRF’s tie-heavy test vector', () => {
 
   it('more than 1000 tied rows page correctly (no offset cutoff)', async () => {
     const ties = new ArrayPageSource(Array.from({ length: 2500 }, (_, i) => ({ id: i + 1, created: 1 })))
-    const big = new CursorPagination({ ordering: 'created', pageSize: 100 })
+    const big = new CursorPagination({ secret: TEST_SECRET, ordering: 'created', pageSize: 100 })
     const pages = await walk(big, ties, BASE, 'next')
     expect(idsOf(pages).flat()).toEqual(Array.from({ length: 2500 }, (_, i) => i + 1))
   })
 
   it('mixed directions (-score, id)', async () => {
     const rows = Array.from({ length: 40 }, (_, i) => ({ id: i + 1, score: ((i + 1) * 7) % 10 }))
-    const s = new CursorPagination({ ordering: ['-score', 'id'], pageSize: 7 })
+    const s = new CursorPagination({ secret: TEST_SECRET, ordering: ['-score', 'id'], pageSize: 7 })
     const pages = await walk(s, new ArrayPageSource(rows), BASE, 'next')
     expect(pages.flatMap((pg) => pg.items.map((r) => r.id))).toEqual([...rows].sort((a, b) => b.score - a.score || a.id - b.id).map((r) => r.id))
   })
@@ -90,7 +92,7 @@ describe('CursorPagination over DRF’s tie-heavy test vector', () => {
   it('invalid, tampered, foreign and wrong-type cursors: 404 "Invalid cursor"; empty cursor is page 1', async () => {
     const next = (await p.paginate(source, getRequest(BASE)))?.next ?? ''
     const cursor = new URL(next).searchParams.get('cursor') ?? ''
-    const other = new CursorPagination({ ordering: '-created', pageSize: 5 })
+    const other = new CursorPagination({ secret: TEST_SECRET, ordering: '-created', pageSize: 5 })
     const wrongType = p.encode({ reverse: false, key: ['abc', 1] })
     for (const bad of ['x', 'bz01', `${cursor}x`, other.encode({ reverse: false, key: [1, 1] }), wrongType]) {
       await expect(p.paginate(source, getRequest(`${BASE}?cursor=${bad}`))).rejects.toMatchObject({ status: 404, detail: 'Invalid cursor' })
@@ -116,7 +118,7 @@ describe('CursorPagination over DRF’s tie-heavy test vector', () => {
     expect(Object.keys(p.paginatedResponse(page, []).body as object)).toEqual(['next', 'previous', 'results'])
     expect(p.htmlContext(page)).toEqual({ previousUrl: null, nextUrl: page.next })
     expect(p.toHtml(page)).toContain('<li class="previous disabled">')
-    const off = new CursorPagination({ ordering: 'created', pageSize: 5, template: null })
+    const off = new CursorPagination({ secret: TEST_SECRET, ordering: 'created', pageSize: 5, template: null })
     expect((await off.paginate(source, getRequest(BASE)))?.displayPageControls).toBe(false)
   })
 
@@ -134,5 +136,25 @@ describe('CursorPagination over DRF’s tie-heavy test vector', () => {
   it('a source without seek() is a configuration error', async () => {
     const plain: PageSource<Row> = { count: async () => 0, slice: async () => [], all: async () => [] }
     await expect(p.paginate(plain, getRequest(BASE))).rejects.toThrow(/seek/)
+  })
+})
+
+describe('CursorPagination secret', () => {
+  it('has no built-in default: no secret, an empty list or a short one is a ConfigurationError naming the option', () => {
+    expect(() => new CursorPagination({} as unknown as CursorPaginationOptions)).toThrow(/"secret".*no built-in default/)
+    expect(() => new CursorPagination({ secret: [] })).toThrow(ConfigurationError)
+    expect(() => new CursorPagination({ secret: 'too-short' })).toThrow(/at least 16 bytes/)
+    expect(() => new CursorPagination({ secret: [TEST_SECRET, 'short'] })).toThrow(/at least 16 bytes/)
+  })
+
+  it('rotates keys: the first secret signs, every one verifies', () => {
+    const old = new CursorPagination({ secret: 'the-old-secret-0123456789', ordering: 'created' })
+    const rotated = new CursorPagination({ secret: ['the-new-secret-0123456789', 'the-old-secret-0123456789'], ordering: 'created' })
+    const retired = new CursorPagination({ secret: 'the-new-secret-0123456789', ordering: 'created' })
+    const cursor = { reverse: false, key: [new Date('2024-01-01T00:00:00Z'), 3] }
+    const issuedBefore = old.encode(cursor)
+    expect(rotated.decode(issuedBefore)).toEqual(cursor)
+    expect(retired.decode(issuedBefore)).toBeNull()
+    expect(retired.decode(rotated.encode(cursor))).toEqual(cursor)
   })
 })

@@ -2,7 +2,7 @@ import type { ApiRequest } from '../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../core/api-response.js'
 import { ConfigurationError, NotFound } from '../core/errors.js'
 import { resolveTemplate, type ControlTemplate, type TemplateName } from './control-templates.js'
-import { decodeCursor, encodeCursor, type Cursor } from './cursor-codec.js'
+import { decodeCursor, encodeCursor, type Cursor, type CursorSecret } from './cursor-codec.js'
 import { clientPageSize } from './page-number-pagination.js'
 import {
   isSeekSource,
@@ -36,13 +36,35 @@ export interface CursorPaginationOptions extends TemplateOption {
    */
   readonly uniqueField?: string | null
   /**
-   * Key for the cursors' HMAC. Set it (the same on every instance) to make cursors
-   * unforgeable; without it, edited cursors are still rejected but anyone who reads
-   * this code can mint one (positions are still type-checked by the source).
+   * Key for the cursors' HMAC (required: there is no built-in default, which anyone could
+   * read and mint cursors with). The same on every instance, at least 16 bytes. A list
+   * rotates keys: the first signs, every one verifies.
    */
-  readonly secret?: string | Uint8Array
+  readonly secret: CursorSecret | readonly CursorSecret[]
   /** @default 'Invalid cursor' (DRF's text, no period) */
   readonly invalidCursorMessage?: string
+}
+
+/** The minimum length of a cursor secret, in bytes (UTF-8 for a string). */
+const MIN_SECRET_BYTES = 16
+
+/** Validates the `secret` option once, at construction (never mid-request). */
+function checkSecrets(secret: CursorSecret | readonly CursorSecret[] | undefined): readonly CursorSecret[] {
+  const list: readonly CursorSecret[] =
+    secret === undefined ? [] : typeof secret === 'string' || secret instanceof Uint8Array ? [secret] : secret
+  if (list.length === 0) {
+    throw new ConfigurationError(
+      'ERR_GATEHOUSE_SECRET',
+      'CursorPagination needs a secret (option "secret": a string or bytes, or a list to rotate keys); there is no built-in default',
+    )
+  }
+  for (const item of list) {
+    const bytes = typeof item === 'string' ? Buffer.byteLength(item, 'utf8') : item.byteLength
+    if (bytes < MIN_SECRET_BYTES) {
+      throw new ConfigurationError('ERR_GATEHOUSE_SECRET', `CursorPagination option "secret": each secret needs at least ${MIN_SECRET_BYTES} bytes`)
+    }
+  }
+  return Object.freeze([...list])
 }
 
 /** Cursor state a custom response or template can read from `page.state`. */
@@ -83,10 +105,11 @@ export class CursorPagination implements Paginator {
   readonly ordering: readonly OrderingField[]
   readonly template: ControlTemplate | TemplateName | null
   readonly invalidCursorMessage: string
-  private readonly secret: string | Uint8Array | undefined
+  private readonly secrets: readonly CursorSecret[]
   private readonly scope: string
 
-  constructor(options: CursorPaginationOptions = {}) {
+  /** @throws ConfigurationError without a `secret`, or with one shorter than 16 bytes. */
+  constructor(options: CursorPaginationOptions) {
     this.pageSize = options.pageSize
     this.cursorQueryParam = options.cursorQueryParam ?? 'cursor'
     this.pageSizeQueryParam = options.pageSizeQueryParam ?? null
@@ -94,19 +117,19 @@ export class CursorPagination implements Paginator {
     this.ordering = Object.freeze(parseOrdering(options.ordering ?? '-created', options.uniqueField === undefined ? 'id' : options.uniqueField))
     this.template = options.template === undefined ? 'previousNext' : options.template
     this.invalidCursorMessage = options.invalidCursorMessage ?? 'Invalid cursor'
-    this.secret = options.secret
+    this.secrets = checkSecrets((options as { secret?: CursorPaginationOptions['secret'] }).secret)
     // Cursors are bound to the ordering: one minted for another ordering is invalid here.
     this.scope = this.ordering.map((f) => `${f.descending ? '-' : ''}${f.field}`).join(',')
   }
 
   /** Encodes a cursor for this paginator's ordering (for tests and custom links). */
   encode(cursor: Cursor): string {
-    return encodeCursor(cursor, this.scope, this.secret)
+    return encodeCursor(cursor, this.scope, this.secrets[0] as CursorSecret)
   }
 
   /** Decodes a cursor of this paginator; `null` when invalid or tampered with. */
   decode(text: string): Cursor | null {
-    return decodeCursor(text, this.scope, this.ordering.length, this.secret)
+    return decodeCursor(text, this.scope, this.ordering.length, this.secrets)
   }
 
   async paginate<T>(source: PageSource<T>, req: ApiRequest, options: PaginateOptions = {}): Promise<Page<T> | null> {

@@ -1,3 +1,4 @@
+import { TEST_SECRET } from '../../test/helpers/secrets.js'
 import { describe, expect, it } from 'vitest'
 import { createApi } from '../core/api.js'
 import { createApiRequest } from '../core/request-factory.js'
@@ -28,7 +29,7 @@ describe('listHandler', () => {
 
   it('a per-view style overrides the global one; pagination null gives the plain array', async () => {
     const api = createApi({ pagination: new PageNumberPagination(), pageSize: 5 })
-    const cursor = await api.view({ pagination: new CursorPagination({ ordering: 'created' }), handlers: { GET: handler } }).handle(get('http://x/items/'))
+    const cursor = await api.view({ pagination: new CursorPagination({ secret: TEST_SECRET, ordering: 'created' }), handlers: { GET: handler } }).handle(get('http://x/items/'))
     expect(Object.keys(cursor.body as object)).toEqual(['next', 'previous', 'results'])
     const off = await api.view({ pagination: null, handlers: { GET: handler } }).handle(get('http://x/items/'))
     expect(off.body).toHaveLength(12)

@@ -180,8 +180,8 @@ for (const backend of BACKENDS) {
       const [payload = '', mac = ''] = cursor.split('.')
       const flipped = payload.slice(0, 5) + (payload[5] === 'A' ? 'B' : 'A') + payload.slice(6)
       const scoreCursor = new URL((await fetchPage(`${base}/api/articles/cursor-score/`)).next ?? '').searchParams.get('cursor') ?? ''
-      const wrongType = encodeCursor({ reverse: false, key: ['abc', 'x'] }, '-created,id')
-      const wrongLength = encodeCursor({ reverse: false, key: [5] }, '-created,id')
+      const wrongType = encodeCursor({ reverse: false, key: ['abc', 'x'] }, '-created,id', server.ref.secrets[0] ?? '')
+      const wrongLength = encodeCursor({ reverse: false, key: [5] }, '-created,id', server.ref.secrets[0] ?? '')
       for (const bad of ['garbage', '123', `${flipped}.${mac}`, `${payload}.${mac}x`, scoreCursor, wrongType, wrongLength, '%E2%82%AC', 'bz01']) {
         const res = await fetchPage(`${base}/api/articles/cursor/?cursor=${bad}`)
         expect([bad, res.status, res.body]).toEqual([bad, 404, { detail: 'Invalid cursor' }])

@@ -140,8 +140,7 @@ async function createArticle(ref: ReferenceContext, ctx: RequestContext): Promis
 /** The Articles routes of reference-api.md (every pagination style). */
 export function registerArticleRoutes(app: FastifyInstance, ref: ReferenceContext): void {
   const { api } = ref
-  const secret = process.env['GATEHOUSE_CURSOR_SECRET']
-  const cursorSecret = secret !== undefined && secret !== '' ? { secret } : {}
+  const cursorSecret = { secret: ref.secrets }
   const permissions = [new IsAuthenticatedOrReadOnly()]
   const list = listHandler<ArticleRow>({ source: (ctx) => articleSource(ref, ctx), serialize: serializeArticle })
   const common = { permissions, formats: ['json', 'html'] as const }
