@@ -4,7 +4,12 @@ import type { KeyValue, OrderingField, SeekArgs, SeekSource } from '../paginatio
 import type { DialectName } from './database.js'
 
 /** The SQL type of a column a cursor may page by; cursor keys are checked against it. */
-export type ColumnKind = 'integer' | 'number' | 'text' | 'timestamp' | 'boolean'
+/**
+ * The SQL type of an ordering column, which a cursor's position must fit: `integer` is a
+ * 32-bit `integer`/`serial`, `bigint` a `bigint`/`bigserial` (safe integers), `number` a
+ * floating or numeric column.
+ */
+export type ColumnKind = 'integer' | 'bigint' | 'number' | 'text' | 'timestamp' | 'boolean'
 
 /** How an output field of the query maps to a column. */
 export interface ColumnSpec {
@@ -44,18 +49,54 @@ function parseOrder(items: readonly string[]): OrderingField[] {
   return items.map((item) => (item.startsWith('-') ? { field: item.slice(1), descending: true } : { field: item, descending: false }))
 }
 
+const INT32_MIN = -2_147_483_648
+const INT32_MAX = 2_147_483_647
+
+/**
+ * An ISO 8601 UTC timestamp as the sources write them (`2024-01-01T00:07:00.123Z`):
+ * checked character by character, so a client's string is never handed to the
+ * database's own (more lenient, dialect-specific) timestamp parser.
+ */
+function isIsoTimestamp(value: string): boolean {
+  if (value.length < 20 || value.length > 30 || !value.endsWith('Z')) return false
+  const shape = 'dddd-dd-ddTdd:dd:dd'
+  for (let i = 0; i < shape.length; i++) {
+    const code = value.charCodeAt(i)
+    if (shape[i] === 'd' ? code < 0x30 || code > 0x39 : value[i] !== shape[i]) return false
+  }
+  const fraction = value.slice(19, -1)
+  if (fraction !== '' && (fraction[0] !== '.' || fraction.length < 2 || !/^\.[0-9]{1,9}$/.test(fraction))) return false
+  const time = Date.parse(value)
+  // Date.parse rolls no fields over for this shape, but rejects 2024-02-30 etc. as NaN.
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 19) === value.slice(0, 19)
+}
+
+/** Years every dialect and driver round-trips (node-pg writes a year past 9999 as `+yyyyyy`). */
+function isStorableDate(value: Date): boolean {
+  const year = value.getUTCFullYear()
+  return !Number.isNaN(value.getTime()) && year >= 1 && year <= 9999
+}
+
+/**
+ * True when a cursor's position value fits the column's type, so it can be bound without
+ * a database error: a client-controlled value that does not is an invalid cursor (404),
+ * never a 500 from the driver.
+ */
 function accepts(kind: ColumnKind, value: KeyValue): boolean {
   switch (kind) {
     case 'integer':
+      return typeof value === 'number' && Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX
+    case 'bigint':
       return typeof value === 'number' && Number.isSafeInteger(value)
     case 'number':
       return typeof value === 'number' && Number.isFinite(value)
     case 'text':
-      return typeof value === 'string'
+      // PostgreSQL text cannot hold NUL.
+      return typeof value === 'string' && !value.includes('\0')
     case 'boolean':
       return typeof value === 'boolean'
     case 'timestamp':
-      return value instanceof Date || (typeof value === 'string' && !Number.isNaN(Date.parse(value)))
+      return value instanceof Date ? isStorableDate(value) : typeof value === 'string' && isIsoTimestamp(value)
   }
 }
 
