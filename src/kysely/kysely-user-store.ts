@@ -115,4 +115,14 @@ export class KyselyUserStore implements UserStore {
       .executeTakeFirstOrThrow()
     return toUser(row)
   }
+
+  /**
+   * Sets a user's password (`null`: an unusable one, as Django's `set_unusable_password`).
+   * @returns false when there is no such user.
+   */
+  async setPassword(userId: UserId, password: string | null): Promise<boolean> {
+    const hash = password === null ? '!' : await hashPassword(password, this.scrypt)
+    const result = await this.db.updateTable('gatehouse_users').set({ password: hash }).where('id', '=', userId as number).executeTakeFirst()
+    return Number(result.numUpdatedRows) > 0
+  }
 }

@@ -1,0 +1,5 @@
+// The `gatehouse` executable: bin/gatehouse.js imports the compiled copy of this file.
+import { main } from './main.js'
+
+const code = await main(process.argv.slice(2))
+process.exitCode = code

@@ -1,0 +1,231 @@
+/**
+ * The `gatehouse` command line, for a user's own database: it touches only the library's
+ * tables (users, tokens, sessions) and its own migration table, and never seeds anything.
+ * Django's `migrate`, `createsuperuser`, `changepassword`, `drf_create_token` and
+ * `clearsessions`, in one command.
+ */
+import { createInterface } from 'node:readline'
+import { Command, CommanderError, Option } from 'commander'
+import { openDatabase, type Database } from '../kysely/database.js'
+import { KyselySessionStore } from '../kysely/kysely-session-store.js'
+import { KyselyTokenStore } from '../kysely/kysely-token-store.js'
+import { KyselyUserStore } from '../kysely/kysely-user-store.js'
+import { authMigrations, migrate } from '../kysely/migrations.js'
+import type { AuthDatabase } from '../kysely/schema.js'
+
+/** Where the command line reads and writes; the process's own streams by default. */
+export interface CliIo {
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean }
+  readonly stdout: NodeJS.WritableStream
+  readonly stderr: NodeJS.WritableStream
+  readonly env: NodeJS.ProcessEnv
+}
+
+/** An expected failure: printed as `gatehouse: <message>` on stderr, exit code 1. */
+class CliError extends Error {}
+
+interface DatabaseOption {
+  readonly database?: string
+}
+
+interface PasswordOptions {
+  readonly passwordStdin?: boolean
+}
+
+function databaseUrl(options: DatabaseOption, io: CliIo): string {
+  const url = options.database ?? io.env['DATABASE_URL']
+  if (url === undefined || url === '') {
+    throw new CliError('no database: pass --database <url> or set DATABASE_URL (sqlite:<path>, file:<path> or postgres://…)')
+  }
+  return url
+}
+
+/** Opens the database and applies the library's migrations (its own table), then runs `fn`. */
+async function withDatabase<T>(options: DatabaseOption, io: CliIo, fn: (database: Database<AuthDatabase>) => Promise<T>): Promise<T> {
+  const database = await openDatabase<AuthDatabase>(databaseUrl(options, io))
+  try {
+    await migrate(database.db, authMigrations(database.dialect))
+    return await fn(database)
+  } finally {
+    await database.close()
+  }
+}
+
+/** Reads one line from a stream (the first line of stdin). */
+function readLine(stream: NodeJS.ReadableStream): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = ''
+    const onData = (chunk: Buffer | string): void => {
+      text += chunk.toString()
+      const newline = text.indexOf('\n')
+      if (newline !== -1) finish(text.slice(0, newline))
+    }
+    const finish = (line: string): void => {
+      stream.off('data', onData)
+      stream.off('end', onEnd)
+      stream.off('error', reject)
+      stream.pause()
+      resolve(line.endsWith('\r') ? line.slice(0, -1) : line)
+    }
+    const onEnd = (): void => finish(text)
+    stream.on('data', onData)
+    stream.once('end', onEnd)
+    stream.once('error', reject)
+    stream.resume()
+  })
+}
+
+/** Asks for a password on a terminal without echoing it. */
+function promptHidden(io: CliIo, question: string): Promise<string> {
+  return new Promise((resolve) => {
+    const output = io.stderr as NodeJS.WritableStream & { write(text: string): boolean }
+    const rl = createInterface({ input: io.stdin, output, terminal: true })
+    // Mute the echo: readline writes typed characters through _writeToOutput.
+    const muted = rl as unknown as { _writeToOutput: (text: string) => void }
+    output.write(question)
+    muted._writeToOutput = () => undefined
+    rl.question('', (answer) => {
+      rl.close()
+      output.write('\n')
+      resolve(answer)
+    })
+  })
+}
+
+/**
+ * The new password: `GATEHOUSE_PASSWORD`, or the first line of stdin with
+ * `--password-stdin`, or asked twice on a terminal. Never a command-line argument
+ * (arguments show in process lists and shell history).
+ */
+async function readPassword(options: PasswordOptions, io: CliIo): Promise<string> {
+  let password: string
+  const fromEnv = io.env['GATEHOUSE_PASSWORD']
+  if (options.passwordStdin === true) {
+    password = await readLine(io.stdin)
+  } else if (fromEnv !== undefined) {
+    password = fromEnv
+  } else if (io.stdin.isTTY === true) {
+    password = await promptHidden(io, 'Password: ')
+    const again = await promptHidden(io, 'Password (again): ')
+    if (again !== password) throw new CliError("the two passwords didn't match")
+  } else {
+    throw new CliError('no password: set GATEHOUSE_PASSWORD, pass --password-stdin, or run on a terminal to be asked')
+  }
+  if (password === '') throw new CliError('the password is empty')
+  return password
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505'
+}
+
+const databaseOption = (): Option =>
+  new Option('--database <url>', 'database URL: sqlite:<path>, file:<path> or postgres://… (default: $DATABASE_URL)')
+
+/** Builds the command line; `io` receives its output. */
+export function buildCli(io: CliIo): Command {
+  const print = (line: string): void => void io.stdout.write(`${line}\n`)
+  const program = new Command('gatehouse')
+    .description("gatehouse's tables in your database: migrations, users, tokens and sessions (never seeds data)")
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => void io.stdout.write(text), writeErr: (text) => void io.stderr.write(text) })
+
+  program
+    .command('migrate')
+    .description("create or update gatehouse's tables (tracked in gatehouse_migrations, apart from your app's migrations)")
+    .addOption(databaseOption())
+    .action(async (options: DatabaseOption) => {
+      await withDatabase(options, io, async (database) => print(`gatehouse tables are up to date (${database.dialect})`))
+    })
+
+  program
+    .command('create-user')
+    .description('create a user; the password comes from GATEHOUSE_PASSWORD, --password-stdin, or a prompt')
+    .argument('<username>')
+    .addOption(databaseOption())
+    .option('--staff', 'make the user staff (is_staff)')
+    .option('--inactive', 'create the user inactive')
+    .option('--no-password', 'give the user no usable password (they cannot log in with one)')
+    .option('--password-stdin', 'read the password from the first line of stdin')
+    .action(async (username: string, options: DatabaseOption & PasswordOptions & { staff?: boolean; inactive?: boolean; password: boolean }) => {
+      if (username.length === 0 || username.length > 150 || username.includes('\0')) {
+        throw new CliError('username must be 1 to 150 characters')
+      }
+      const password = options.password ? await readPassword(options, io) : null
+      await withDatabase(options, io, async (database) => {
+        const users = new KyselyUserStore(database.db)
+        if ((await users.findByUsername(username)) !== null) throw new CliError(`user ${username} already exists`)
+        try {
+          const user = await users.create({ username, password, isStaff: options.staff === true, isActive: options.inactive !== true })
+          print(`Created user ${user.username} (id ${String(user.id)})${password === null ? ' with no usable password' : ''}`)
+        } catch (error) {
+          if (isUniqueViolation(error)) throw new CliError(`user ${username} already exists`)
+          throw error
+        }
+      })
+    })
+
+  program
+    .command('changepassword')
+    .description("set a user's password (GATEHOUSE_PASSWORD, --password-stdin, or a prompt)")
+    .argument('<username>')
+    .addOption(databaseOption())
+    .option('--password-stdin', 'read the password from the first line of stdin')
+    .action(async (username: string, options: DatabaseOption & PasswordOptions) => {
+      await withDatabase(options, io, async (database) => {
+        const users = new KyselyUserStore(database.db)
+        const user = await users.findByUsername(username)
+        if (user === null) throw new CliError(`user ${username} does not exist`)
+        const password = await readPassword(options, io)
+        await users.setPassword(user.id, password)
+        print(`Password changed successfully for user ${username}`)
+      })
+    })
+
+  program
+    .command('create-token')
+    .description("print a user's token, creating it if missing (DRF's drf_create_token)")
+    .argument('<username>')
+    .addOption(databaseOption())
+    .option('-r, --reset', 'regenerate the token (for a leaked one): the old key stops working')
+    .action(async (username: string, options: DatabaseOption & { reset?: boolean }) => {
+      await withDatabase(options, io, async (database) => {
+        const user = await new KyselyUserStore(database.db).findByUsername(username)
+        if (user === null) throw new CliError(`Cannot create the Token: user ${username} does not exist`)
+        const tokens = new KyselyTokenStore(database.db)
+        const token = options.reset === true ? await tokens.regenerate(user.id) : await tokens.getOrCreate(user.id)
+        print(`Generated token ${token.key} for user ${username}`)
+      })
+    })
+
+  program
+    .command('clear-sessions')
+    .description("delete expired SQL sessions (Django's clearsessions); Redis sessions expire by themselves")
+    .addOption(databaseOption())
+    .action(async (options: DatabaseOption) => {
+      await withDatabase(options, io, async (database) => {
+        const removed = await new KyselySessionStore(database.db).clearExpired()
+        print(`Deleted ${removed} expired session${removed === 1 ? '' : 's'}`)
+      })
+    })
+
+  return program
+}
+
+/** Runs the command line with `argv` (without node and the script); resolves to the exit code. */
+export async function main(argv: readonly string[], io: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  try {
+    await buildCli(io).parseAsync([...argv], { from: 'user' })
+    return 0
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode
+    if (error instanceof CliError) {
+      io.stderr.write(`gatehouse: ${error.message}\n`)
+      return 1
+    }
+    // A driver missing, a database that refuses: the message, never a stack trace.
+    io.stderr.write(`gatehouse: ${error instanceof Error ? error.message : String(error)}\n`)
+    return 1
+  }
+}

@@ -1,0 +1,142 @@
+// The library's `gatehouse` command line on a user's own database, spawned as a real
+// process: it touches only gatehouse's tables, beside the app's own Kysely migrations,
+// and never seeds anything.
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { Kysely, Migrator, sql, type Migration } from 'kysely'
+import { afterEach, describe, expect, it } from 'vitest'
+import { openDatabase, type Database } from '../../src/kysely/database.js'
+import { KyselyUserStore } from '../../src/kysely/kysely-user-store.js'
+import type { AuthDatabase } from '../../src/kysely/schema.js'
+import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url))
+
+interface Run {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+function gatehouse(args: readonly string[], options: { env?: Record<string, string>; stdin?: string } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, ...options.env }
+    delete env['DATABASE_URL']
+    if (options.env?.['GATEHOUSE_PASSWORD'] === undefined) delete env['GATEHOUSE_PASSWORD']
+    const child = spawn(TSX, ['src/cli/bin.ts', ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+    child.stdin.end(options.stdin ?? '')
+  })
+}
+
+/** The app's own migration, in Kysely's default migration tables. */
+const APP_MIGRATIONS: Record<string, Migration> = {
+  app_001_books: {
+    up: async (db: Kysely<unknown>) => {
+      await db.schema.createTable('books').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('title', 'text').execute()
+    },
+  },
+}
+
+async function tableRows(database: Database<AuthDatabase>): Promise<Record<string, number>> {
+  const db = database.db as unknown as Kysely<unknown>
+  const tables = (await db.introspection.getTables()).map((t) => t.name)
+  const rows: Record<string, number> = {}
+  for (const table of tables) {
+    const result = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(db)
+    rows[table] = Number(result.rows[0]?.n ?? 0)
+  }
+  return rows
+}
+
+for (const backend of BACKENDS) {
+  describe.skipIf(!backend.available)(`gatehouse command line on ${backend.name}`, () => {
+    let target: TestDatabase | null = null
+    afterEach(async () => {
+      await target?.drop()
+      target = null
+    })
+
+    it('migrate beside the app\'s own Kysely migrations: only gatehouse tables, no rows, and the app\'s Migrator still works', async () => {
+      target = await backend.create()
+      const database = await openDatabase<AuthDatabase>(target.url)
+      try {
+        const appMigrator = new Migrator({ db: database.db as unknown as Kysely<unknown>, provider: { getMigrations: async () => APP_MIGRATIONS } })
+        expect((await appMigrator.migrateToLatest()).error).toBeUndefined()
+        const run = await gatehouse(['migrate', '--database', target.url])
+        expect(run).toMatchObject({ code: 0, stderr: '' })
+        expect(run.stdout).toContain('up to date')
+        const rows = await tableRows(database)
+        expect(Object.keys(rows)).toEqual(expect.arrayContaining(['books', 'gatehouse_users', 'gatehouse_tokens', 'gatehouse_sessions']))
+        expect(Object.entries(rows).filter(([table, n]) => !table.includes('migration') && n > 0)).toEqual([])
+        // The app can go on migrating in its own table.
+        expect((await appMigrator.migrateToLatest()).error).toBeUndefined()
+        expect((await gatehouse(['migrate', '--database', target.url])).code).toBe(0)
+      } finally {
+        await database.close()
+      }
+    })
+
+    it('create-user, changepassword, create-token [-r]: passwords from the environment or stdin, never an argument', async () => {
+      target = await backend.create()
+      const url = target.url
+      expect(await gatehouse(['create-user', 'reader', '--database', url], { env: { GATEHOUSE_PASSWORD: 'first-pass-1' } })).toMatchObject({ code: 0, stderr: '' })
+      expect((await gatehouse(['create-user', 'reader', '--database', url], { env: { GATEHOUSE_PASSWORD: 'x' } })).stderr).toBe('gatehouse: user reader already exists\n')
+      expect(await gatehouse(['create-user', 'nopass', '--database', url])).toMatchObject({ code: 1, stderr: expect.stringContaining('no password') })
+      expect((await gatehouse(['create-user', 'reader', '--password', 'x', '--database', url])).code).not.toBe(0)
+      expect(await gatehouse(['changepassword', 'reader', '--password-stdin', '--database', url], { stdin: 'second-pass-2\n' })).toMatchObject({ code: 0 })
+      const database = await openDatabase<AuthDatabase>(url)
+      try {
+        const users = new KyselyUserStore(database.db)
+        expect(await users.authenticate('reader', 'first-pass-1')).toBeNull()
+        expect((await users.authenticate('reader', 'second-pass-2'))?.username).toBe('reader')
+      } finally {
+        await database.close()
+      }
+      const first = await gatehouse(['create-token', 'reader', '--database', url])
+      const again = await gatehouse(['create-token', 'reader', '--database', url])
+      const reset = await gatehouse(['create-token', '-r', 'reader', '--database', url])
+      expect(first.stdout).toMatch(/^Generated token [0-9a-f]{40} for user reader\n$/)
+      expect(again.stdout).toBe(first.stdout)
+      expect(reset.stdout).not.toBe(first.stdout)
+      expect(await gatehouse(['create-token', 'ghost', '--database', url])).toMatchObject({
+        code: 1,
+        stderr: 'gatehouse: Cannot create the Token: user ghost does not exist\n',
+      })
+    })
+
+    it('clear-sessions deletes expired sessions only', async () => {
+      target = await backend.create()
+      expect((await gatehouse(['migrate', '--database', target.url])).code).toBe(0)
+      const database = await openDatabase<AuthDatabase>(target.url)
+      try {
+        const past = new Date(Date.now() - 60_000).toISOString()
+        const future = new Date(Date.now() + 3_600_000).toISOString()
+        await database.db
+          .insertInto('gatehouse_sessions')
+          .values([
+            { session_key: 'old', user_id: null, data: '{}', expires_at: past },
+            { session_key: 'new', user_id: null, data: '{}', expires_at: future },
+          ])
+          .execute()
+        expect((await gatehouse(['clear-sessions', '--database', target.url])).stdout).toBe('Deleted 1 expired session\n')
+        const left = await database.db.selectFrom('gatehouse_sessions').select('session_key').execute()
+        expect(left.map((r) => r.session_key)).toEqual(['new'])
+      } finally {
+        await database.close()
+      }
+    })
+  })
+}
+
+describe('gatehouse command line without a database', () => {
+  it('says how to name one', async () => {
+    expect(await gatehouse(['migrate'])).toMatchObject({ code: 1, stderr: expect.stringContaining('--database <url> or set DATABASE_URL') })
+  })
+})
