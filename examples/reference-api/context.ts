@@ -49,6 +49,11 @@ export interface ReferenceConfig {
    * Unset: a random secret made on the first start and kept in the database.
    */
   readonly secrets?: readonly string[] | undefined
+  /**
+   * Host names the API answers to (`GATEHOUSE_ALLOWED_HOSTS`, comma-separated, Django's
+   * `ALLOWED_HOSTS` rules). @default ['localhost', '127.0.0.1', '[::1]']
+   */
+  readonly allowedHosts?: readonly string[] | undefined
 }
 
 /** A non-negative integer from an environment variable, or `undefined` when unset. */
@@ -101,6 +106,10 @@ export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Re
     redisTimeoutMs: envInteger(env, 'GATEHOUSE_REDIS_TIMEOUT_MS', 1),
     numProxies: envInteger(env, 'GATEHOUSE_NUM_PROXIES', 0),
     secrets: envSecrets(env),
+    allowedHosts:
+      env['GATEHOUSE_ALLOWED_HOSTS'] === undefined || env['GATEHOUSE_ALLOWED_HOSTS'] === ''
+        ? undefined
+        : env['GATEHOUSE_ALLOWED_HOSTS'].split(',').map((h) => h.trim()).filter((h) => h !== ''),
   }
 }
 
@@ -179,6 +188,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
     pagination: new PageNumberPagination(),
     pageSize: 10,
     numProxies: config.numProxies ?? 0,
+    allowedHosts: config.allowedHosts ?? ['localhost', '127.0.0.1', '[::1]'],
   })
   return {
     database,

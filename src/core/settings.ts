@@ -35,6 +35,15 @@ export interface Settings {
    * @default 0
    */
   readonly numProxies: number
+  /**
+   * The host names this app answers to (Django's `ALLOWED_HOSTS`): `'api.example.com'`,
+   * `'.example.com'` (the domain and its subdomains), `'*'` (any). A request for another
+   * `Host` is `400 {"detail": "Invalid Host header."}` before anything else runs, so links
+   * are never built from a client's choice of host. `null` does not check: set it in
+   * production.
+   * @default null
+   */
+  readonly allowedHosts: readonly string[] | null
   /** Where unrendered (500) errors are reported. @default console.error */
   readonly logError: ErrorLogger
 }
@@ -48,6 +57,7 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   unauthenticatedUser: anonymousUser,
   unauthenticatedToken: () => null,
   numProxies: 0,
+  allowedHosts: null,
   logError: (error: unknown, context: { method: string; path: string }) => {
     console.error(`gatehouse: server error on ${context.method} ${context.path}:`, error)
   },
@@ -71,6 +81,7 @@ const CHECKS: Readonly<Record<keyof Settings, readonly [Check, string]>> = {
   unauthenticatedUser: [isFunction, 'a function returning a user'],
   unauthenticatedToken: [isFunction, 'a function'],
   numProxies: [(v) => Number.isInteger(v) && (v as number) >= 0, 'a non-negative integer'],
+  allowedHosts: [(v) => v === null || (Array.isArray(v) && v.every((h) => typeof h === 'string' && h !== '')), 'a list of host names or null'],
   logError: [isFunction, 'a function'],
 }
 

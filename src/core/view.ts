@@ -15,12 +15,14 @@ import {
   ServiceUnavailable,
   Throttled,
   WrappedSchemeError,
+  ParseError,
 } from './errors.js'
 import { isStoreUnavailable, STORE_UNAVAILABLE_DETAIL } from './store-faults.js'
 import { MEDIA_TYPES, negotiateFormat, type Format } from './negotiation.js'
 import { DEFAULT_PARSED_MEDIA_TYPES } from './body-parser.js'
 import type { PolicyContext, ViewInfo } from './policy-context.js'
 import { validateSettings, type Settings } from './settings.js'
+import { isAllowedHost } from './allowed-hosts.js'
 import type { User } from './user.js'
 
 /** Methods a view can implement; HEAD and OPTIONS are answered automatically. */
@@ -168,6 +170,8 @@ export class ApiView {
   }
 
   private async dispatch(req: ApiRequest, consulted: AuthenticationScheme[]): Promise<ApiResponse> {
+    const { allowedHosts } = this.settings
+    if (allowedHosts !== null && !isAllowedHost(req.url.hostname, allowedHosts)) throw new ParseError('Invalid Host header.', 'invalid_host')
     const format = negotiateFormat(req.headers.get('accept'), this.formatsFor(req))
     const identity = await authenticate(req, this.settings, consulted)
     const ctx: RequestContext = {

@@ -17,8 +17,13 @@ import { router } from '../../src/adapters/node-http/index.js'
 import type { ApiView } from '../../src/core/view.js'
 import { freshSqlite, type TestDatabase } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
+import { TEST_SECRET } from '../helpers/secrets.js'
 import { exchange, login, send, setCookieValue, type ExchangeRequest, type ExchangeResult, type SessionCookies } from '../oracle/http-exchange.js'
 import { ALL_REQUESTS, BOB_TOKEN, CREDENTIALS } from '../oracle/requests.js'
+
+// One secret for both servers (separate databases would each make their own), so cursors compare equal.
+/** The reference API's default hosts, plus the name the link tests use. */
+const HOSTS = ['localhost', '127.0.0.1', '[::1]', 'api.example']
 
 // Not a mock: `mountView` still mounts on Fastify; it also records each app's views
 // so the node:http server runs exactly the views the reference routes build.
@@ -43,7 +48,7 @@ interface NodeReference {
 
 /** The reference API's views on node:http, on a fresh migrated and seeded database. */
 async function startNodeReference(database: TestDatabase): Promise<NodeReference> {
-  const ref = await openReferenceContext({ databaseUrl: database.url })
+  const ref = await openReferenceContext({ databaseUrl: database.url, allowedHosts: HOSTS, secrets: [TEST_SECRET] })
   const app = await buildApp(ref) // never listens: only its views are used
   const views = mounted.get(app)
   if (views === undefined || views.size === 0) throw new Error('no views recorded')
@@ -71,7 +76,7 @@ let fastify: RunningReference
 let node: NodeReference
 
 beforeAll(async () => {
-  ;[fastify, node] = await Promise.all([startReference(freshSqlite()), startNodeReference(freshSqlite())])
+  ;[fastify, node] = await Promise.all([startReference(freshSqlite(), { allowedHosts: HOSTS, secrets: [TEST_SECRET] }), startNodeReference(freshSqlite())])
 }, 60_000)
 afterAll(async () => {
   await Promise.all([fastify?.close(), node?.close()])
@@ -136,6 +141,13 @@ describe('the reference API on node:http', () => {
     for (const path of ['/api/nope/', '/api/whoami', '/']) {
       const missing = await get(path)
       expect([missing.status, missing.body], path).toEqual([404, { detail: 'Not found.' }])
+    }
+  })
+
+  it('answers a Host outside allowedHosts 400 before building any link', async () => {
+    for (const host of ['evil.example', 'api.example.evil', 'localhost.evil:80']) {
+      const page = await get('/api/articles/', { Host: host })
+      expect([host, page.status, page.body]).toEqual([host, 400, { detail: 'Invalid Host header.' }])
     }
   })
 
