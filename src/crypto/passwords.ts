@@ -43,6 +43,23 @@ export async function verifyPassword(password: string, encoded: string): Promise
   }
 }
 
+/** True for a hash `verifyPassword` can check (scrypt or Django PBKDF2); false for unusable ones (`!…`). */
+export function isUsableHash(encoded: string): boolean {
+  const parts = encoded.split('$')
+  return (parts[0] === 'scrypt' && parts.length === 6) || (parts[0] === 'pbkdf2_sha256' && parts.length === 4)
+}
+
+/**
+ * Django's `must_update`: true when a hash that just verified should be replaced by a
+ * fresh one at `params`: another algorithm (Django PBKDF2), or scrypt at a lower cost.
+ */
+export function needsRehash(encoded: string, params: ScryptParams = DEFAULT_SCRYPT): boolean {
+  const parts = encoded.split('$')
+  if (parts[0] !== 'scrypt' || parts.length !== 6) return isUsableHash(encoded)
+  const [n, r, p] = [Number(parts[1]), Number(parts[2]), Number(parts[3])]
+  return n < params.N || r < params.r || p < params.p
+}
+
 async function verifyEncoded(password: string, encoded: string): Promise<boolean> {
   const parts = encoded.split('$')
   if (parts[0] === 'scrypt' && parts.length === 6) {

@@ -83,6 +83,41 @@ for (const backend of BACKENDS) {
       expect(await users.authenticate('django-alice', 'alice-pass-2')).toBeNull()
     })
 
+    it('a Django PBKDF2 hash is replaced by scrypt at the first successful login (must_update), and still logs in', async () => {
+      await t.db
+        .insertInto('gatehouse_users')
+        .values({ username: 'django-bob', password: DJANGO_HASH, is_active: 1, is_staff: 0, date_joined: new Date().toISOString() })
+        .execute()
+      const stored = async (): Promise<string> =>
+        (await t.db.selectFrom('gatehouse_users').select('password').where('username', '=', 'django-bob').executeTakeFirstOrThrow()).password
+      expect(await users.authenticate('django-bob', 'wrong')).toBeNull()
+      expect(await stored()).toBe(DJANGO_HASH)
+      expect((await users.authenticate('django-bob', 'alice-pass-1'))?.username).toBe('django-bob')
+      expect(await stored()).toMatch(/^scrypt\$/)
+      expect((await users.authenticate('django-bob', 'alice-pass-1'))?.username).toBe('django-bob')
+    })
+
+    it('a weaker scrypt hash is upgraded to the store\'s cost at login', async () => {
+      const weak = new KyselyUserStore(t.db, { scrypt: { N: 2 ** 10, r: 8, p: 1 } })
+      const strong = new KyselyUserStore(t.db, { scrypt: { N: 2 ** 11, r: 8, p: 1 } })
+      const user = await weak.create({ username: 'upgrade-me', password: 'pw-1' })
+      const hash = async (): Promise<string> =>
+        (await t.db.selectFrom('gatehouse_users').select('password').where('id', '=', user.id).executeTakeFirstOrThrow()).password
+      expect(await hash()).toMatch(/^scrypt\$1024\$/)
+      expect(await strong.checkPassword(user, 'pw-1')).toBe(true)
+      expect(await hash()).toMatch(/^scrypt\$2048\$/)
+    })
+
+    it('an unusable password (!) costs a real hash check, like an unknown user', async () => {
+      const store = new KyselyUserStore(t.db, { scrypt: { N: 2 ** 10, r: 8, p: 1 } })
+      const created = await store.create({ username: 'remote-made', password: null })
+      const dummy = (): unknown => (store as unknown as { dummy: unknown }).dummy
+      expect(dummy()).toBeNull()
+      expect(await store.authenticate('remote-made', '!')).toBeNull()
+      expect(dummy()).not.toBeNull()
+      expect(await store.checkPassword(created, '')).toBe(false)
+    })
+
     it('the default cost is DEFAULT_SCRYPT', async () => {
       const u = await new KyselyUserStore(t.db).create({ username: 'default-cost', password: 'pw' })
       const row = await t.db.selectFrom('gatehouse_users').select('password').where('id', '=', u.id).executeTakeFirstOrThrow()

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely'
 import type { StoredUser, UserId } from '../core/user.js'
-import { DEFAULT_SCRYPT, hashPassword, verifyPassword, type ScryptParams } from '../crypto/passwords.js'
+import { DEFAULT_SCRYPT, hashPassword, isUsableHash, needsRehash, verifyPassword, type ScryptParams } from '../crypto/passwords.js'
 import type { NewUser, UserStore } from '../stores/user-store.js'
 import type { AuthDatabase, UsersTable } from './schema.js'
 
@@ -75,11 +75,22 @@ export class KyselyUserStore implements UserStore {
       .select('password')
       .where('id', '=', user.id)
       .executeTakeFirst()
-    if (row === undefined) {
+    if (row === undefined || !isUsableHash(row.password)) {
+      // Same hashing work as a real check, so the answer's timing says nothing about the account.
       await verifyPassword(password, await this.dummyHash())
       return false
     }
-    return verifyPassword(password, row.password)
+    const ok = await verifyPassword(password, row.password)
+    if (ok) await this.upgradeHash(user.id, row.password, password)
+    return ok
+  }
+
+  /** Replaces a hash that verified but is weaker than this store's (Django's `must_update`). */
+  private async upgradeHash(userId: UserId, encoded: string, password: string): Promise<void> {
+    if (!needsRehash(encoded, this.scrypt)) return
+    const hash = await hashPassword(password, this.scrypt)
+    // Only if unchanged meanwhile: a concurrent password change wins.
+    await this.db.updateTable('gatehouse_users').set({ password: hash }).where('id', '=', userId as number).where('password', '=', encoded).execute()
   }
 
   /**
@@ -94,10 +105,14 @@ export class KyselyUserStore implements UserStore {
           .select(['id', 'username', 'is_active', 'is_staff', 'password'])
           .where('username', '=', username)
           .executeTakeFirst()
-    const ok = await verifyPassword(password, row?.password ?? (await this.dummyHash()))
-    if (row === undefined || !ok) return null
+    // Unknown user or unusable password (`!`): the dummy hash, so every wrong answer costs the same.
+    const usable = row !== undefined && isUsableHash(row.password)
+    const ok = await verifyPassword(password, usable ? row.password : await this.dummyHash())
+    if (row === undefined || !usable || !ok) return null
     const user = toUser(row)
-    return user.isActive ? user : null
+    if (!user.isActive) return null
+    await this.upgradeHash(user.id, row.password, password)
+    return user
   }
 
   async create(user: NewUser): Promise<StoredUser> {
