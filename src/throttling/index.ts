@@ -6,4 +6,4 @@ export { SimpleRateThrottle, throttleWait, type Clock, type SimpleRateThrottleOp
 export { AnonRateThrottle, type RateThrottleOptions } from './anon-rate-throttle.js'
 export { UserRateThrottle } from './user-rate-throttle.js'
 export { ScopedRateThrottle, type ScopedRateThrottleOptions } from './scoped-rate-throttle.js'
-export { MemoryThrottleStore } from './memory-throttle-store.js'
+export { MemoryThrottleStore, type MemoryThrottleStoreOptions } from './memory-throttle-store.js'

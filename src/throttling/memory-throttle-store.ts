@@ -1,3 +1,4 @@
+import { ConfigurationError } from '../core/errors.js'
 import type { ThrottleHit, ThrottleStore } from './throttle-store.js'
 
 interface History {
@@ -9,21 +10,47 @@ interface History {
 /** How many hits pass between sweeps of idle keys. */
 const SWEEP_EVERY = 1_000
 
+/** Options for `MemoryThrottleStore`. */
+export interface MemoryThrottleStoreOptions {
+  /**
+   * The most keys (client × scope) held at once. Past it the key touched longest ago is
+   * dropped first, which gives that client a fresh budget: memory stays bounded however
+   * many addresses a flood uses, at the price of forgetting the quietest clients first.
+   * @default 100_000
+   */
+  readonly maxKeys?: number
+}
+
 /**
  * Throttle histories in this process's memory: for tests and single-process
  * apps. Every hit runs synchronously, so it is atomic within the process; use
  * `RedisThrottleStore` when several processes must share one budget.
  */
 export class MemoryThrottleStore implements ThrottleStore {
+  /** In the order keys were last hit (a Map keeps insertion order): the first is the oldest. */
   private readonly histories = new Map<string, History>()
   private hitsSinceSweep = 0
+  private readonly maxKeys: number
+
+  /** @throws ConfigurationError when `maxKeys` is not a positive integer. */
+  constructor(options: MemoryThrottleStoreOptions = {}) {
+    const maxKeys = options.maxKeys ?? 100_000
+    if (!Number.isSafeInteger(maxKeys) || maxKeys < 1) {
+      throw new ConfigurationError('ERR_INVALID_SETTING', 'MemoryThrottleStore option "maxKeys" must be a positive integer')
+    }
+    this.maxKeys = maxKeys
+  }
 
   async hit(key: string, now: number, windowMs: number, limit: number): Promise<ThrottleHit> {
     let history = this.histories.get(key)
     if (history === undefined) {
       history = { hits: [], windowMs }
-      this.histories.set(key, history)
+      if (this.histories.size >= this.maxKeys) this.dropOldest()
+    } else {
+      // Move to the end: the Map's order is least recently hit first.
+      this.histories.delete(key)
     }
+    this.histories.set(key, history)
     history.windowMs = windowMs
     const cutoff = now - windowMs
     let expired = 0
@@ -40,6 +67,12 @@ export class MemoryThrottleStore implements ThrottleStore {
   /** Number of keys held (for tests and metrics). */
   get size(): number {
     return this.histories.size
+  }
+
+  /** Makes room for one key by dropping the least recently hit one: O(1), even under a flood. */
+  private dropOldest(): void {
+    const oldest = this.histories.keys().next()
+    if (oldest.done !== true) this.histories.delete(oldest.value)
   }
 
   /** Forgets keys whose newest hit has left its window, so idle clients do not leak memory. */
