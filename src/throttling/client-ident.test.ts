@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ApiRequest } from '../core/api-request.js'
 import { createApiRequest } from '../core/request-factory.js'
-import { clientIdent } from './client-ident.js'
+import { clientIdent, clientNetwork } from './client-ident.js'
 
 function request(remoteAddress: string | null, xff?: string): ApiRequest {
   const headers = new Headers()
@@ -30,7 +30,7 @@ describe('clientIdent (DRF get_ident, drf-behaviors §10.7)', () => {
     ['an empty header falls back to the peer', '10.0.0.7', '', 1, '10.0.0.7'],
     ['an empty selected entry falls back to the peer', '10.0.0.7', '1.1.1.1, ', 1, '10.0.0.7'],
     ['IPv4-mapped IPv6 peer is normalised', '::ffff:127.0.0.1', undefined, 0, '127.0.0.1'],
-    ['IPv6 peer kept as is', '::1', undefined, 0, '::1'],
+    ['IPv6 peer grouped by its /64 network', '2001:db8::1', undefined, 0, '2001:db8:0:0:0:0:0:0/64'],
     ['unknown peer', null, undefined, 0, 'unknown'],
   ]
   for (const [name, peer, xff, numProxies, expected] of cases) {
@@ -54,5 +54,29 @@ describe('clientIdent (DRF get_ident, drf-behaviors §10.7)', () => {
         expect(clientIdent(request('10.9.9.9', header), n)).toBe('203.0.113.9')
       }),
     )
+  })
+})
+
+describe('clientNetwork: IPv6 clients grouped by network', () => {
+  it.each([
+    ['2001:db8:1:2:aaaa:bbbb:cccc:dddd', 64, '2001:db8:1:2:0:0:0:0/64'],
+    ['2001:db8:1:2::1', 64, '2001:db8:1:2:0:0:0:0/64'],
+    ['2001:DB8:1:2:ffff::9%eth0', 64, '2001:db8:1:2:0:0:0:0/64'],
+    ['2001:db8:1:2:3:4:5:6', 48, '2001:db8:1:0:0:0:0:0/48'],
+    ['2001:db8:1:2:3:4:5:6', 56, '2001:db8:1:0:0:0:0:0/56'],
+    ['2001:db8:1:2ff:3:4:5:6', 56, '2001:db8:1:200:0:0:0:0/56'],
+    ['::1', 128, '0:0:0:0:0:0:0:1/128'],
+    ['::ffff:10.0.0.5', 64, '10.0.0.5'],
+    ['10.0.0.5', 64, '10.0.0.5'],
+    ['64:ff9b::1.2.3.4', 96, '64:ff9b:0:0:0:0:0:0/96'],
+    ['not an address', 64, 'not an address'],
+  ] as const)('%s /%i → %s', (address, prefix, expected) => {
+    expect(clientNetwork(address, prefix)).toBe(expected)
+  })
+
+  it('two addresses in one /64 share an ident; another /64 does not', () => {
+    const ident = (address: string): string => clientIdent(request(address), 0)
+    expect(ident('2001:db8:0:1::a')).toBe(ident('2001:db8:0:1:ffff:ffff:ffff:ffff'))
+    expect(ident('2001:db8:0:1::a')).not.toBe(ident('2001:db8:0:2::a'))
   })
 })

@@ -1,12 +1,45 @@
+import { isIP } from 'node:net'
 import type { ApiRequest } from '../core/api-request.js'
 
 /** The ident used when the peer address is unknown (an adapter without a socket). */
 const UNKNOWN = 'unknown'
 
-/** `::ffff:1.2.3.4` (IPv4 on a dual-stack socket) is the same client as `1.2.3.4`. */
-function normalise(address: string): string {
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)
-  return mapped?.[1] ?? address
+/** The 16-bit groups of an IPv6 address (`::` expanded, a trailing dotted IPv4 as two groups); `null` if malformed. */
+function ipv6Groups(address: string): number[] | null {
+  const zone = address.indexOf('%')
+  const text = zone === -1 ? address : address.slice(0, zone)
+  if (isIP(text) !== 6) return null
+  const parse = (part: string): number[] =>
+    part === ''
+      ? []
+      : part.split(':').flatMap((group) => {
+          if (group.includes('.')) {
+            const [a = 0, b = 0, c = 0, d = 0] = group.split('.').map(Number)
+            return [(a << 8) | b, (c << 8) | d]
+          }
+          return [parseInt(group, 16)]
+        })
+  const gap = text.indexOf('::')
+  if (gap === -1) return parse(text)
+  const head = parse(text.slice(0, gap))
+  const tail = parse(text.slice(gap + 2))
+  return [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail]
+}
+
+/**
+ * One client's identity from its address: `::ffff:1.2.3.4` (IPv4 on a dual-stack socket)
+ * is `1.2.3.4`, and an IPv6 address stands for its whole `/ipv6Prefix` network (one
+ * subscriber usually holds a /64, so per-address budgets would be endless).
+ */
+export function clientNetwork(address: string, ipv6Prefix = 64): string {
+  if (address.toLowerCase().startsWith('::ffff:') && isIP(address.slice(7)) === 4) return address.slice(7)
+  const groups = ipv6Groups(address)
+  if (groups === null) return address
+  const masked = groups.map((group, i) => {
+    const bits = Math.max(0, Math.min(16, ipv6Prefix - i * 16))
+    return bits === 0 ? 0 : group & ((0xffff << (16 - bits)) & 0xffff)
+  })
+  return `${masked.map((g) => g.toString(16)).join(':')}/${ipv6Prefix}`
 }
 
 /**
@@ -24,12 +57,15 @@ function normalise(address: string): string {
  * gatehouse has no such mode. An empty selected entry falls back to the peer
  * address (DRF would use the empty string).
  *
+ * IPv6 clients are grouped by their `/ipv6Prefix` network (default /64).
+ *
  * @example
  * // X-Forwarded-For: 0.0.0.0, 1.1.1.1, 2.2.2.2
  * clientIdent(req, 1) // '2.2.2.2'
  * clientIdent(req, 2) // '1.1.1.1'
  */
-export function clientIdent(req: ApiRequest, numProxies: number): string {
+export function clientIdent(req: ApiRequest, numProxies: number, ipv6Prefix = 64): string {
+  const normalise = (address: string): string => clientNetwork(address, ipv6Prefix)
   const peer = req.remoteAddress === null || req.remoteAddress === '' ? UNKNOWN : normalise(req.remoteAddress)
   if (numProxies <= 0) return peer
   const forwarded = req.headers.get('x-forwarded-for')

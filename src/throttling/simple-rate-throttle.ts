@@ -1,4 +1,5 @@
 import type { PolicyContext } from '../core/policy-context.js'
+import { ConfigurationError } from '../core/errors.js'
 import { clientIdent } from './client-ident.js'
 import type { Rate } from './rate.js'
 import type { Throttle, ThrottleDecision } from './throttle.js'
@@ -18,6 +19,12 @@ export interface SimpleRateThrottleOptions {
    * @default the view's `settings.numProxies` (itself 0 by default)
    */
   readonly numProxies?: number
+  /**
+   * IPv6 clients share one budget per network of this prefix length (one subscriber
+   * usually holds a whole /64). 128 counts every address apart.
+   * @default 64
+   */
+  readonly ipv6Prefix?: number
 }
 
 /**
@@ -58,11 +65,16 @@ export abstract class SimpleRateThrottle implements Throttle {
   protected readonly store: ThrottleStore
   protected readonly now: Clock
   private readonly numProxies: number | undefined
+  private readonly ipv6Prefix: number
 
   constructor(options: SimpleRateThrottleOptions) {
     this.store = options.store
     this.now = options.now ?? Date.now
     this.numProxies = options.numProxies
+    this.ipv6Prefix = options.ipv6Prefix ?? 64
+    if (!Number.isInteger(this.ipv6Prefix) || this.ipv6Prefix < 0 || this.ipv6Prefix > 128) {
+      throw new ConfigurationError('ERR_INVALID_SETTING', 'throttle option "ipv6Prefix" must be an integer from 0 to 128')
+    }
   }
 
   /** The rate for this request; `null` never throttles it (DRF's `None` rate). */
@@ -73,7 +85,7 @@ export abstract class SimpleRateThrottle implements Throttle {
 
   /** The client's identity for keys (DRF's `get_ident`), honouring `numProxies`. */
   getIdent(ctx: PolicyContext): string {
-    return clientIdent(ctx.request, this.numProxies ?? settingsNumProxies(ctx))
+    return clientIdent(ctx.request, this.numProxies ?? settingsNumProxies(ctx), this.ipv6Prefix)
   }
 
   async check(ctx: PolicyContext): Promise<ThrottleDecision> {
