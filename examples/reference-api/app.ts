@@ -1,3 +1,4 @@
+import { createServer } from 'node:http'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { setupFastify } from '../../src/adapters/fastify/index.js'
 import type { ReferenceContext } from './context.js'
@@ -10,11 +11,25 @@ import { registerTokenRoutes } from './routes/tokens.js'
 export interface BuildAppOptions {
   /** Fastify's logger. @default false */
   readonly logger?: boolean
+  /**
+   * Time a client has to send its request headers (slowloris defence); the server closes
+   * the connection with a 408 after it. @default 10_000
+   */
+  readonly headersTimeoutMs?: number
+  /** Time a client has to send its whole request. @default 30_000 */
+  readonly requestTimeoutMs?: number
 }
 
 /** Builds the reference API on a Fastify instance (not yet listening). */
 export async function buildApp(ref: ReferenceContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({ logger: options.logger ?? false })
+  const headersTimeout = options.headersTimeoutMs ?? 10_000
+  const requestTimeout = Math.max(options.requestTimeoutMs ?? 30_000, headersTimeout)
+  const app = Fastify({
+    logger: options.logger ?? false,
+    // Node checks these timeouts every connectionsCheckingInterval: check often enough to matter.
+    serverFactory: (handler) =>
+      createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout) }, handler),
+  })
   setupFastify(app)
   registerIdentityRoutes(app, ref)
   registerTokenRoutes(app, ref)

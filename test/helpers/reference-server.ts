@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { buildApp } from '../../examples/reference-api/app.js'
+import { buildApp, type BuildAppOptions } from '../../examples/reference-api/app.js'
 import { openReferenceContext, type ReferenceConfig, type ReferenceContext } from '../../examples/reference-api/context.js'
 import type { TestDatabase } from './databases.js'
 
@@ -20,10 +20,10 @@ export interface RunningReference {
 export async function startReference(
   database: TestDatabase,
   config: Omit<ReferenceConfig, 'databaseUrl'> = {},
-  { dropDatabase = true }: { readonly dropDatabase?: boolean } = {},
+  { dropDatabase = true, app: appOptions = {} }: { readonly dropDatabase?: boolean; readonly app?: BuildAppOptions } = {},
 ): Promise<RunningReference> {
   const ref = await openReferenceContext({ ...config, databaseUrl: database.url })
-  const app = await buildApp(ref)
+  const app = await buildApp(ref, appOptions)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
   return {
