@@ -1,3 +1,4 @@
+import { parseFormBody } from './url-decoding.js'
 import { ParseError, UnsupportedMediaType } from './errors.js'
 import { decodeBodyText, parsePythonJson, PythonJsonError } from './python-json.js'
 import type { RequestData } from './api-request.js'
@@ -42,8 +43,7 @@ export async function parseBody(contentType: string | null, raw: Uint8Array | nu
     }
   }
   if (mediaType === 'application/x-www-form-urlencoded') {
-    const params = new URLSearchParams(new TextDecoder().decode(raw))
-    return Object.freeze(Object.fromEntries(params.entries()))
+    return parseFormBody(new TextDecoder().decode(raw))
   }
   if (mediaType === 'multipart/form-data') {
     try {

@@ -3,18 +3,9 @@
  * reproduced byte for byte because clients see their output in next/previous links.
  */
 
-const UTF8 = new TextDecoder('utf-8', { fatal: false })
+import { unquotePlus } from '../core/url-decoding.js'
 
-/** Python's `unquote_plus`: `+` is a space, `%XX` are UTF-8 bytes, broken escapes stay literal. */
-export function unquotePlus(text: string): string {
-  const plain = text.replace(/\+/g, ' ')
-  if (!plain.includes('%')) return plain
-  return plain.replace(/(%[0-9A-Fa-f]{2})+/g, (run) => {
-    const bytes = new Uint8Array(run.length / 3)
-    for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(run.slice(i * 3 + 1, i * 3 + 3), 16)
-    return UTF8.decode(bytes)
-  })
-}
+export { unquotePlus }
 
 const SAFE = /[A-Za-z0-9_.\-~]/
 const ALL_SAFE = /^[A-Za-z0-9_.\-~]*$/
