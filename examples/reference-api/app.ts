@@ -1,6 +1,6 @@
 import { createServer } from 'node:http'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { setupFastify } from '../../src/adapters/fastify/index.js'
+import { setupFastify } from 'gatehouse/fastify'
 import type { ReferenceContext } from './context.js'
 import { registerArticleRoutes } from './routes/articles.js'
 import { registerIdentityRoutes } from './routes/identity.js'

@@ -1,6 +1,6 @@
 import type { ColumnType, Generated, Kysely, Migration } from 'kysely'
-import type { AuthDatabase, Timestamp } from '../../src/kysely/schema.js'
-import type { DialectName } from '../../src/kysely/database.js'
+import type { AuthDatabase, Timestamp } from 'gatehouse/kysely'
+import type { DialectName } from 'gatehouse/kysely'
 
 /** The reference API's own table. */
 export interface ArticlesTable {

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely'
-import { hashPassword } from '../../src/crypto/passwords.js'
-import type { DialectName } from '../../src/kysely/database.js'
-import { syncSerial } from '../../src/kysely/migrations.js'
-import { tokenRow } from '../../src/kysely/kysely-token-store.js'
+import { hashPassword } from 'gatehouse'
+import type { DialectName } from 'gatehouse/kysely'
+import { syncSerial } from 'gatehouse/kysely'
+import { tokenRow } from 'gatehouse/kysely'
 import type { ReferenceDatabase } from './database.js'
 
 /** The fixed seed users of reference-api.md. */

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
-import { mountView } from '../../../src/adapters/fastify/index.js'
-import type { PolicyContext } from '../../../src/core/policy-context.js'
-import { ScopedRateThrottle } from '../../../src/throttling/scoped-rate-throttle.js'
-import { obtainAuthTokenView } from '../../../src/views/obtain-auth-token.js'
+import { mountView } from 'gatehouse/fastify'
+import type { PolicyContext } from 'gatehouse'
+import { ScopedRateThrottle } from 'gatehouse'
+import { obtainAuthTokenView } from 'gatehouse'
 import type { ReferenceContext } from '../context.js'
 
 /** The scope and rate of the throttled token endpoint. */

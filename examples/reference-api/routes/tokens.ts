@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
-import { mountView } from '../../../src/adapters/fastify/index.js'
-import { csrfView } from '../../../src/views/csrf-view.js'
-import { loginView } from '../../../src/views/login-view.js'
-import { logoutView } from '../../../src/views/logout-view.js'
-import { obtainAuthTokenView, userIdAndUsername } from '../../../src/views/obtain-auth-token.js'
+import { mountView } from 'gatehouse/fastify'
+import { csrfView } from 'gatehouse'
+import { loginView } from 'gatehouse'
+import { logoutView } from 'gatehouse'
+import { obtainAuthTokenView, userIdAndUsername } from 'gatehouse'
 import type { ReferenceContext } from '../context.js'
 
 /** The Tokens-and-sessions routes of reference-api.md (token obtain, csrf, login, logout). */
