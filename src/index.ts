@@ -29,15 +29,11 @@ export { renderApiError } from './core/exception-handler.js'
 export { isStoreUnavailable, STORE_UNAVAILABLE_DETAIL } from './core/store-faults.js'
 export { negotiateFormat, type Format } from './core/negotiation.js'
 export { DEFAULT_SETTINGS, resolveSettings, type Settings, type ErrorLogger } from './core/settings.js'
-export {
-  ApiView,
-  authenticate,
-  type Handler,
-  type HandlerMethod,
-  type Identity,
-  type RequestContext,
-  type ViewOptions,
-} from './core/view.js'
+export { ApiView, type Handler, type HandlerMethod, type RequestContext, type ViewOptions } from './core/view.js'
+export { authenticate, runPolicies, type Identity, type RequestState } from './core/pipeline.js'
+export { Guard, type GuardOptions } from './core/guard.js'
+export { route, matchRoutes, type Route, type RouteMatcher } from './core/route.js'
+export type { ExceptionHandler, ExceptionContext } from './core/exception-handler.js'
 export { createApi, type Api } from './core/api.js'
 export * from './authentication/index.js'
 export * from './permissions/index.js'

@@ -21,6 +21,11 @@ export interface ApiRequest {
   readonly headers: HeaderBag
   /** The peer address of the socket (REMOTE_ADDR), or `null` when unknown. */
   readonly remoteAddress: string | null
+  /**
+   * Path parameters of the matched route (`/books/:id/` → `{ id: '7' }`), percent-decoded.
+   * Empty when the route has none.
+   */
+  readonly params: Readonly<Record<string, string>>
   /** The value of one cookie, or `null`. Malformed Cookie headers never throw. */
   cookie(name: string): string | null
   /**

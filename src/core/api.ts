@@ -1,11 +1,17 @@
+import { Guard, type GuardOptions } from './guard.js'
 import { resolveSettings, type Settings } from './settings.js'
 import { ApiView, type ViewOptions } from './view.js'
 
-/** Settings resolved once, and a factory for views that inherit them. */
+/** Settings resolved once, and factories for the routes that inherit them. */
 export interface Api {
   readonly settings: Settings
-  /** A view with per-view overrides, resolved now, never per request. */
+  /** A DRF-style view with per-view overrides, resolved now, never per request. */
   view(options: ViewOptions): ApiView
+  /**
+   * The policies of one route of the app's own (middleware style): framework adapters run
+   * it before the app's handler. Resolved now, never per request.
+   */
+  guard(options?: GuardOptions): Guard
 }
 
 /**
@@ -21,5 +27,6 @@ export function createApi(settings: Partial<Settings> = {}): Api {
   return Object.freeze({
     settings: resolved,
     view: (options: ViewOptions): ApiView => new ApiView(resolved, options),
+    guard: (options: GuardOptions = {}): Guard => new Guard(resolved, options),
   })
 }

@@ -1,19 +1,39 @@
 import type { ApiRequest } from './api-request.js'
 import { jsonResponse, type ApiResponse } from './api-response.js'
-import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
-import { AuthenticationFailed, isApiError, NotAuthenticated, Throttled, type ApiError } from './errors.js'
+import type { AuthenticationScheme } from './authentication-scheme.js'
+import { AuthenticationFailed, isApiError, NotAuthenticated, ServiceUnavailable, Throttled, type ApiError } from './errors.js'
+import { isStoreUnavailable, STORE_UNAVAILABLE_DETAIL } from './store-faults.js'
+
+/** What an exception handler knows about the failed request. */
+export interface ExceptionContext {
+  readonly request: ApiRequest
+  /** The route's authentication schemes: the first one decides between 401 and 403. */
+  readonly authentication: readonly AuthenticationScheme[]
+}
 
 /**
- * Renders an `ApiError` as DRF does: `{"detail": message}` (lists and dicts as-is),
- * `WWW-Authenticate` from the view's *first* scheme for 401s, or a 403 when that
- * scheme has no challenge; `Retry-After` for throttles. Returns `null` for anything else.
+ * DRF's `EXCEPTION_HANDLER`: turns an error thrown anywhere in a guarded request into a
+ * response, or returns `null` for an error it does not own (then it is logged with
+ * `logError` and answered `500 {"detail": "A server error occurred."}`). A custom handler
+ * usually calls {@link renderApiError} first and changes its result.
+ *
+ * @example
+ * const exceptionHandler: ExceptionHandler = (error, ctx) => {
+ *   const response = renderApiError(error, ctx)
+ *   return response === null ? null : withHeaders(response, [['X-Error', 'yes']])
+ * }
  */
-export function renderApiError(
-  error: unknown,
-  req: ApiRequest,
-  schemes: readonly AuthenticationScheme[],
-): ApiResponse | null {
-  if (!isApiError(error)) return null
+export type ExceptionHandler = (error: unknown, ctx: ExceptionContext) => ApiResponse | null
+
+/**
+ * The default exception handler. Renders an `ApiError` as DRF does: `{"detail": message}`
+ * (lists and dicts as-is), `WWW-Authenticate` from the route's *first* scheme for 401s, or a
+ * 403 when that scheme has no challenge; `Retry-After` for throttles. A store that is down
+ * (database, Redis) is `503`. Returns `null` for anything else.
+ */
+export function renderApiError(error: unknown, ctx: ExceptionContext): ApiResponse | null {
+  // A store that is down or slow is not a bug: 503, and the drivers reconnect by themselves.
+  if (!isApiError(error)) return isStoreUnavailable(error) ? renderApiError(new ServiceUnavailable(STORE_UNAVAILABLE_DETAIL, 'store_unavailable'), ctx) : null
   const err: ApiError = error
   const body = typeof err.detail === 'string' ? { detail: err.detail } : err.detail
   const headers: [string, string][] = []
@@ -25,8 +45,7 @@ export function renderApiError(
     err instanceof AuthenticationFailed ||
     (err.status === 401 && (err.code === 'not_authenticated' || err.code === 'authentication_failed'))
   if (authError) {
-    const first = schemes[0]
-    const challenge = first?.authenticateHeader?.(req)
+    const challenge = ctx.authentication[0]?.authenticateHeader?.(ctx.request)
     if (challenge) headers.push(['WWW-Authenticate', challenge])
     else status = 403
   }

@@ -8,6 +8,8 @@ export interface RawRequest {
   readonly url: URL
   readonly headers: HeaderBag
   readonly remoteAddress: string | null
+  /** Path parameters of the matched route, decoded. @default {} */
+  readonly params?: Readonly<Record<string, string>>
   /** Reads the raw body bytes once; `null` when there is none. */
   readonly readBody: () => Promise<Uint8Array | null>
 }
@@ -41,6 +43,8 @@ export function parseCookies(header: string | null): Readonly<Record<string, str
   return out
 }
 
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
+
 /** Builds the framework-free request every policy sees. Shared by all adapters. */
 export function createApiRequest(raw: RawRequest): ApiRequest {
   let cookies: Readonly<Record<string, string>> | null = null
@@ -50,6 +54,7 @@ export function createApiRequest(raw: RawRequest): ApiRequest {
     url: raw.url,
     headers: raw.headers,
     remoteAddress: raw.remoteAddress,
+    params: raw.params === undefined ? NO_PARAMS : Object.freeze({ ...raw.params }),
     cookie(name: string): string | null {
       cookies ??= parseCookies(raw.headers.get('cookie'))
       return Object.hasOwn(cookies, name) ? (cookies[name] ?? null) : null

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { buildRequest } from '../../test/helpers/build-request.js'
-import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
+import type { AuthenticationScheme } from './authentication-scheme.js'
 import { AllowAny } from '../permissions/allow-any.js'
 import { IsAuthenticated } from '../permissions/is-authenticated.js'
-import type { Permission } from '../permissions/permission.js'
+import type { Permission } from './permission.js'
 import { createApi } from './api.js'
 import { jsonResponse } from './api-response.js'
 import { ConfigurationError } from './errors.js'
@@ -54,8 +54,8 @@ describe('settings validation at createApi', () => {
   it('defaults: no schemes, AllowAny, no throttles, no pagination', () => {
     const { settings } = createApi()
     expect(settings.authentication).toEqual([])
-    expect(settings.permissions).toHaveLength(1)
-    expect(settings.permissions[0]).toBeInstanceOf(AllowAny)
+    // No permission: every request passes, as DRF's default AllowAny.
+    expect(settings.permissions).toEqual([])
     expect(settings.throttles).toEqual([])
     expect(settings.pagination).toBeNull()
     expect(settings.pageSize).toBeNull()

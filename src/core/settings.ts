@@ -1,9 +1,9 @@
-import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
-import type { Paginator } from '../pagination/paginator.js'
-import type { Permission } from '../permissions/permission.js'
-import { AllowAny } from '../permissions/allow-any.js'
-import type { Throttle } from '../throttling/throttle.js'
+import type { AuthenticationScheme } from './authentication-scheme.js'
+import type { Paginator } from './paginator.js'
+import type { Permission } from './permission.js'
+import type { Throttle } from './throttle.js'
 import { ConfigurationError } from './errors.js'
+import { renderApiError, type ExceptionHandler } from './exception-handler.js'
 import { anonymousUser, type User } from './user.js'
 
 /** Receives server errors (never a secret: only error objects gatehouse did not render). */
@@ -16,7 +16,11 @@ export type ErrorLogger = (error: unknown, context: { readonly method: string; r
 export interface Settings {
   /** Ordered authentication schemes (DRF `DEFAULT_AUTHENTICATION_CLASSES`). @default [] */
   readonly authentication: readonly AuthenticationScheme[]
-  /** All must pass (DRF `DEFAULT_PERMISSION_CLASSES`). @default [new AllowAny()] */
+  /**
+   * All must pass (DRF `DEFAULT_PERMISSION_CLASSES`). An empty list allows every request, as
+   * DRF's default `AllowAny` does.
+   * @default []
+   */
   readonly permissions: readonly Permission[]
   /** All are consulted (DRF `DEFAULT_THROTTLE_CLASSES`). @default [] */
   readonly throttles: readonly Throttle[]
@@ -44,13 +48,19 @@ export interface Settings {
    * @default null
    */
   readonly allowedHosts: readonly string[] | null
+  /**
+   * Turns errors into responses (DRF `EXCEPTION_HANDLER`); `null` for an error it does not
+   * own, which is then logged and answered 500.
+   * @default renderApiError
+   */
+  readonly exceptionHandler: ExceptionHandler
   /** Where unrendered (500) errors are reported. @default console.error */
   readonly logError: ErrorLogger
 }
 
 export const DEFAULT_SETTINGS: Settings = Object.freeze({
   authentication: Object.freeze([]),
-  permissions: Object.freeze([new AllowAny()]),
+  permissions: Object.freeze([]),
   throttles: Object.freeze([]),
   pagination: null,
   pageSize: null,
@@ -58,6 +68,7 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   unauthenticatedToken: () => null,
   numProxies: 0,
   allowedHosts: null,
+  exceptionHandler: renderApiError,
   logError: (error: unknown, context: { method: string; path: string }) => {
     console.error(`gatehouse: server error on ${context.method} ${context.path}:`, error)
   },
@@ -82,6 +93,7 @@ const CHECKS: Readonly<Record<keyof Settings, readonly [Check, string]>> = {
   unauthenticatedToken: [isFunction, 'a function'],
   numProxies: [(v) => Number.isInteger(v) && (v as number) >= 0, 'a non-negative integer'],
   allowedHosts: [(v) => v === null || (Array.isArray(v) && v.every((h) => typeof h === 'string' && h !== '')), 'a list of host names or null'],
+  exceptionHandler: [isFunction, 'a function (error, ctx) => ApiResponse | null'],
   logError: [isFunction, 'a function'],
 }
 

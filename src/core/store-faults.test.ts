@@ -7,7 +7,7 @@ import { WrappedSchemeError } from './errors.js'
 import { createApi } from './api.js'
 import { jsonResponse } from './api-response.js'
 import { createApiRequest } from './request-factory.js'
-import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
+import type { AuthenticationScheme } from './authentication-scheme.js'
 
 /** A loopback port nobody listens on (bound, then released). */
 async function closedPort(): Promise<number> {

@@ -1,4 +1,4 @@
-import type { HtmlContext } from './paginator.js'
+import type { HtmlContext } from '../core/paginator.js'
 
 /** Renders the page controls from a paginator's HTML context. */
 export type ControlTemplate = (context: HtmlContext) => string

@@ -1,119 +1,24 @@
-import type { ApiRequest } from '../core/api-request.js'
-import type { ApiResponse } from '../core/api-response.js'
+import type { PageSource, SeekSource } from '../core/paginator.js'
 import type { ControlTemplate, TemplateName } from './control-templates.js'
 
-/**
- * Where a paginator reads rows from. Arrays (`ArrayPageSource`) and Kysely queries
- * (`KyselyPageSource`) implement it; so can anything else.
- */
-export interface PageSource<T> {
-  /** The size of the whole (filtered) collection. */
-  count(): Promise<number>
-  /** Rows `offset … offset + limit - 1` in the collection's own order. */
-  slice(offset: number, limit: number): Promise<readonly T[]>
-  /** Every row, for views whose pagination is off. */
-  all(): Promise<readonly T[]>
-}
-
-/** One field of a cursor ordering. */
-export interface OrderingField {
-  readonly field: string
-  readonly descending: boolean
-}
-
-/** A value of an ordering field as a cursor carries it. */
-export type KeyValue = string | number | boolean | Date
-
-/** What a keyset seek asks of a source. */
-export interface SeekArgs {
-  /** The full ordering, unique tiebreaker included. */
-  readonly ordering: readonly OrderingField[]
-  /**
-   * The key (one value per ordering field) of the boundary row: only rows strictly
-   * beyond it are returned. `null`: start at the beginning (or, reversed, at the end).
-   */
-  readonly after: readonly KeyValue[] | null
-  /** Walk the ordering backwards: rows strictly *before* `after`, nearest first. */
-  readonly reverse: boolean
-  readonly limit: number
-}
-
-/** A source cursor pagination can seek in: keyset conditions, never OFFSET. */
-export interface SeekSource<T> extends PageSource<T> {
-  /** Rows beyond `after` in the ordering (reversed when `reverse`), at most `limit`. */
-  seek(args: SeekArgs): Promise<readonly T[]>
-  /** The key of `row` for `ordering`: the values the next seek starts after. */
-  keyOf(row: T, ordering: readonly OrderingField[]): readonly KeyValue[]
-  /** False when a decoded key cannot be compared with the fields (wrong type): the cursor is invalid. */
-  acceptsKey(key: readonly KeyValue[], ordering: readonly OrderingField[]): boolean
-}
+// The contracts live in the core (settings and views name them); re-exported beside the built-in styles.
+export type {
+  HtmlContext,
+  KeyValue,
+  OrderingField,
+  Page,
+  PageLink,
+  PageSource,
+  PaginateOptions,
+  Paginator,
+  SeekArgs,
+  SeekSource,
+} from '../core/paginator.js'
 
 /** True when `source` supports keyset seeks (what cursor pagination needs). */
 export function isSeekSource<T>(source: PageSource<T>): source is SeekSource<T> {
   const s = source as Partial<SeekSource<T>>
   return typeof s.seek === 'function' && typeof s.keyOf === 'function' && typeof s.acceptsKey === 'function'
-}
-
-/** One entry of numbers-style controls; a break has no url and no number (DRF's `PAGE_BREAK`). */
-export interface PageLink {
-  readonly url: string | null
-  readonly number: number | null
-  readonly isActive: boolean
-  readonly isBreak: boolean
-}
-
-/** What a controls template receives (DRF's `get_html_context()`). */
-export interface HtmlContext {
-  readonly previousUrl: string | null
-  readonly nextUrl: string | null
-  /** Numbered pages (page-number and limit/offset styles); absent for cursor styles. */
-  readonly pageLinks?: readonly PageLink[]
-}
-
-/**
- * The outcome of paginating one request. All per-request state lives here, never
- * on the paginator, so one paginator instance serves concurrent requests.
- */
-export interface Page<T> {
-  /** The rows of this page. */
-  readonly items: readonly T[]
-  /** Size of the whole collection; `null` for styles that never count (cursor). */
-  readonly count: number | null
-  /** Absolute URL of the next page, or `null`. */
-  readonly next: string | null
-  /** Absolute URL of the previous page, or `null`. */
-  readonly previous: string | null
-  /** Whether HTML controls are worth showing (DRF's `display_page_controls`). */
-  readonly displayPageControls: boolean
-  /** Style-specific state a custom paginator's response or controls may read. */
-  readonly state: unknown
-}
-
-/** Per-request inputs besides the source. */
-export interface PaginateOptions {
-  /** The page size to use when the paginator sets none (the view's `pageSize` setting). */
-  readonly defaultPageSize?: number | null
-}
-
-/**
- * A pagination style (spec 4.5). Built-ins: `PageNumberPagination`,
- * `LimitOffsetPagination`, `CursorPagination`. A custom style implements this
- * interface, or extends a built-in and overrides `paginatedResponse` (body shape,
- * headers) or `htmlContext` / `toHtml` (controls).
- */
-export interface Paginator {
-  /**
-   * DRF's `paginate_queryset`: reads the request's paging parameters and fetches one page.
-   * `null` means pagination is off for this request (no page size): serve the plain list.
-   * Invalid parameters throw `NotFound` with DRF's message.
-   */
-  paginate<T>(source: PageSource<T>, req: ApiRequest, options?: PaginateOptions): Promise<Page<T> | null>
-  /** DRF's `get_paginated_response`: the response for a page whose items were serialized to `data`. */
-  paginatedResponse(page: Page<unknown>, data: readonly unknown[]): ApiResponse
-  /** DRF's `get_html_context`. */
-  htmlContext(page: Page<unknown>): HtmlContext
-  /** DRF's `to_html`: the controls markup, or `''` when the template is off. */
-  toHtml(page: Page<unknown>): string
 }
 
 /** Options every built-in style shares. */

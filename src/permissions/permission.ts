@@ -1,16 +1,7 @@
-import type { ErrorDetail } from '../core/errors.js'
+import type { Permission } from '../core/permission.js'
 import type { PolicyContext } from '../core/policy-context.js'
 
-/**
- * Says yes or no for a request. A "no" becomes 401/403 chosen by the pipeline
- * (DRF's `permission_denied`), not by the permission.
- */
-export interface Permission {
-  hasPermission(ctx: PolicyContext): boolean | Promise<boolean>
-  /** Message for the 403 when an authenticated request is refused; DRF's default when absent. */
-  readonly message?: ErrorDetail
-  readonly code?: string
-}
+export type { Permission } from '../core/permission.js'
 
 /** All must pass (DRF `&`). */
 export function and(...permissions: readonly Permission[]): Permission {

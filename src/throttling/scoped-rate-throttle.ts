@@ -1,4 +1,4 @@
-import type { PolicyContext } from '../core/policy-context.js'
+import type { PolicyContext, ViewInfo } from '../core/policy-context.js'
 import { ConfigurationError } from '../core/errors.js'
 import { parseRate, type Rate } from './rate.js'
 import { SimpleRateThrottle, type SimpleRateThrottleOptions } from './simple-rate-throttle.js'
@@ -30,9 +30,20 @@ export class ScopedRateThrottle extends SimpleRateThrottle {
   }
 
   /**
-   * The view scope's rate. A scope missing from `rates` is a setup mistake
-   * (DRF's `ImproperlyConfigured`): it throws, so the request answers 500 and the
-   * error is logged rather than silently unthrottled.
+   * A route whose scope has no entry in `rates` is a setup mistake (DRF's
+   * `ImproperlyConfigured`): caught when the route is declared, not on its first request.
+   */
+  validateRoute(view: ViewInfo): void {
+    const scope = view.throttleScope
+    if (scope !== null && !this.rates.has(scope)) {
+      throw new ConfigurationError('ERR_NO_THROTTLE_RATE', `No default throttle rate set for '${scope}' scope (route "${view.name}")`)
+    }
+  }
+
+  /**
+   * The view scope's rate. A scope missing from `rates` throws (a route declared
+   * without going through `validateRoute`): the request answers 500 and the error is
+   * logged rather than silently unthrottled.
    */
   getRate(ctx: PolicyContext): Rate | null {
     const scope = ctx.view.throttleScope

@@ -1,0 +1,13 @@
+import type { ErrorDetail } from './errors.js'
+import type { PolicyContext } from './policy-context.js'
+
+/**
+ * Says yes or no for a request. A "no" becomes 401/403 chosen by the pipeline
+ * (DRF's `permission_denied`), not by the permission.
+ */
+export interface Permission {
+  hasPermission(ctx: PolicyContext): boolean | Promise<boolean>
+  /** Message for the 403 when an authenticated request is refused; DRF's default when absent. */
+  readonly message?: ErrorDetail
+  readonly code?: string
+}

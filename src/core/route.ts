@@ -1,0 +1,90 @@
+import { ConfigurationError } from './errors.js'
+import type { ApiView } from './view.js'
+
+/**
+ * A view at a path, declared once and mounted on any framework (`mountRoutes` of the
+ * Fastify, Express and Hono adapters, `router` of the node:http one). A segment `:name`
+ * is a path parameter (`/books/:id/`), the syntax the three frameworks share; the
+ * trailing slash is significant, as in DRF's URL conf.
+ */
+export interface Route {
+  readonly path: string
+  readonly view: ApiView
+}
+
+const PARAM = /^:[A-Za-z_][A-Za-z0-9_]*$/
+// Characters some router gives a meaning to (wildcards, regexes, optional parts).
+const SPECIAL = /[*?()+{}[\]\\:]/
+
+/** Checks a route path once at declaration; throws `ConfigurationError` for one a framework would read differently. */
+export function validateRoutePath(path: string): void {
+  if (typeof path !== 'string' || !path.startsWith('/')) {
+    throw new ConfigurationError('ERR_INVALID_ROUTE', `route path "${String(path)}" must start with "/"`)
+  }
+  const names = new Set<string>()
+  for (const segment of path.split('/').slice(1)) {
+    if (segment.startsWith(':')) {
+      if (!PARAM.test(segment)) throw new ConfigurationError('ERR_INVALID_ROUTE', `route path "${path}": "${segment}" is not a parameter name (:name, letters, digits, _)`)
+      if (names.has(segment)) throw new ConfigurationError('ERR_INVALID_ROUTE', `route path "${path}": parameter "${segment}" appears twice`)
+      names.add(segment)
+    } else if (SPECIAL.test(segment)) {
+      throw new ConfigurationError('ERR_INVALID_ROUTE', `route path "${path}": "${segment}" holds a character routers treat specially`)
+    }
+  }
+}
+
+/** Declares a route; the path is checked now, never per request. */
+export function route(path: string, view: ApiView): Route {
+  validateRoutePath(path)
+  return Object.freeze({ path, view })
+}
+
+/** Matches a request path against route paths: `null`, or the route and its decoded parameters. */
+export type RouteMatcher = (pathname: string) => { readonly route: Route; readonly params: Readonly<Record<string, string>> } | null
+
+/**
+ * A matcher over `routes` for adapters without a router of their own (node:http). Exact
+ * paths are one map look-up; parameter routes are tried in declaration order, one segment
+ * comparison each, so matching is linear in the path. A parameter never matches an empty
+ * segment or one whose percent-encoding is malformed.
+ */
+export function matchRoutes(routes: readonly Route[]): RouteMatcher {
+  const exact = new Map<string, Route>()
+  const patterns: { route: Route; segments: readonly string[] }[] = []
+  for (const r of routes) {
+    validateRoutePath(r.path)
+    const segments = r.path.split('/')
+    if (segments.some((s) => s.startsWith(':'))) patterns.push({ route: r, segments })
+    else if (!exact.has(r.path)) exact.set(r.path, r)
+  }
+  const none: Readonly<Record<string, string>> = Object.freeze({})
+  return (pathname) => {
+    const found = exact.get(pathname)
+    if (found !== undefined) return { route: found, params: none }
+    if (patterns.length === 0) return null
+    const parts = pathname.split('/')
+    for (const { route: candidate, segments } of patterns) {
+      if (segments.length !== parts.length) continue
+      const params: Record<string, string> = {}
+      let ok = true
+      for (let i = 0; i < segments.length && ok; i++) {
+        const want = segments[i] as string
+        const got = parts[i] as string
+        if (!want.startsWith(':')) {
+          ok = want === got
+          continue
+        }
+        if (got === '') ok = false
+        else {
+          try {
+            params[want.slice(1)] = decodeURIComponent(got)
+          } catch {
+            ok = false
+          }
+        }
+      }
+      if (ok) return { route: candidate, params: Object.freeze(params) }
+    }
+    return null
+  }
+}
