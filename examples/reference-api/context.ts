@@ -17,6 +17,7 @@ import { PageNumberPagination } from 'gatehouse'
 import type { SessionStore } from 'gatehouse'
 import { MemoryThrottleStore } from 'gatehouse'
 import type { ThrottleStore } from 'gatehouse'
+import type { ScryptParams } from 'gatehouse'
 import { articleMigrations, type ReferenceDatabase } from './database.js'
 import { seedIfEmpty } from './seed.js'
 
@@ -54,6 +55,13 @@ export interface ReferenceConfig {
    * `ALLOWED_HOSTS` rules). @default ['localhost', '127.0.0.1', '[::1]']
    */
   readonly allowedHosts?: readonly string[] | undefined
+  /**
+   * scrypt cost of the seed users' hashes and of new and rehashed ones. Unset: the
+   * library's default, OWASP's N=2^17, r=8, p=1 (about 0.3 s per login check). Tests and
+   * demos that log in many times may ask for a cheaper N with `GATEHOUSE_SCRYPT_N`
+   * (a power of two, 1024 or more, r=8, p=1); never lower it in production.
+   */
+  readonly scrypt?: ScryptParams | undefined
 }
 
 /** A non-negative integer from an environment variable, or `undefined` when unset. */
@@ -65,6 +73,14 @@ function envInteger(env: NodeJS.ProcessEnv, name: string, min: number): number |
     throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`)
   }
   return value
+}
+
+/** `GATEHOUSE_SCRYPT_N` as scrypt parameters (r=8, p=1), or `undefined` when unset. */
+function envScrypt(env: NodeJS.ProcessEnv): ScryptParams | undefined {
+  const n = envInteger(env, 'GATEHOUSE_SCRYPT_N', 1024)
+  if (n === undefined) return undefined
+  if ((n & (n - 1)) !== 0 || n > 2 ** 20) throw new Error(`GATEHOUSE_SCRYPT_N must be a power of two from 1024 to 2^20, got "${n}"`)
+  return { N: n, r: 8, p: 1 }
 }
 
 /** `GATEHOUSE_SECRET` as a list (comma-separated, for rotation), or `undefined` when unset. */
@@ -106,6 +122,7 @@ export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Re
     redisTimeoutMs: envInteger(env, 'GATEHOUSE_REDIS_TIMEOUT_MS', 1),
     numProxies: envInteger(env, 'GATEHOUSE_NUM_PROXIES', 0),
     secrets: envSecrets(env),
+    scrypt: envScrypt(env),
     allowedHosts:
       env['GATEHOUSE_ALLOWED_HOSTS'] === undefined || env['GATEHOUSE_ALLOWED_HOSTS'] === ''
         ? undefined
@@ -156,14 +173,14 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
   let secrets: readonly string[]
   try {
     await migrateReference(database)
-    await seedIfEmpty(database.db, database.dialect)
+    await seedIfEmpty(database.db, database.dialect, config.scrypt)
     secrets = config.secrets ?? [await storedSecret(database.db)]
   } catch (error) {
     await database.close()
     throw error
   }
   const authDb = database.db as unknown as Kysely<AuthDatabase>
-  const users = new KyselyUserStore(authDb)
+  const users = new KyselyUserStore(authDb, config.scrypt === undefined ? {} : { scrypt: config.scrypt })
   const tokens = new KyselyTokenStore(authDb)
   const redisPrefix = config.redisPrefix ?? 'gatehouse:'
   const redis =
