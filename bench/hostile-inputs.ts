@@ -49,6 +49,16 @@ function multipart(field: string, value: string): { headers: Record<string, stri
   }
 }
 
+/** `count` one-byte fields (about 50 bytes each), the last two `username` and `password`. */
+function manyParts(count: number): { headers: Record<string, string>; body: string } {
+  const boundary = 'hostile-boundary'
+  const part = (name: string, value: string): string => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`
+  return {
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body: `${part('a', 'b').repeat(count - 2)}${part('username', 'x')}${part('password', 'y')}--${boundary}--\r\n`,
+  }
+}
+
 const BASELINE: Shape = { name: 'normal GET /api/whoami/ (baseline)', method: 'GET', path: '/api/whoami/' }
 
 const SHAPES: readonly Shape[] = [
@@ -80,6 +90,7 @@ const SHAPES: readonly Shape[] = [
   { name: 'form: %09 run inside a field', method: 'POST', path: TOKEN, headers: FORM_TYPE, body: `username=x${'%09'.repeat(BODY_ROOM / 3)}x&password=y` },
   { name: 'form: 200,000 `&` pairs', method: 'POST', path: TOKEN, headers: FORM_TYPE, body: `${'a=b&'.repeat(BODY_ROOM / 4 - 16)}username=x&password=y` },
   { name: 'multipart: space run inside a field', method: 'POST', path: TOKEN, ...multipart('username', `x${' '.repeat(BODY_ROOM - 300)}x`) },
+  { name: 'multipart: 15,000 parts', method: 'POST', path: TOKEN, ...manyParts(15_000) },
   {
     name: 'Cookie: space run inside a value',
     method: 'GET',

@@ -16,7 +16,10 @@ import { RedisThrottleStore } from 'gatehouse/redis'
 import { PageNumberPagination } from 'gatehouse'
 import type { SessionStore } from 'gatehouse'
 import { MemoryThrottleStore } from 'gatehouse'
-import type { ThrottleStore } from 'gatehouse'
+import type { ReleasableThrottleStore, ThrottleStore } from 'gatehouse'
+import { LoginFailureThrottle } from 'gatehouse'
+import { parseRate, type Rate } from 'gatehouse'
+import type { ScryptParams } from 'gatehouse'
 import { articleMigrations, type ReferenceDatabase } from './database.js'
 import { seedIfEmpty } from './seed.js'
 
@@ -54,6 +57,20 @@ export interface ReferenceConfig {
    * `ALLOWED_HOSTS` rules). @default ['localhost', '127.0.0.1', '[::1]']
    */
   readonly allowedHosts?: readonly string[] | undefined
+  /**
+   * scrypt cost of the seed users' hashes and of new and rehashed ones. Unset: the
+   * library's default, OWASP's N=2^17, r=8, p=1 (about 0.3 s per login check). Tests and
+   * demos that log in many times may ask for a cheaper N with `GATEHOUSE_SCRYPT_N`
+   * (a power of two, 1024 or more, r=8, p=1); never lower it in production.
+   */
+  readonly scrypt?: ScryptParams | undefined
+  /**
+   * Failed-login throttling (`GATEHOUSE_LOGIN_FAILURES`, a rate such as `5/min`): failed
+   * password checks per username and per client address, counted in the throttle store
+   * (Redis when `redisUrl` is set) by Basic, token obtain and login alike; past the rate
+   * they answer 429. Unset: off.
+   */
+  readonly loginFailures?: string | undefined
 }
 
 /** A non-negative integer from an environment variable, or `undefined` when unset. */
@@ -65,6 +82,23 @@ function envInteger(env: NodeJS.ProcessEnv, name: string, min: number): number |
     throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`)
   }
   return value
+}
+
+/** `GATEHOUSE_LOGIN_FAILURES` checked as a rate (a typo stops start-up), or `undefined` when unset. */
+function envRate(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  const rate: Rate = parseRate(raw)
+  if (rate.limit < 1) throw new Error(`${name} must allow at least one failure, got "${raw}"`)
+  return raw
+}
+
+/** `GATEHOUSE_SCRYPT_N` as scrypt parameters (r=8, p=1), or `undefined` when unset. */
+function envScrypt(env: NodeJS.ProcessEnv): ScryptParams | undefined {
+  const n = envInteger(env, 'GATEHOUSE_SCRYPT_N', 1024)
+  if (n === undefined) return undefined
+  if ((n & (n - 1)) !== 0 || n > 2 ** 20) throw new Error(`GATEHOUSE_SCRYPT_N must be a power of two from 1024 to 2^20, got "${n}"`)
+  return { N: n, r: 8, p: 1 }
 }
 
 /** `GATEHOUSE_SECRET` as a list (comma-separated, for rotation), or `undefined` when unset. */
@@ -94,8 +128,8 @@ async function storedSecret(db: Kysely<ReferenceDatabase>): Promise<string> {
 
 /**
  * The serve command's configuration from the environment: `DATABASE_URL`, `GATEHOUSE_DB_TIMEOUT_MS`,
- * `REDIS_URL`, `GATEHOUSE_REDIS_PREFIX`, `GATEHOUSE_REDIS_TIMEOUT_MS` and `GATEHOUSE_NUM_PROXIES`. A malformed
- * number throws, so a typo stops start-up instead of silently trusting no proxy.
+ * `REDIS_URL`, `GATEHOUSE_REDIS_PREFIX`, `GATEHOUSE_REDIS_TIMEOUT_MS`, `GATEHOUSE_NUM_PROXIES`,
+ * `GATEHOUSE_SCRYPT_N` and `GATEHOUSE_LOGIN_FAILURES`. A malformed number or rate throws, so a typo stops start-up instead of silently trusting no proxy.
  */
 export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
   return {
@@ -106,6 +140,8 @@ export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Re
     redisTimeoutMs: envInteger(env, 'GATEHOUSE_REDIS_TIMEOUT_MS', 1),
     numProxies: envInteger(env, 'GATEHOUSE_NUM_PROXIES', 0),
     secrets: envSecrets(env),
+    scrypt: envScrypt(env),
+    loginFailures: envRate(env, 'GATEHOUSE_LOGIN_FAILURES'),
     allowedHosts:
       env['GATEHOUSE_ALLOWED_HOSTS'] === undefined || env['GATEHOUSE_ALLOWED_HOSTS'] === ''
         ? undefined
@@ -129,6 +165,8 @@ export interface ReferenceContext {
   readonly sessions: SessionStore
   /** Where throttle counters live: Redis when `redisUrl` is set, else this process's memory. */
   readonly throttleStore: ThrottleStore
+  /** Failed-login throttling shared by Basic, token obtain and login; `undefined` when off. */
+  readonly loginFailures: LoginFailureThrottle | undefined
   /** The Redis client when `redisUrl` is set (closed by `close()`), else `null`. */
   readonly redis: RedisClient | null
   readonly schemes: {
@@ -156,14 +194,14 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
   let secrets: readonly string[]
   try {
     await migrateReference(database)
-    await seedIfEmpty(database.db, database.dialect)
+    await seedIfEmpty(database.db, database.dialect, config.scrypt)
     secrets = config.secrets ?? [await storedSecret(database.db)]
   } catch (error) {
     await database.close()
     throw error
   }
   const authDb = database.db as unknown as Kysely<AuthDatabase>
-  const users = new KyselyUserStore(authDb)
+  const users = new KyselyUserStore(authDb, config.scrypt === undefined ? {} : { scrypt: config.scrypt })
   const tokens = new KyselyTokenStore(authDb)
   const redisPrefix = config.redisPrefix ?? 'gatehouse:'
   const redis =
@@ -176,12 +214,16 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
         })
   const sessions: SessionStore =
     redis === null ? new KyselySessionStore(authDb) : new RedisSessionStore({ redis, prefix: `${redisPrefix}session:` })
-  const throttleStore: ThrottleStore =
+  const throttleStore: ReleasableThrottleStore =
     redis === null ? new MemoryThrottleStore() : new RedisThrottleStore({ redis, prefix: redisPrefix })
+  const loginFailures =
+    config.loginFailures === undefined
+      ? undefined
+      : new LoginFailureThrottle({ store: throttleStore, rate: config.loginFailures, numProxies: config.numProxies ?? 0 })
   const schemes = {
     token: new TokenAuthentication({ tokens, users }),
     session: new SessionAuthentication({ sessions, users }),
-    basic: new BasicAuthentication({ users, realm: 'api' }),
+    basic: new BasicAuthentication({ users, realm: 'api', loginFailures }),
   }
   const api = createApi({
     authentication: [schemes.token, schemes.session, schemes.basic],
@@ -197,6 +239,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
     tokens,
     sessions,
     throttleStore,
+    loginFailures,
     redis,
     schemes,
     secrets,

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import { hashPassword } from 'gatehouse'
+import type { ScryptParams } from 'gatehouse'
 import type { DialectName } from 'gatehouse/kysely'
 import { syncSerial } from 'gatehouse/kysely'
 import { tokenRow } from 'gatehouse/kysely'
@@ -34,13 +35,14 @@ export function seedArticle(i: number): { id: number; title: string; author_id: 
 }
 
 /**
- * Seeds an empty database (no users) with the reference data, in one transaction.
+ * Seeds an empty database (no users) with the reference data, in one transaction, hashing
+ * the seed passwords at `scrypt` (the library's default when omitted).
  * Returns false when the database already had users (nothing is touched).
  */
-export async function seedIfEmpty(db: Kysely<ReferenceDatabase>, dialect: DialectName): Promise<boolean> {
+export async function seedIfEmpty(db: Kysely<ReferenceDatabase>, dialect: DialectName, scrypt?: ScryptParams): Promise<boolean> {
   const existing = await db.selectFrom('gatehouse_users').select('id').limit(1).executeTakeFirst()
   if (existing !== undefined) return false
-  const hashes = await Promise.all(SEED_USERS.map((u) => hashPassword(u.password)))
+  const hashes = await Promise.all(SEED_USERS.map((u) => hashPassword(u.password, scrypt)))
   const now = new Date().toISOString()
   await db.transaction().execute(async (trx) => {
     await trx

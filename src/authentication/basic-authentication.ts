@@ -6,6 +6,7 @@ import {
   splitAuthorizationHeader,
 } from '../http/authorization-header.js'
 import type { UserStore } from '../stores/user-store.js'
+import type { LoginFailureThrottle } from '../throttling/login-failure-throttle.js'
 import type { Authenticated, AuthenticationScheme } from './authentication-scheme.js'
 
 /** Options for `BasicAuthentication`. */
@@ -13,6 +14,12 @@ export interface BasicAuthenticationOptions {
   readonly users: Pick<UserStore, 'authenticate'>
   /** The realm in `WWW-Authenticate: Basic realm="…"`. @default 'api' */
   readonly realm?: string
+  /**
+   * Counts failed password checks per username and client address, and answers 429 once
+   * either is over its rate (share one instance with the token and login views).
+   * @default none: failures are not limited
+   */
+  readonly loginFailures?: LoginFailureThrottle | undefined
 }
 
 /**
@@ -23,10 +30,12 @@ export class BasicAuthentication implements AuthenticationScheme<null> {
   readonly name: string = 'BasicAuthentication'
   private readonly users: Pick<UserStore, 'authenticate'>
   private readonly realm: string
+  private readonly loginFailures: LoginFailureThrottle | undefined
 
   constructor(options: BasicAuthenticationOptions) {
     this.users = options.users
     this.realm = options.realm ?? 'api'
+    this.loginFailures = options.loginFailures
   }
 
   async authenticate(req: ApiRequest): Promise<Authenticated<null> | null> {
@@ -45,7 +54,20 @@ export class BasicAuthentication implements AuthenticationScheme<null> {
     const colon = text.indexOf(':')
     const username = colon === -1 ? text : text.slice(0, colon)
     const password = colon === -1 ? '' : text.slice(colon + 1)
-    return this.authenticateCredentials(username, password)
+    if (this.loginFailures === undefined) return this.authenticateCredentials(username, password)
+    // A failed check throws AuthenticationFailed: told to the throttle as `null`, then rethrown.
+    let failure: AuthenticationFailed | null = null
+    const outcome = await this.loginFailures.guard(req, username, async () => {
+      try {
+        return await this.authenticateCredentials(username, password)
+      } catch (error) {
+        if (!(error instanceof AuthenticationFailed)) throw error
+        failure = error
+        return null
+      }
+    })
+    if (outcome === null) throw failure ?? new AuthenticationFailed('Invalid username/password.')
+    return outcome
   }
 
   /** Checks a user id and password; override to change the lookup. */

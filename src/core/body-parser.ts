@@ -1,4 +1,4 @@
-import { parseFormBody } from './url-decoding.js'
+import { DEFAULT_MAX_FORM_FIELDS, parseFormBody, tooManyFields } from './url-decoding.js'
 import { ParseError, UnsupportedMediaType } from './errors.js'
 import { decodeBodyText, parsePythonJson, PythonJsonError } from './python-json.js'
 import type { RequestData } from './api-request.js'
@@ -25,12 +25,45 @@ function mediaTypeOf(contentType: string): string {
   return (contentType.split(';')[0] ?? '').trim().toLowerCase()
 }
 
+/** Options for `parseBody`. */
+export interface ParseBodyOptions {
+  /**
+   * Django's `DATA_UPLOAD_MAX_NUMBER_FIELDS`: the most fields an urlencoded body, or parts
+   * a multipart body (files included), may hold; past it, 400 `{"detail": "The number of
+   * form fields exceeded the limit of N."}` before the body is decoded. `Infinity`: no cap.
+   * @default 1000
+   */
+  readonly maxFormFields?: number
+}
+
+/**
+ * The number of parts of a multipart body is more than `max`: counts boundary delimiters
+ * (`--boundary` at the start or after CRLF) and stops at the first one past the cap.
+ * An unusable boundary counts nothing (the form parser then reports the body as malformed).
+ */
+function tooManyParts(contentType: string, raw: Uint8Array, max: number): boolean {
+  const param = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType)
+  const boundary = param?.[1] ?? param?.[2]
+  if (boundary === undefined || !Number.isFinite(max)) return false
+  const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
+  const delimiter = Buffer.from(`\r\n--${boundary}`, 'latin1')
+  // The first delimiter may open the body without the CRLF; the last one closes it.
+  let delimiters = bytes.subarray(0, delimiter.length - 2).equals(delimiter.subarray(2)) ? 1 : 0
+  for (let at = bytes.indexOf(delimiter); at !== -1; at = bytes.indexOf(delimiter, at + delimiter.length)) {
+    // n parts have n + 1 delimiters (the closing `--boundary--` included).
+    if (++delimiters > max + 1) return true
+  }
+  return false
+}
+
 /**
  * Parses a raw request body with DRF's rules and messages:
  * any JSON value (as DRF keeps it; views validate the shape), urlencoded and multipart forms.
- * An empty body is `null`. Unknown media types are 415; malformed JSON is 400.
+ * An empty body is `null`. Unknown media types are 415; malformed JSON is 400; a form with
+ * more than `options.maxFormFields` fields (default 1000, Django's) is 400.
  */
-export async function parseBody(contentType: string | null, raw: Uint8Array | null): Promise<RequestData> {
+export async function parseBody(contentType: string | null, raw: Uint8Array | null, options: ParseBodyOptions = {}): Promise<RequestData> {
+  const maxFields = options.maxFormFields ?? DEFAULT_MAX_FORM_FIELDS
   if (raw === null || raw.byteLength === 0) return null
   const mediaType = mediaTypeOf(contentType ?? '')
   if (mediaType === 'application/json') {
@@ -43,9 +76,10 @@ export async function parseBody(contentType: string | null, raw: Uint8Array | nu
     }
   }
   if (mediaType === 'application/x-www-form-urlencoded') {
-    return parseFormBody(new TextDecoder().decode(raw))
+    return parseFormBody(new TextDecoder().decode(raw), maxFields)
   }
   if (mediaType === 'multipart/form-data') {
+    if (tooManyParts(contentType ?? '', raw, maxFields)) throw tooManyFields(maxFields)
     try {
       const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': contentType ?? '' } }).formData()
       const fields: Record<string, unknown> = {}

@@ -12,6 +12,8 @@ export interface RawRequest {
   readonly params?: Readonly<Record<string, string>>
   /** Reads the raw body bytes once; `null` when there is none. */
   readonly readBody: () => Promise<Uint8Array | null>
+  /** The most form fields the body may hold (Django's `DATA_UPLOAD_MAX_NUMBER_FIELDS`). @default 1000 */
+  readonly maxFormFields?: number
 }
 
 /** Python's str.strip() set within Latin-1 (header values are Latin-1 strings). */
@@ -60,7 +62,7 @@ export function createApiRequest(raw: RawRequest): ApiRequest {
       return Object.hasOwn(cookies, name) ? (cookies[name] ?? null) : null
     },
     body(): Promise<RequestData> {
-      body ??= raw.readBody().then((bytes) => parseBody(raw.headers.get('content-type'), bytes))
+      body ??= raw.readBody().then((bytes) => parseBody(raw.headers.get('content-type'), bytes, raw.maxFormFields === undefined ? {} : { maxFormFields: raw.maxFormFields }))
       return body
     },
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { hashPassword, verifyPassword } from './passwords.js'
+import { DEFAULT_SCRYPT, dummyHash, hashPassword, verifyPassword, verifyPasswordUniform } from './passwords.js'
 import { generateTokenKey, randomAlphanumeric } from './random.js'
 import { timingSafeEqual } from './timing-safe-equal.js'
 
@@ -27,10 +27,34 @@ describe('scrypt passwords', () => {
     expect(await verifyPassword('pa\u0308ss', hash)).toBe(true)
   })
 
-  it('default parameters work', async () => {
+  it("default parameters are OWASP's (N=2^17, r=8, p=1) and work within Node's memory cap", async () => {
+    expect(DEFAULT_SCRYPT).toEqual({ N: 131072, r: 8, p: 1 })
     const hash = await hashPassword('default')
-    expect(hash.startsWith('scrypt$32768$8$1$')).toBe(true)
+    expect(hash.startsWith('scrypt$131072$8$1$')).toBe(true)
     expect(await verifyPassword('default', hash)).toBe(true)
+  })
+
+  it('a dummy hash is well formed and matches nothing', async () => {
+    const dummy = dummyHash(FAST)
+    expect(dummy).toMatch(/^scrypt\$1024\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]{44}$/)
+    expect(dummyHash(FAST)).not.toBe(dummy)
+    expect(await verifyPassword('', dummy)).toBe(false)
+  })
+})
+
+describe('verifyPasswordUniform', () => {
+  const DJANGO = 'pbkdf2_sha256$260000$abcdefgh12345678$DSJDSO2UM7aRFCYT9+KgFziG067mfJaGxkUZOiYhRE0='
+  it('checks current, weaker and Django hashes, and never matches a missing or unusable one', async () => {
+    const current = await hashPassword('pw', FAST)
+    const weaker = await hashPassword('pw', { N: 512, r: 8, p: 1 })
+    expect(await verifyPasswordUniform('pw', current, FAST)).toBe(true)
+    expect(await verifyPasswordUniform('pw', weaker, FAST)).toBe(true)
+    expect(await verifyPasswordUniform('pwx', weaker, FAST)).toBe(false)
+    expect(await verifyPasswordUniform('alice-pass-1', DJANGO, FAST)).toBe(true)
+    expect(await verifyPasswordUniform('alice-pass-2', DJANGO, FAST)).toBe(false)
+    expect(await verifyPasswordUniform('pw', null, FAST)).toBe(false)
+    expect(await verifyPasswordUniform('!', '!', FAST)).toBe(false)
+    expect(await verifyPasswordUniform('', '', FAST)).toBe(false)
   })
 })
 
@@ -57,7 +81,8 @@ describe('malformed hashes are false, never a throw', () => {
     'scrypt$1024$8$1$c2FsdA==$',
     'scrypt$0$8$1$c2FsdA==$aGFzaA==',
     'scrypt$1000$8$1$c2FsdA==$aGFzaA==', // N not a power of two: Node refuses
-    'scrypt$1073741824$8$1$c2FsdA==$aGFzaA==', // absurd memory: Node refuses
+    'scrypt$1073741824$8$1$c2FsdA==$aGFzaA==', // absurd memory: refused before Node is asked
+    'scrypt$2097152$8$1$c2FsdA==$aGFzaA==', // 2 GiB: over the 1 GiB cap
     'scrypt$x$8$1$c2FsdA==$aGFzaA==',
     'scrypt$1024$8$1$c2FsdA==$aGFzaA==$extra',
     'pbkdf2_sha256$',

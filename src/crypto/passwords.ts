@@ -9,23 +9,43 @@ const scryptAsync = promisify(scrypt) as (
 ) => Promise<Buffer>
 const pbkdf2Async = promisify(pbkdf2)
 
-/** scrypt cost parameters (OWASP's minimum recommendation is N=2^17, r=8, p=1). */
+/**
+ * scrypt cost parameters: `N` (CPU/memory cost, a power of two), `r` (block size), `p`
+ * (parallelism). One hash needs about `128 * N * r` bytes of memory while it runs.
+ */
 export interface ScryptParams {
   readonly N: number
   readonly r: number
   readonly p: number
 }
-export const DEFAULT_SCRYPT: ScryptParams = Object.freeze({ N: 2 ** 15, r: 8, p: 1 })
+
+/**
+ * The library's default cost: OWASP's Password Storage Cheat Sheet recommendation
+ * (N=2^17, r=8, p=1), 128 MiB and about 0.3 s of one core per hash on a 2024 server.
+ * Stores accept cheaper parameters for tests and demos only (see `KyselyUserStoreOptions.scrypt`).
+ */
+export const DEFAULT_SCRYPT: ScryptParams = Object.freeze({ N: 2 ** 17, r: 8, p: 1 })
 const KEY_LENGTH = 32
 
-function maxmem(params: ScryptParams): number {
-  return 128 * params.N * params.r * 2 + 1024 * 1024
+/**
+ * The most memory one scrypt check may take (1 GiB, N=2^20 at r=8): a stored hash asking
+ * for more is treated as corrupt ("no match") rather than allowed to exhaust the host.
+ */
+const MAX_SCRYPT_MEMORY = 2 ** 30
+
+/**
+ * The memory OpenSSL needs for these parameters (`128*r*(N+2)` for V plus `128*r*p` for B),
+ * with a little slack: Node's default cap (32 MiB) refuses OWASP's N=2^17, r=8.
+ */
+function scryptMemory(params: ScryptParams): number {
+  return 128 * params.r * (params.N + 2) + 128 * params.r * params.p + 64 * 1024
 }
+
 
 /** Hashes a password as `scrypt$N$r$p$<salt b64>$<hash b64>`. */
 export async function hashPassword(password: string, params: ScryptParams = DEFAULT_SCRYPT): Promise<string> {
   const salt = randomBytes(16)
-  const hash = await scryptAsync(password.normalize('NFKC'), salt, KEY_LENGTH, { ...params, maxmem: maxmem(params) })
+  const hash = await scryptAsync(password.normalize('NFKC'), salt, KEY_LENGTH, { ...params, maxmem: scryptMemory(params) })
   return ['scrypt', params.N, params.r, params.p, salt.toString('base64'), hash.toString('base64')].join('$')
 }
 
@@ -60,17 +80,56 @@ export function needsRehash(encoded: string, params: ScryptParams = DEFAULT_SCRY
   return n < params.N || r < params.r || p < params.p
 }
 
+/**
+ * A stored hash in gatehouse's format that no password matches: random salt and random
+ * "hash". Verifying against it costs one scrypt at `params`, which is what an unknown user,
+ * an unusable password or a legacy hash is padded with, and it needs no hashing up front.
+ */
+export function dummyHash(params: ScryptParams = DEFAULT_SCRYPT): string {
+  return ['scrypt', params.N, params.r, params.p, randomBytes(16).toString('base64'), randomBytes(KEY_LENGTH).toString('base64')].join('$')
+}
+
+/**
+ * Verifies a password so that a wrong one costs about the same whatever the account, which
+ * keeps the answer's timing from telling which usernames exist:
+ * - no account (`null`) or an unusable hash (`!…`): one scrypt at `params` against a dummy;
+ * - a hash `needsRehash` would replace (Django PBKDF2, or scrypt cheaper than `params`):
+ *   checked *alongside* a dummy scrypt at `params`, both on libuv's thread pool at once, so
+ *   the wall time is the longer of the two, the `params` cost as long as the legacy hash is
+ *   cheaper (Django's 720,000-1,000,000 PBKDF2 iterations take about half an OWASP scrypt).
+ *   Django itself does not pad across hashers ("we don't protect against enumeration if
+ *   the hasher changed"); this costs one extra scrypt of CPU until the user logs in once;
+ * - any other hash: checked on its own.
+ *
+ * @example
+ * const ok = await verifyPasswordUniform(password, row?.password ?? null, DEFAULT_SCRYPT)
+ */
+export async function verifyPasswordUniform(
+  password: string,
+  encoded: string | null,
+  params: ScryptParams = DEFAULT_SCRYPT,
+): Promise<boolean> {
+  if (encoded === null || !isUsableHash(encoded)) {
+    await verifyPassword(password, dummyHash(params))
+    return false
+  }
+  if (!needsRehash(encoded, params)) return verifyPassword(password, encoded)
+  const [ok] = await Promise.all([verifyPassword(password, encoded), verifyPassword(password, dummyHash(params))])
+  return ok
+}
+
 async function verifyEncoded(password: string, encoded: string): Promise<boolean> {
   const parts = encoded.split('$')
   if (parts[0] === 'scrypt' && parts.length === 6) {
     const [, n, r, p, saltB64, hashB64] = parts as [string, string, string, string, string, string]
     const params = { N: Number(n), r: Number(r), p: Number(p) }
     if (![params.N, params.r, params.p].every((x) => Number.isInteger(x) && x > 0)) return false
+    if (scryptMemory(params) > MAX_SCRYPT_MEMORY) return false
     const expected = Buffer.from(hashB64, 'base64')
     if (expected.length === 0) return false
     const actual = await scryptAsync(password.normalize('NFKC'), Buffer.from(saltB64, 'base64'), expected.length, {
       ...params,
-      maxmem: maxmem(params),
+      maxmem: scryptMemory(params),
     })
     return timingSafeEqual(actual, expected)
   }

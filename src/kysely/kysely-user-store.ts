@@ -1,11 +1,8 @@
 import type { Kysely, Selectable } from 'kysely'
 import type { StoredUser, UserId } from '../core/user.js'
-import { DEFAULT_SCRYPT, hashPassword, isUsableHash, needsRehash, verifyPassword, type ScryptParams } from '../crypto/passwords.js'
+import { DEFAULT_SCRYPT, hashPassword, needsRehash, verifyPasswordUniform, type ScryptParams } from '../crypto/passwords.js'
 import type { NewUser, UserStore } from '../stores/user-store.js'
 import type { AuthDatabase, UsersTable } from './schema.js'
-
-/** A scrypt hash of a random password, verified against when the user is unknown, to even out timing. */
-const DUMMY_HASH = hashPassword(Math.random().toString(36))
 
 function toUser(row: Pick<Selectable<UsersTable>, 'id' | 'username' | 'is_active' | 'is_staff'>): StoredUser {
   return Object.freeze({
@@ -27,27 +24,25 @@ function storable(text: string): boolean {
 
 /** Options for `KyselyUserStore`. */
 export interface KyselyUserStoreOptions {
-  /** scrypt cost for new hashes (existing hashes keep theirs). @default DEFAULT_SCRYPT (N=2^15, r=8, p=1) */
+  /**
+   * scrypt cost for new hashes, for the rehash of weaker ones at login, and for the dummy
+   * check that pads a wrong password for an unknown user. Existing hashes keep theirs until
+   * their user logs in. Lower it only in tests and demos (a cheaper cost makes stolen hashes
+   * cheaper to crack): the reference API's `GATEHOUSE_SCRYPT_N`, for instance.
+   * @default DEFAULT_SCRYPT (OWASP: N=2^17, r=8, p=1)
+   */
   readonly scrypt?: ScryptParams
 }
 
 /** Users in SQL (`gatehouse_users`), passwords hashed with scrypt. */
 export class KyselyUserStore implements UserStore {
   private readonly scrypt: ScryptParams
-  private dummy: Promise<string> | null = null
 
   constructor(
     private readonly db: Kysely<AuthDatabase>,
     options: KyselyUserStoreOptions = {},
   ) {
     this.scrypt = options.scrypt ?? DEFAULT_SCRYPT
-  }
-
-  /** The dummy hash at this store's cost, so an unknown user costs what a known one does. */
-  private dummyHash(): Promise<string> {
-    if (this.scrypt === DEFAULT_SCRYPT) return DUMMY_HASH
-    this.dummy ??= hashPassword(Math.random().toString(36), this.scrypt)
-    return this.dummy
   }
 
   async findById(id: UserId): Promise<StoredUser | null> {
@@ -75,13 +70,9 @@ export class KyselyUserStore implements UserStore {
       .select('password')
       .where('id', '=', user.id)
       .executeTakeFirst()
-    if (row === undefined || !isUsableHash(row.password)) {
-      // Same hashing work as a real check, so the answer's timing says nothing about the account.
-      await verifyPassword(password, await this.dummyHash())
-      return false
-    }
-    const ok = await verifyPassword(password, row.password)
-    if (ok) await this.upgradeHash(user.id, row.password, password)
+    // Same hashing work whatever the account, so the answer's timing says nothing about it.
+    const ok = await verifyPasswordUniform(password, row?.password ?? null, this.scrypt)
+    if (ok && row !== undefined) await this.upgradeHash(user.id, row.password, password)
     return ok
   }
 
@@ -105,10 +96,9 @@ export class KyselyUserStore implements UserStore {
           .select(['id', 'username', 'is_active', 'is_staff', 'password'])
           .where('username', '=', username)
           .executeTakeFirst()
-    // Unknown user or unusable password (`!`): the dummy hash, so every wrong answer costs the same.
-    const usable = row !== undefined && isUsableHash(row.password)
-    const ok = await verifyPassword(password, usable ? row.password : await this.dummyHash())
-    if (row === undefined || !usable || !ok) return null
+    // Unknown user, unusable password (`!`), legacy hash: padded, so every wrong answer costs the same.
+    const ok = await verifyPasswordUniform(password, row?.password ?? null, this.scrypt)
+    if (row === undefined || !ok) return null
     const user = toUser(row)
     if (!user.isActive) return null
     await this.upgradeHash(user.id, row.password, password)

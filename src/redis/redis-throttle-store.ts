@@ -1,4 +1,4 @@
-import type { ThrottleHit, ThrottleStore } from '../throttling/throttle-store.js'
+import type { ReleasableThrottleStore, ThrottleHit } from '../throttling/throttle-store.js'
 import { redisUnavailable, type RedisLike } from './redis-client.js'
 
 /**
@@ -35,6 +35,13 @@ redis.call('PEXPIRE', key, ttl)
 return {allowed, count, redis.call('LINDEX', key, -1)}
 `
 
+/** Gives one hit back: KEYS[1] = history; ARGV[1] = its time (ms). The key goes when empty. */
+export const RELEASE_SCRIPT = `
+redis.call('LREM', KEYS[1], 1, ARGV[1])
+if redis.call('LLEN', KEYS[1]) == 0 then redis.call('DEL', KEYS[1]) end
+return 1
+`
+
 /** Options for `RedisThrottleStore`. */
 export interface RedisThrottleStoreOptions {
   readonly redis: RedisLike
@@ -54,7 +61,7 @@ export interface RedisThrottleStoreOptions {
  * const store = new RedisThrottleStore({ redis: createRedisClient(process.env.REDIS_URL!) })
  * const throttle = new AnonRateThrottle({ store, rate: '100/hour' })
  */
-export class RedisThrottleStore implements ThrottleStore {
+export class RedisThrottleStore implements ReleasableThrottleStore {
   private readonly redis: RedisLike
   private readonly prefix: string
 
@@ -76,6 +83,14 @@ export class RedisThrottleStore implements ThrottleStore {
       allowed: Number(allowed) === 1,
       count: Number(count),
       oldest: oldest === null || oldest === undefined ? null : Number(oldest),
+    }
+  }
+
+  async release(key: string, at: number): Promise<void> {
+    try {
+      await this.redis.evalScript(RELEASE_SCRIPT, [this.prefix + key], [String(at)])
+    } catch (error) {
+      throw redisUnavailable(error)
     }
   }
 }

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.js'
-import type { ThrottleHit, ThrottleStore } from './throttle-store.js'
+import type { ReleasableThrottleStore, ThrottleHit } from './throttle-store.js'
 
 interface History {
   /** Hit times, oldest first. */
@@ -26,7 +26,7 @@ export interface MemoryThrottleStoreOptions {
  * apps. Every hit runs synchronously, so it is atomic within the process; use
  * `RedisThrottleStore` when several processes must share one budget.
  */
-export class MemoryThrottleStore implements ThrottleStore {
+export class MemoryThrottleStore implements ReleasableThrottleStore {
   /** In the order keys were last hit (a Map keeps insertion order): the first is the oldest. */
   private readonly histories = new Map<string, History>()
   private hitsSinceSweep = 0
@@ -62,6 +62,14 @@ export class MemoryThrottleStore implements ThrottleStore {
     if (history.hits.length === 0) this.histories.delete(key)
     if (++this.hitsSinceSweep >= SWEEP_EVERY) this.sweep(now)
     return result
+  }
+
+  async release(key: string, at: number): Promise<void> {
+    const history = this.histories.get(key)
+    if (history === undefined) return
+    const index = history.hits.lastIndexOf(at)
+    if (index !== -1) history.hits.splice(index, 1)
+    if (history.hits.length === 0) this.histories.delete(key)
   }
 
   /** Number of keys held (for tests and metrics). */

@@ -28,3 +28,16 @@ export interface ThrottleHit {
 export interface ThrottleStore {
   hit(key: string, now: number, windowMs: number, limit: number): Promise<ThrottleHit>
 }
+
+/**
+ * A `ThrottleStore` that can also give a recorded hit back, which `LoginFailureThrottle`
+ * needs: it reserves a failure *before* checking a password (so concurrent guesses cannot
+ * all slip under the limit) and releases it when the password was right.
+ */
+export interface ReleasableThrottleStore extends ThrottleStore {
+  /**
+   * Removes one hit recorded at exactly `at` from `key`'s history (any one, when several
+   * share that time), atomically as `hit`. Nothing happens when there is none.
+   */
+  release(key: string, at: number): Promise<void>
+}

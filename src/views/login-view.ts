@@ -5,6 +5,7 @@ import type { RequestContext, ViewOptions } from '../core/view.js'
 import { AllowAny } from '../permissions/allow-any.js'
 import type { SessionStore } from '../stores/session-store.js'
 import type { UserStore } from '../stores/user-store.js'
+import type { LoginFailureThrottle } from '../throttling/login-failure-throttle.js'
 import type { Throttle } from '../throttling/throttle.js'
 import { authenticateCredentials } from './authenticate-credentials.js'
 import {
@@ -28,6 +29,12 @@ export interface LoginViewOptions extends SessionCookieOptions {
   /** Throttles of this view. Unlike the token view, login keeps the global ones unless given its own. @default the API's */
   readonly throttles?: readonly Throttle[]
   readonly throttleScope?: string
+  /**
+   * Counts failed password checks per username and client address; past its rate the view
+   * answers 429 (right password included). Share one instance with Basic and the other views.
+   * @default none
+   */
+  readonly loginFailures?: LoginFailureThrottle | undefined
 }
 
 /**
@@ -52,7 +59,7 @@ export function loginView(options: LoginViewOptions): ViewOptions {
   const post = async (ctx: RequestContext): Promise<ApiResponse> => {
     const req = ctx.request
     await enforceCsrf(req, csrf)
-    const user = await authenticateCredentials(req, users)
+    const user = await authenticateCredentials(req, users, options.loginFailures)
     const previous = req.cookie(cookies.cookieName)
     if (previous !== null && previous !== '') await sessions.delete(previous)
     const key = newSessionKey()

@@ -16,7 +16,7 @@ import type * as FastifyAdapter from '../../src/adapters/fastify/index.js'
 import { router } from '../../src/adapters/node-http/index.js'
 import type { ApiView } from '../../src/core/view.js'
 import { freshSqlite, type TestDatabase } from '../helpers/databases.js'
-import { startReference, type RunningReference } from '../helpers/reference-server.js'
+import { startReference, TEST_SCRYPT, type RunningReference } from '../helpers/reference-server.js'
 import { TEST_SECRET } from '../helpers/secrets.js'
 import { exchange, login, send, setCookieValue, type ExchangeRequest, type ExchangeResult, type SessionCookies } from '../oracle/http-exchange.js'
 import { ALL_REQUESTS, BOB_TOKEN, CREDENTIALS } from '../oracle/requests.js'
@@ -48,7 +48,7 @@ interface NodeReference {
 
 /** The reference API's views on node:http, on a fresh migrated and seeded database. */
 async function startNodeReference(database: TestDatabase): Promise<NodeReference> {
-  const ref = await openReferenceContext({ databaseUrl: database.url, allowedHosts: HOSTS, secrets: [TEST_SECRET] })
+  const ref = await openReferenceContext({ databaseUrl: database.url, allowedHosts: HOSTS, secrets: [TEST_SECRET], scrypt: TEST_SCRYPT })
   const app = await buildApp(ref) // never listens: only its views are used
   const views = mounted.get(app)
   if (views === undefined || views.size === 0) throw new Error('no views recorded')

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import fc from 'fast-check'
 import { expect, it } from 'vitest'
-import type { ThrottleStore } from '../../src/throttling/throttle-store.js'
+import type { ReleasableThrottleStore } from '../../src/throttling/throttle-store.js'
 
 /** What a store suite needs: a store, built once per test. */
 export interface ThrottleStoreSuiteOptions {
-  create(): ThrottleStore | Promise<ThrottleStore>
+  create(): ReleasableThrottleStore | Promise<ReleasableThrottleStore>
 }
 
 /** A key no other test (or test run) uses. */
@@ -18,6 +18,21 @@ function freshKey(): string {
  * DRF's sliding window, refused hits not recorded, per-key atomicity.
  */
 export function runThrottleStoreSuite(options: ThrottleStoreSuiteOptions): void {
+  it('release gives back one hit recorded at that time, frees its slot, and ignores unknown ones', async () => {
+    const store = await options.create()
+    const key = freshKey()
+    await store.hit(key, 1_000, 60_000, 2)
+    await store.hit(key, 2_000, 60_000, 2)
+    await store.hit(key, 2_000, 60_000, 3)
+    await store.release(key, 2_000)
+    expect(await store.hit(key, 3_000, 60_000, 3)).toEqual({ allowed: true, count: 3, oldest: 1_000 })
+    await store.release(key, 9_999)
+    await store.release(freshKey(), 1)
+    expect(await store.hit(key, 4_000, 60_000, 3)).toEqual({ allowed: false, count: 3, oldest: 1_000 })
+    for (const at of [1_000, 2_000, 3_000]) await store.release(key, at)
+    expect(await store.hit(key, 5_000, 60_000, 0)).toEqual({ allowed: false, count: 0, oldest: null })
+  })
+
   it('allows up to the limit, then refuses, reporting count and oldest', async () => {
     const store = await options.create()
     const key = freshKey()

@@ -38,6 +38,7 @@ export function registerThrottledRoutes(app: FastifyInstance, ref: ReferenceCont
       obtainAuthTokenView({
         users: ref.users,
         tokens: ref.tokens,
+        loginFailures: ref.loginFailures,
         name: 'Throttled Obtain Auth Token',
         throttles: [throttle],
         throttleScope: TOKEN_OBTAIN_SCOPE,
