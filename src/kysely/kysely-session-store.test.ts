@@ -15,8 +15,8 @@ for (const backend of BACKENDS) {
 
     beforeAll(async () => {
       t = await openAuthDatabase(await backend.create())
-      sessions = new KyselySessionStore(t.db, () => now)
-      userId = (await new KyselyUserStore(t.db).create({ username: 'sess', password: null })).id
+      sessions = new KyselySessionStore({ db: t.db, now: () => now })
+      userId = Number((await new KyselyUserStore({ db: t.db }).create({ username: 'sess', password: null })).id)
     })
     afterAll(async () => t?.close())
 
@@ -70,9 +70,9 @@ for (const backend of BACKENDS) {
     })
 
     it('deleting the user deletes the sessions (cascade)', async () => {
-      const other = await new KyselyUserStore(t.db).create({ username: 'gone', password: null })
+      const other = await new KyselyUserStore({ db: t.db }).create({ username: 'gone', password: null })
       await sessions.save('k5', { userId: other.id, data: {}, expiresAt: new Date(now + HOUR) })
-      await t.db.deleteFrom('gatehouse_users').where('id', '=', other.id).execute()
+      await t.db.deleteFrom('gatehouse_users').where('id', '=', Number(other.id)).execute()
       expect(await sessions.get('k5')).toBeNull()
     })
   })

@@ -13,7 +13,7 @@ for (const backend of BACKENDS) {
 
     beforeAll(async () => {
       t = await openAuthDatabase(await backend.create())
-      users = new KyselyUserStore(t.db, { scrypt: { N: 1024, r: 8, p: 1 } })
+      users = new KyselyUserStore({ db: t.db, scrypt: { N: 1024, r: 8, p: 1 } })
       await users.create({ username: 'ann', password: 'ann-pass' })
       await users.create({ username: 'ina', password: 'ina-pass', isActive: false })
       await users.create({ username: 'sam', password: 'sam-pass', isStaff: true })
@@ -98,18 +98,18 @@ for (const backend of BACKENDS) {
     })
 
     it('a weaker scrypt hash is upgraded to the store\'s cost at login', async () => {
-      const weak = new KyselyUserStore(t.db, { scrypt: { N: 2 ** 10, r: 8, p: 1 } })
-      const strong = new KyselyUserStore(t.db, { scrypt: { N: 2 ** 11, r: 8, p: 1 } })
+      const weak = new KyselyUserStore({ db: t.db, scrypt: { N: 2 ** 10, r: 8, p: 1 } })
+      const strong = new KyselyUserStore({ db: t.db, scrypt: { N: 2 ** 11, r: 8, p: 1 } })
       const user = await weak.create({ username: 'upgrade-me', password: 'pw-1' })
       const hash = async (): Promise<string> =>
-        (await t.db.selectFrom('gatehouse_users').select('password').where('id', '=', user.id).executeTakeFirstOrThrow()).password
+        (await t.db.selectFrom('gatehouse_users').select('password').where('id', '=', Number(user.id)).executeTakeFirstOrThrow()).password
       expect(await hash()).toMatch(/^scrypt\$1024\$/)
       expect(await strong.checkPassword(user, 'pw-1')).toBe(true)
       expect(await hash()).toMatch(/^scrypt\$2048\$/)
     })
 
     it('an unusable password (!) costs a real hash check, like an unknown user', async () => {
-      const store = new KyselyUserStore(t.db, { scrypt: { N: 2 ** 10, r: 8, p: 1 } })
+      const store = new KyselyUserStore({ db: t.db, scrypt: { N: 2 ** 10, r: 8, p: 1 } })
       const created = await store.create({ username: 'remote-made', password: null })
       const dummy = (): unknown => (store as unknown as { dummy: unknown }).dummy
       expect(dummy()).toBeNull()
@@ -119,8 +119,8 @@ for (const backend of BACKENDS) {
     })
 
     it('the default cost is DEFAULT_SCRYPT', async () => {
-      const u = await new KyselyUserStore(t.db).create({ username: 'default-cost', password: 'pw' })
-      const row = await t.db.selectFrom('gatehouse_users').select('password').where('id', '=', u.id).executeTakeFirstOrThrow()
+      const u = await new KyselyUserStore({ db: t.db }).create({ username: 'default-cost', password: 'pw' })
+      const row = await t.db.selectFrom('gatehouse_users').select('password').where('id', '=', Number(u.id)).executeTakeFirstOrThrow()
       expect(row.password).toMatch(/^scrypt\$32768\$8\$1\$/)
     })
 
