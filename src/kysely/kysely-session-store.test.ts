@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openAuthDatabase, type AuthTestDatabase } from '../../test/helpers/auth-database.js'
 import { BACKENDS } from '../../test/helpers/databases.js'
+import { runSessionStoreSuite } from '../testing/index.js'
 import { KyselySessionStore } from './kysely-session-store.js'
 import { KyselyUserStore } from './kysely-user-store.js'
 
@@ -19,6 +20,14 @@ for (const backend of BACKENDS) {
       userId = Number((await new KyselyUserStore({ db: t.db }).create({ username: 'sess', password: null })).id)
     })
     afterAll(async () => t?.close())
+
+    let made = 0
+    runSessionStoreSuite({
+      describe,
+      it,
+      create: (clock) => new KyselySessionStore({ db: t.db, now: clock }),
+      createUser: async () => (await new KyselyUserStore({ db: t.db }).create({ username: `suite-${++made}`, password: null })).id,
+    })
 
     it('save then get returns the record', async () => {
       const expiresAt = new Date(now + HOUR)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openAuthDatabase, type AuthTestDatabase } from '../../test/helpers/auth-database.js'
 import { BACKENDS } from '../../test/helpers/databases.js'
+import { runTokenStoreSuite } from '../testing/index.js'
 import { KyselyTokenStore } from './kysely-token-store.js'
 import { KyselyUserStore } from './kysely-user-store.js'
 
@@ -17,6 +18,14 @@ for (const backend of BACKENDS) {
       for (const name of ['ann', 'ben', 'cat', 'dan', 'eve']) ids[name] = Number((await users.create({ username: name, password: null })).id)
     })
     afterAll(async () => t?.close())
+
+    let made = 0
+    runTokenStoreSuite({
+      describe,
+      it,
+      create: () => new KyselyTokenStore({ db: t.db }),
+      createUser: async () => (await new KyselyUserStore({ db: t.db }).create({ username: `suite-${++made}`, password: null })).id,
+    })
 
     it('getOrCreate returns the same 40-hex key every time', async () => {
       const first = await tokens.getOrCreate(ids['ann']!)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openAuthDatabase, type AuthTestDatabase } from '../../test/helpers/auth-database.js'
 import { BACKENDS } from '../../test/helpers/databases.js'
+import { runUserStoreSuite } from '../testing/index.js'
 import { KyselyUserStore } from './kysely-user-store.js'
 
 // Made by Debian's Django 3.2 (make_password('alice-pass-1', salt='abcdefgh12345678')).
@@ -20,6 +21,8 @@ for (const backend of BACKENDS) {
       await users.create({ username: 'nopw', password: null })
     })
     afterAll(async () => t?.close())
+
+    runUserStoreSuite({ describe, it, create: () => users })
 
     it('create returns the stored user with its flags', async () => {
       const u = await users.create({ username: 'new-one', password: 'x' })

@@ -71,6 +71,7 @@ export function runUserStoreSuite(options: UserStoreSuiteOptions): void {
       const username = uniqueName('dup')
       await store.create({ username, password: 'x' })
       await assert.rejects(Promise.resolve().then(() => store.create({ username, password: 'y' })))
+      assert.equal(await store.findByUsername(username.toUpperCase()), null, 'findByUsername matches case exactly')
       const upper = await store.create({ username: username.toUpperCase(), password: 'y' })
       assert.equal(upper.username, username.toUpperCase())
     })
