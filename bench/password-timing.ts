@@ -38,7 +38,7 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
 async function main(): Promise<void> {
   const auth = await openAuthDatabase(freshSqlite())
   try {
-    const users = new KyselyUserStore(auth.db)
+    const users = new KyselyUserStore({ db: auth.db })
     await users.create({ username: 'active', password: 'right-password' })
     await users.create({ username: 'inactive', password: 'right-password', isActive: false })
     await users.create({ username: 'unusable', password: null })

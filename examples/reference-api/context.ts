@@ -9,7 +9,6 @@ import { KyselySessionStore } from 'gatehouse/kysely'
 import { KyselyTokenStore } from 'gatehouse/kysely'
 import { KyselyUserStore } from 'gatehouse/kysely'
 import { authMigrations, migrate } from 'gatehouse/kysely'
-import type { AuthDatabase } from 'gatehouse/kysely'
 import { createRedisClient, type RedisClient } from 'gatehouse/redis'
 import { RedisSessionStore } from 'gatehouse/redis'
 import { RedisThrottleStore } from 'gatehouse/redis'
@@ -159,8 +158,8 @@ function databaseTimeouts(config: ReferenceConfig): { connectTimeoutMs?: number;
 export interface ReferenceContext {
   readonly database: Database<ReferenceDatabase>
   readonly db: Kysely<ReferenceDatabase>
-  readonly users: KyselyUserStore
-  readonly tokens: KyselyTokenStore
+  readonly users: KyselyUserStore<ReferenceDatabase>
+  readonly tokens: KyselyTokenStore<ReferenceDatabase>
   /** SQL sessions, or Redis ones when `redisUrl` is set. */
   readonly sessions: SessionStore
   /** Where throttle counters live: Redis when `redisUrl` is set, else this process's memory. */
@@ -183,9 +182,8 @@ export interface ReferenceContext {
 
 /** Runs gatehouse's and the reference API's migrations. */
 export async function migrateReference(database: Database<ReferenceDatabase>): Promise<void> {
-  const db = database.db as unknown as Kysely<unknown>
-  await migrate(db, authMigrations(database.dialect), 'gatehouse_migrations')
-  await migrate(db, articleMigrations(database.dialect), 'reference_api_migrations')
+  await migrate(database.db, authMigrations(database.dialect), 'gatehouse_migrations')
+  await migrate(database.db, articleMigrations(database.dialect), 'reference_api_migrations')
 }
 
 /** Opens the database, migrates it, seeds it when empty, and builds the stores and settings. */
@@ -200,9 +198,8 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
     await database.close()
     throw error
   }
-  const authDb = database.db as unknown as Kysely<AuthDatabase>
-  const users = new KyselyUserStore(authDb, config.scrypt === undefined ? {} : { scrypt: config.scrypt })
-  const tokens = new KyselyTokenStore(authDb)
+  const users = new KyselyUserStore({ db: database.db, ...(config.scrypt === undefined ? {} : { scrypt: config.scrypt }) })
+  const tokens = new KyselyTokenStore({ db: database.db })
   const redisPrefix = config.redisPrefix ?? 'gatehouse:'
   const redis =
     config.redisUrl === undefined
@@ -213,7 +210,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
             : { commandTimeoutMs: config.redisTimeoutMs, connectTimeoutMs: config.redisTimeoutMs }),
         })
   const sessions: SessionStore =
-    redis === null ? new KyselySessionStore(authDb) : new RedisSessionStore({ redis, prefix: `${redisPrefix}session:` })
+    redis === null ? new KyselySessionStore({ db: database.db }) : new RedisSessionStore({ redis, prefix: `${redisPrefix}session:` })
   const throttleStore: ReleasableThrottleStore =
     redis === null ? new MemoryThrottleStore() : new RedisThrottleStore({ redis, prefix: redisPrefix })
   const loginFailures =

@@ -64,8 +64,8 @@ export async function seedIfEmpty(db: Kysely<ReferenceDatabase>, dialect: Dialec
       .execute()
     const articles = Array.from({ length: SEED_ARTICLE_COUNT }, (_, k) => seedArticle(k + 1))
     await trx.insertInto('articles').values(articles).execute()
-    await syncSerial(trx as unknown as Kysely<unknown>, dialect, 'gatehouse_users')
-    await syncSerial(trx as unknown as Kysely<unknown>, dialect, 'articles')
+    await syncSerial(trx, dialect, 'gatehouse_users')
+    await syncSerial(trx, dialect, 'articles')
   })
   return true
 }

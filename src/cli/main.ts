@@ -154,7 +154,7 @@ export function buildCli(io: CliIo): Command {
       }
       const password = options.password ? await readPassword(options, io) : null
       await withDatabase(options, io, async (database) => {
-        const users = new KyselyUserStore(database.db)
+        const users = new KyselyUserStore({ db: database.db })
         if ((await users.findByUsername(username)) !== null) throw new CliError(`user ${username} already exists`)
         try {
           const user = await users.create({ username, password, isStaff: options.staff === true, isActive: options.inactive !== true })
@@ -174,7 +174,7 @@ export function buildCli(io: CliIo): Command {
     .option('--password-stdin', 'read the password from the first line of stdin')
     .action(async (username: string, options: DatabaseOption & PasswordOptions) => {
       await withDatabase(options, io, async (database) => {
-        const users = new KyselyUserStore(database.db)
+        const users = new KyselyUserStore({ db: database.db })
         const user = await users.findByUsername(username)
         if (user === null) throw new CliError(`user ${username} does not exist`)
         const password = await readPassword(options, io)
@@ -191,9 +191,9 @@ export function buildCli(io: CliIo): Command {
     .option('-r, --reset', 'regenerate the token (for a leaked one): the old key stops working')
     .action(async (username: string, options: DatabaseOption & { reset?: boolean }) => {
       await withDatabase(options, io, async (database) => {
-        const user = await new KyselyUserStore(database.db).findByUsername(username)
+        const user = await new KyselyUserStore({ db: database.db }).findByUsername(username)
         if (user === null) throw new CliError(`Cannot create the Token: user ${username} does not exist`)
-        const tokens = new KyselyTokenStore(database.db)
+        const tokens = new KyselyTokenStore({ db: database.db })
         const token = options.reset === true ? await tokens.regenerate(user.id) : await tokens.getOrCreate(user.id)
         print(`Generated token ${token.key} for user ${username}`)
       })
@@ -205,7 +205,7 @@ export function buildCli(io: CliIo): Command {
     .addOption(databaseOption())
     .action(async (options: DatabaseOption) => {
       await withDatabase(options, io, async (database) => {
-        const removed = await new KyselySessionStore(database.db).clearExpired()
+        const removed = await new KyselySessionStore({ db: database.db }).clearExpired()
         print(`Deleted ${removed} expired session${removed === 1 ? '' : 's'}`)
       })
     })

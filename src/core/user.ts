@@ -1,5 +1,8 @@
-/** Identifier of a stored user. */
-export type UserId = number
+/**
+ * Identifier of a stored user: an integer for gatehouse's own table, or whatever your own
+ * users table keys by (a UUID string, say). Compare ids with `===`; never parse them.
+ */
+export type UserId = number | string
 
 /** The identity policies read. Stored users and the anonymous user both satisfy it. */
 export interface User {

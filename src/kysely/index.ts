@@ -1,9 +1,26 @@
-export type { AuthDatabase, UsersTable, TokensTable, SessionsTable, Timestamp } from './schema.js'
+export type {
+  AuthDatabase,
+  UsersTable,
+  TokensTable,
+  SessionsTable,
+  Timestamp,
+  UsersDatabase,
+  TokensDatabase,
+  SessionsDatabase,
+  TokenSessionDatabase,
+} from './schema.js'
 export { toDate } from './schema.js'
 export { openDatabase, parseDatabaseUrl, createDialect, DEFAULT_SQLITE_PATH } from './database.js'
 export type { Database, DatabaseTarget, DialectName, OpenDatabaseOptions } from './database.js'
-export { authMigrations, migrate, syncSerial } from './migrations.js'
-export { KyselyUserStore, type KyselyUserStoreOptions } from './kysely-user-store.js'
+export { authMigrations, migrate, syncSerial, type AuthMigrationOptions, type ExistingUsersTable } from './migrations.js'
+export {
+  KyselyUserStore,
+  type KyselyUserStoreOptions,
+  type OwnUserTableOptions,
+  type MappedUserTableOptions,
+  type UserColumns,
+  type UserIdType,
+} from './kysely-user-store.js'
 export { KyselyTokenStore, tokenRow, type KyselyTokenStoreOptions } from './kysely-token-store.js'
-export { KyselySessionStore } from './kysely-session-store.js'
+export { KyselySessionStore, type KyselySessionStoreOptions } from './kysely-session-store.js'
 export { KyselyPageSource, type KyselyPageSourceOptions, type QueryRunner, type ColumnSpec, type ColumnKind } from './kysely-page-source.js'

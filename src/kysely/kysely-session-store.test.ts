@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openAuthDatabase, type AuthTestDatabase } from '../../test/helpers/auth-database.js'
 import { BACKENDS } from '../../test/helpers/databases.js'
+import { runSessionStoreSuite } from '../testing/index.js'
 import { KyselySessionStore } from './kysely-session-store.js'
 import { KyselyUserStore } from './kysely-user-store.js'
 
@@ -15,10 +16,18 @@ for (const backend of BACKENDS) {
 
     beforeAll(async () => {
       t = await openAuthDatabase(await backend.create())
-      sessions = new KyselySessionStore(t.db, () => now)
-      userId = (await new KyselyUserStore(t.db).create({ username: 'sess', password: null })).id
+      sessions = new KyselySessionStore({ db: t.db, now: () => now })
+      userId = Number((await new KyselyUserStore({ db: t.db }).create({ username: 'sess', password: null })).id)
     })
     afterAll(async () => t?.close())
+
+    let made = 0
+    runSessionStoreSuite({
+      describe,
+      it,
+      create: (clock) => new KyselySessionStore({ db: t.db, now: clock }),
+      createUser: async () => (await new KyselyUserStore({ db: t.db }).create({ username: `suite-${++made}`, password: null })).id,
+    })
 
     it('save then get returns the record', async () => {
       const expiresAt = new Date(now + HOUR)
@@ -70,9 +79,9 @@ for (const backend of BACKENDS) {
     })
 
     it('deleting the user deletes the sessions (cascade)', async () => {
-      const other = await new KyselyUserStore(t.db).create({ username: 'gone', password: null })
+      const other = await new KyselyUserStore({ db: t.db }).create({ username: 'gone', password: null })
       await sessions.save('k5', { userId: other.id, data: {}, expiresAt: new Date(now + HOUR) })
-      await t.db.deleteFrom('gatehouse_users').where('id', '=', other.id).execute()
+      await t.db.deleteFrom('gatehouse_users').where('id', '=', Number(other.id)).execute()
       expect(await sessions.get('k5')).toBeNull()
     })
   })

@@ -1,13 +1,34 @@
 import type { Kysely } from 'kysely'
 import type { SessionRecord, SessionStore } from '../stores/session-store.js'
-import { toDate, type AuthDatabase } from './schema.js'
+import { toDate, toUserId, type AuthDatabase, type SessionsDatabase } from './schema.js'
 
-/** Sessions in SQL (`gatehouse_sessions`), data as JSON text. Expired rows read as absent. */
-export class KyselySessionStore implements SessionStore {
-  constructor(
-    private readonly db: Kysely<AuthDatabase>,
-    private readonly now: () => number = Date.now,
-  ) {}
+/** Options for `KyselySessionStore`. */
+export interface KyselySessionStoreOptions<DB extends SessionsDatabase = AuthDatabase> {
+  /**
+   * Your Kysely instance, typed with your whole database (`Kysely<MyDb>` where `MyDb`
+   * extends `AuthDatabase`, or has `gatehouse_sessions` with integer or UUID user ids).
+   */
+  readonly db: Kysely<DB>
+  /** The clock expiry is judged by (ms since the epoch). @default Date.now */
+  readonly now?: () => number
+}
+
+/**
+ * Sessions in SQL (`gatehouse_sessions`), data as JSON text. Expired rows read as absent.
+ *
+ * @example
+ * const sessions = new KyselySessionStore({ db })
+ */
+// DB only types the constructor's argument: stores of different databases are interchangeable.
+export class KyselySessionStore<DB extends SessionsDatabase = AuthDatabase> implements SessionStore {
+  private readonly db: Kysely<SessionsDatabase>
+  private readonly now: () => number
+
+  constructor(options: KyselySessionStoreOptions<DB>) {
+    // Kysely<DB> is invariant in DB; the store touches only gatehouse_sessions, which DB has.
+    this.db = options.db as unknown as Kysely<SessionsDatabase>
+    this.now = options.now ?? Date.now
+  }
 
   async get(sessionKey: string): Promise<SessionRecord | null> {
     // Longer keys cannot exist; NUL is refused by PostgreSQL (a driver error, i.e. a 500, otherwise).
@@ -27,7 +48,7 @@ export class KyselySessionStore implements SessionStore {
     } catch {
       // A corrupt row is treated as an empty session rather than a crash.
     }
-    return { userId: row.user_id === null ? null : Number(row.user_id), data, expiresAt }
+    return { userId: row.user_id === null ? null : toUserId(row.user_id), data, expiresAt }
   }
 
   async save(sessionKey: string, record: SessionRecord): Promise<void> {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openAuthDatabase, type AuthTestDatabase } from '../../test/helpers/auth-database.js'
 import { BACKENDS } from '../../test/helpers/databases.js'
+import { runTokenStoreSuite } from '../testing/index.js'
 import { KyselyTokenStore } from './kysely-token-store.js'
 import { KyselyUserStore } from './kysely-user-store.js'
 
@@ -12,11 +13,19 @@ for (const backend of BACKENDS) {
 
     beforeAll(async () => {
       t = await openAuthDatabase(await backend.create())
-      tokens = new KyselyTokenStore(t.db)
-      const users = new KyselyUserStore(t.db)
-      for (const name of ['ann', 'ben', 'cat', 'dan', 'eve']) ids[name] = (await users.create({ username: name, password: null })).id
+      tokens = new KyselyTokenStore({ db: t.db })
+      const users = new KyselyUserStore({ db: t.db })
+      for (const name of ['ann', 'ben', 'cat', 'dan', 'eve']) ids[name] = Number((await users.create({ username: name, password: null })).id)
     })
     afterAll(async () => t?.close())
+
+    let made = 0
+    runTokenStoreSuite({
+      describe,
+      it,
+      create: () => new KyselyTokenStore({ db: t.db }),
+      createUser: async () => (await new KyselyUserStore({ db: t.db }).create({ username: `suite-${++made}`, password: null })).id,
+    })
 
     it('getOrCreate returns the same 40-hex key every time', async () => {
       const first = await tokens.getOrCreate(ids['ann']!)
@@ -61,7 +70,7 @@ for (const backend of BACKENDS) {
 
     it('concurrent getOrCreate for one user yields one token', async () => {
       // Separate store instances, as separate processes would have.
-      const stores = Array.from({ length: 8 }, () => new KyselyTokenStore(t.db))
+      const stores = Array.from({ length: 8 }, () => new KyselyTokenStore({ db: t.db }))
       const results = await Promise.all(stores.map((s) => s.getOrCreate(ids['eve']!)))
       expect(new Set(results.map((r) => r.key)).size).toBe(1)
       const rows = await t.db.selectFrom('gatehouse_tokens').select('key').where('user_id', '=', ids['eve']!).execute()
@@ -76,17 +85,17 @@ for (const backend of BACKENDS) {
     })
 
     it('a custom key generator is used', async () => {
-      const custom = new KyselyTokenStore(t.db, { generateKey: () => 'f'.repeat(40) })
-      const users = new KyselyUserStore(t.db)
+      const custom = new KyselyTokenStore({ db: t.db, generateKey: () => 'f'.repeat(40) })
+      const users = new KyselyUserStore({ db: t.db })
       const u = await users.create({ username: 'custom-key', password: null })
       expect((await custom.getOrCreate(u.id)).key).toBe('f'.repeat(40))
     })
 
     it('deleting the user deletes the token (cascade)', async () => {
-      const users = new KyselyUserStore(t.db)
+      const users = new KyselyUserStore({ db: t.db })
       const u = await users.create({ username: 'leaver', password: null })
       const { key } = await tokens.getOrCreate(u.id)
-      await t.db.deleteFrom('gatehouse_users').where('id', '=', u.id).execute()
+      await t.db.deleteFrom('gatehouse_users').where('id', '=', Number(u.id)).execute()
       expect(await tokens.findByKey(key)).toBeNull()
     })
   })

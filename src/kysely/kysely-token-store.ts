@@ -4,7 +4,7 @@ import { generateTokenKey } from '../crypto/random.js'
 import { timingSafeEqual } from '../crypto/timing-safe-equal.js'
 import { createHash } from 'node:crypto'
 import type { TokenRecord, TokenStore } from '../stores/token-store.js'
-import { toDate, type AuthDatabase } from './schema.js'
+import { toDate, toUserId, type AuthDatabase, type TokensDatabase } from './schema.js'
 
 /** Hex SHA-256 of a token key: the indexed lookup column. */
 export function digest(key: string): string {
@@ -12,24 +12,35 @@ export function digest(key: string): string {
 }
 
 /** A `gatehouse_tokens` row for a key. */
-export function tokenRow(key: string, userId: UserId, created: Date): { key: string; key_digest: string; user_id: number; created: string } {
+export function tokenRow<Id extends UserId>(key: string, userId: Id, created: Date): { key: string; key_digest: string; user_id: Id; created: string } {
   return { key, key_digest: digest(key), user_id: userId, created: created.toISOString() }
 }
 
 /** Options for `KyselyTokenStore`. */
-export interface KyselyTokenStoreOptions {
+export interface KyselyTokenStoreOptions<DB extends TokensDatabase = AuthDatabase> {
+  /**
+   * Your Kysely instance, typed with your whole database (`Kysely<MyDb>` where `MyDb`
+   * extends `AuthDatabase`, or has `gatehouse_tokens` with integer or UUID user ids).
+   */
+  readonly db: Kysely<DB>
   /** Key generator. @default 40 hex chars from `crypto.randomBytes(20)` */
   readonly generateKey?: () => string
 }
 
-/** DRF's authtoken table in SQL: one token per user (unique `user_id`), get-or-create, regenerate. */
-export class KyselyTokenStore implements TokenStore {
+/**
+ * DRF's authtoken table in SQL: one token per user (unique `user_id`), get-or-create, regenerate.
+ *
+ * @example
+ * const tokens = new KyselyTokenStore({ db })
+ */
+// DB only types the constructor's argument: stores of different databases are interchangeable.
+export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implements TokenStore {
+  private readonly db: Kysely<TokensDatabase>
   private readonly generateKey: () => string
 
-  constructor(
-    private readonly db: Kysely<AuthDatabase>,
-    options: KyselyTokenStoreOptions = {},
-  ) {
+  constructor(options: KyselyTokenStoreOptions<DB>) {
+    // Kysely<DB> is invariant in DB; the store touches only gatehouse_tokens, which DB has.
+    this.db = options.db as unknown as Kysely<TokensDatabase>
     this.generateKey = options.generateKey ?? generateTokenKey
   }
 
@@ -42,7 +53,7 @@ export class KyselyTokenStore implements TokenStore {
       .where('key_digest', '=', digest(key))
       .executeTakeFirst()
     if (row === undefined || !timingSafeEqual(row.key, key)) return null
-    return { key: row.key, userId: Number(row.user_id), created: toDate(row.created) }
+    return { key: row.key, userId: toUserId(row.user_id), created: toDate(row.created) }
   }
 
   async getOrCreate(userId: UserId): Promise<TokenRecord> {
@@ -81,6 +92,6 @@ export class KyselyTokenStore implements TokenStore {
       .select(['key', 'user_id', 'created'])
       .where('user_id', '=', userId)
       .executeTakeFirst()
-    return row === undefined ? null : { key: row.key, userId: Number(row.user_id), created: toDate(row.created) }
+    return row === undefined ? null : { key: row.key, userId: toUserId(row.user_id), created: toDate(row.created) }
   }
 }

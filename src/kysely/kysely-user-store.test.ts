@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openAuthDatabase, type AuthTestDatabase } from '../../test/helpers/auth-database.js'
 import { BACKENDS } from '../../test/helpers/databases.js'
+import { runUserStoreSuite } from '../testing/index.js'
 import { KyselyUserStore } from './kysely-user-store.js'
 
 // Made by Debian's Django 3.2 (make_password('alice-pass-1', salt='abcdefgh12345678')).
@@ -13,13 +14,15 @@ for (const backend of BACKENDS) {
 
     beforeAll(async () => {
       t = await openAuthDatabase(await backend.create())
-      users = new KyselyUserStore(t.db, { scrypt: { N: 1024, r: 8, p: 1 } })
+      users = new KyselyUserStore({ db: t.db, scrypt: { N: 1024, r: 8, p: 1 } })
       await users.create({ username: 'ann', password: 'ann-pass' })
       await users.create({ username: 'ina', password: 'ina-pass', isActive: false })
       await users.create({ username: 'sam', password: 'sam-pass', isStaff: true })
       await users.create({ username: 'nopw', password: null })
     })
     afterAll(async () => t?.close())
+
+    runUserStoreSuite({ describe, it, create: () => users })
 
     it('create returns the stored user with its flags', async () => {
       const u = await users.create({ username: 'new-one', password: 'x' })
@@ -98,18 +101,18 @@ for (const backend of BACKENDS) {
     })
 
     it('a weaker scrypt hash is upgraded to the store\'s cost at login', async () => {
-      const weak = new KyselyUserStore(t.db, { scrypt: { N: 2 ** 10, r: 8, p: 1 } })
-      const strong = new KyselyUserStore(t.db, { scrypt: { N: 2 ** 11, r: 8, p: 1 } })
+      const weak = new KyselyUserStore({ db: t.db, scrypt: { N: 2 ** 10, r: 8, p: 1 } })
+      const strong = new KyselyUserStore({ db: t.db, scrypt: { N: 2 ** 11, r: 8, p: 1 } })
       const user = await weak.create({ username: 'upgrade-me', password: 'pw-1' })
       const hash = async (): Promise<string> =>
-        (await t.db.selectFrom('gatehouse_users').select('password').where('id', '=', user.id).executeTakeFirstOrThrow()).password
+        (await t.db.selectFrom('gatehouse_users').select('password').where('id', '=', Number(user.id)).executeTakeFirstOrThrow()).password
       expect(await hash()).toMatch(/^scrypt\$1024\$/)
       expect(await strong.checkPassword(user, 'pw-1')).toBe(true)
       expect(await hash()).toMatch(/^scrypt\$2048\$/)
     })
 
     it('an unusable password (!) never matches, by either method', async () => {
-      const store = new KyselyUserStore(t.db, { scrypt: { N: 2 ** 10, r: 8, p: 1 } })
+      const store = new KyselyUserStore({ db: t.db, scrypt: { N: 2 ** 10, r: 8, p: 1 } })
       const created = await store.create({ username: 'remote-made', password: null })
       expect(await store.authenticate('remote-made', '!')).toBeNull()
       expect(await store.authenticate('remote-made', '')).toBeNull()
@@ -118,8 +121,8 @@ for (const backend of BACKENDS) {
     })
 
     it('the default cost is DEFAULT_SCRYPT', async () => {
-      const u = await new KyselyUserStore(t.db).create({ username: 'default-cost', password: 'pw' })
-      const row = await t.db.selectFrom('gatehouse_users').select('password').where('id', '=', u.id).executeTakeFirstOrThrow()
+      const u = await new KyselyUserStore({ db: t.db }).create({ username: 'default-cost', password: 'pw' })
+      const row = await t.db.selectFrom('gatehouse_users').select('password').where('id', '=', Number(u.id)).executeTakeFirstOrThrow()
       expect(row.password).toMatch(/^scrypt\$131072\$8\$1\$/)
     })
 

@@ -1,29 +1,41 @@
-import type { Kysely, Selectable } from 'kysely'
+import { randomUUID } from 'node:crypto'
+import { sql, type AliasedRawBuilder, type Kysely } from 'kysely'
+import { ConfigurationError } from '../core/errors.js'
 import type { StoredUser, UserId } from '../core/user.js'
 import { DEFAULT_SCRYPT, hashPassword, needsRehash, verifyPasswordUniform, type ScryptParams } from '../crypto/passwords.js'
 import type { NewUser, UserStore } from '../stores/user-store.js'
-import type { AuthDatabase, UsersTable } from './schema.js'
+import { toUserId, type AuthDatabase, type UsersDatabase } from './schema.js'
 
-function toUser(row: Pick<Selectable<UsersTable>, 'id' | 'username' | 'is_active' | 'is_staff'>): StoredUser {
-  return Object.freeze({
-    id: Number(row.id),
-    username: row.username,
-    isActive: Number(row.is_active) === 1,
-    isStaff: Number(row.is_staff) === 1,
-    isAuthenticated: true as const,
-  })
+/**
+ * Which column of your users table holds each field gatehouse reads. `C` is the table's
+ * column names, so a misspelt column is a type error.
+ */
+export interface UserColumns<C extends string = string> {
+  /** The primary key. */
+  readonly id: C
+  /** The unique login name (an email address works). Matched exactly, case-sensitively. */
+  readonly username: C
+  /** The password hash gatehouse writes and reads (`scrypt$…`, Django's `pbkdf2_sha256$…`, or `!`). */
+  readonly password: C
+  /** 0/1 or boolean; `null` or absent: every user is active. */
+  readonly isActive?: C | null
+  /** 0/1 or boolean; `null` or absent: no user is staff. */
+  readonly isStaff?: C | null
+  /** Set to the current time by `create` (ISO text on SQLite, `timestamptz` on PostgreSQL); absent: left to the table. */
+  readonly dateJoined?: C | null
 }
 
 /**
- * PostgreSQL refuses text containing NUL ("invalid byte sequence"), and no stored
- * name can contain one, so such input is "not found" rather than a driver error (a 500).
+ * How the ids of your users table are made: `'integer'`, by the database (`serial`,
+ * `identity`, SQLite's `integer primary key`); `'uuid'`, by the store (`crypto.randomUUID()`)
+ * when it creates a user, into a `uuid` column on PostgreSQL or a `text` one on SQLite.
  */
-function storable(text: string): boolean {
-  return !text.includes('\0')
-}
+export type UserIdType = 'integer' | 'uuid'
 
-/** Options for `KyselyUserStore`. */
-export interface KyselyUserStoreOptions {
+/** Options every `KyselyUserStore` takes. */
+interface CommonUserStoreOptions<DB> {
+  /** Your Kysely instance, typed with your whole database. */
+  readonly db: Kysely<DB>
   /**
    * scrypt cost for new hashes, for the rehash of weaker ones at login, and for the dummy
    * check that pads a wrong password for an unknown user. Existing hashes keep theirs until
@@ -34,45 +46,159 @@ export interface KyselyUserStoreOptions {
   readonly scrypt?: ScryptParams
 }
 
-/** Users in SQL (`gatehouse_users`), passwords hashed with scrypt. */
-export class KyselyUserStore implements UserStore {
+/** gatehouse's own `gatehouse_users` table (the default). */
+export interface OwnUserTableOptions<DB> extends CommonUserStoreOptions<DB> {
+  readonly table?: undefined
+  readonly columns?: undefined
+  readonly idType?: undefined
+}
+
+/** Your own users table `TB` of `DB` (Django's `AUTH_USER_MODEL`): its name, its columns, its id type. */
+export interface MappedUserTableOptions<DB, TB extends keyof DB & string> extends CommonUserStoreOptions<DB> {
+  readonly table: TB
+  readonly columns: UserColumns<keyof DB[TB] & string>
+  /** @default 'integer' */
+  readonly idType?: UserIdType
+}
+
+/**
+ * Options for `KyselyUserStore`: gatehouse's own table when `DB` has `gatehouse_users`
+ * and no `table` is given, or any table of `DB` with a column mapping.
+ */
+export type KyselyUserStoreOptions<DB = AuthDatabase> =
+  | (DB extends UsersDatabase ? OwnUserTableOptions<DB> : never)
+  | { [TB in keyof DB & string]: MappedUserTableOptions<DB, TB> }[keyof DB & string]
+
+/** gatehouse's own table, as a mapping. */
+const OWN_COLUMNS: Required<UserColumns> = {
+  id: 'id',
+  username: 'username',
+  password: 'password',
+  isActive: 'is_active',
+  isStaff: 'is_staff',
+  dateJoined: 'date_joined',
+}
+
+/** The store's view of a database: any table, any columns (the mapping names them at run time). */
+type LooseDatabase = Record<string, Record<string, unknown>>
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * PostgreSQL refuses text containing NUL ("invalid byte sequence"), and no stored
+ * name can contain one, so such input is "not found" rather than a driver error (a 500).
+ */
+function storable(text: string): boolean {
+  return !text.includes('\0')
+}
+
+/** A stored 0/1, boolean, or `'t'`/`'f'`, as a flag. */
+function flag(value: unknown): boolean {
+  return value === true || value === 't' || Number(value) === 1
+}
+
+/** A row selected by `userSelection()`: the mapped columns under gatehouse's names. */
+type UserRow = Readonly<Record<string, unknown>>
+
+/**
+ * Users in SQL, passwords hashed with scrypt: gatehouse's `gatehouse_users` table, or your
+ * own users table mapped by `table`, `columns` and `idType` (extra columns are ignored).
+ *
+ * @example
+ * const users = new KyselyUserStore({ db })
+ * const accounts = new KyselyUserStore({
+ *   db,
+ *   table: 'accounts',
+ *   columns: { id: 'account_id', username: 'email', password: 'pw_hash', isActive: 'enabled' },
+ *   idType: 'uuid',
+ * })
+ */
+// DB only types the constructor's argument: stores of different databases are interchangeable.
+export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
+  private readonly db: Kysely<LooseDatabase>
+  private readonly table: string
+  private readonly columns: UserColumns
+  private readonly idType: UserIdType
   private readonly scrypt: ScryptParams
 
-  constructor(
-    private readonly db: Kysely<AuthDatabase>,
-    options: KyselyUserStoreOptions = {},
-  ) {
+  /** @throws ConfigurationError when the mapping lacks `id`, `username` or `password`, or `idType` is unknown. */
+  constructor(options: KyselyUserStoreOptions<DB>) {
+    // Kysely<DB> is invariant in DB, and the mapped table is only known at run time.
+    this.db = options.db as unknown as Kysely<LooseDatabase>
+    this.table = options.table ?? 'gatehouse_users'
+    this.columns = options.table === undefined || options.columns === undefined ? OWN_COLUMNS : options.columns
+    this.idType = options.idType ?? 'integer'
     this.scrypt = options.scrypt ?? DEFAULT_SCRYPT
+    for (const field of ['id', 'username', 'password'] as const) {
+      if (typeof this.columns[field] !== 'string' || this.columns[field] === '') {
+        throw new ConfigurationError('ERR_INVALID_SETTING', `KyselyUserStore option "columns.${field}" must name a column`)
+      }
+    }
+    if (this.idType !== 'integer' && this.idType !== 'uuid') {
+      throw new ConfigurationError('ERR_INVALID_SETTING', 'KyselyUserStore option "idType" must be "integer" or "uuid"')
+    }
+  }
+
+
+  /** True when `id` can be an id of this table; anything else would be a driver error on PostgreSQL. */
+  private validId(id: UserId): boolean {
+    return this.idType === 'uuid' ? typeof id === 'string' && UUID.test(id) : Number.isSafeInteger(id)
+  }
+
+  /** The selection of a user's public fields, aliased to fixed names whatever the mapping. */
+  private userSelection(): AliasedRawBuilder<unknown, string>[] {
+    const c = this.columns
+    const fields: AliasedRawBuilder<unknown, string>[] = [sql.ref<unknown>(c.id).as('id'), sql.ref<unknown>(c.username).as('username')]
+    if (typeof c.isActive === 'string') fields.push(sql.ref<unknown>(c.isActive).as('is_active'))
+    if (typeof c.isStaff === 'string') fields.push(sql.ref<unknown>(c.isStaff).as('is_staff'))
+    return fields
+  }
+
+  private toUser(row: UserRow): StoredUser {
+    return Object.freeze({
+      id: toUserId(row['id']),
+      username: String(row['username']),
+      isActive: typeof this.columns.isActive === 'string' ? flag(row['is_active']) : true,
+      isStaff: typeof this.columns.isStaff === 'string' ? flag(row['is_staff']) : false,
+      isAuthenticated: true as const,
+    })
+  }
+
+  private async findBy(column: string, value: UserId): Promise<StoredUser | null> {
+    const row: UserRow | undefined = await this.db
+      .selectFrom(this.table)
+      .select(this.userSelection())
+      .where(sql.ref(column), '=', value)
+      .executeTakeFirst()
+    return row === undefined ? null : this.toUser(row)
   }
 
   async findById(id: UserId): Promise<StoredUser | null> {
-    const row = await this.db
-      .selectFrom('gatehouse_users')
-      .select(['id', 'username', 'is_active', 'is_staff'])
-      .where('id', '=', id)
-      .executeTakeFirst()
-    return row === undefined ? null : toUser(row)
+    if (!this.validId(id)) return null
+    return this.findBy(this.columns.id, id)
   }
 
   async findByUsername(username: string): Promise<StoredUser | null> {
     if (!storable(username)) return null
+    return this.findBy(this.columns.username, username)
+  }
+
+  /** The stored hash of a user, or `undefined`. */
+  private async storedHash(userId: UserId): Promise<string | undefined> {
+    if (!this.validId(userId)) return undefined
     const row = await this.db
-      .selectFrom('gatehouse_users')
-      .select(['id', 'username', 'is_active', 'is_staff'])
-      .where('username', '=', username)
+      .selectFrom(this.table)
+      .select(sql.ref<unknown>(this.columns.password).as('password'))
+      .where(sql.ref(this.columns.id), '=', userId)
       .executeTakeFirst()
-    return row === undefined ? null : toUser(row)
+    return row === undefined || typeof row.password !== 'string' ? undefined : row.password
   }
 
   async checkPassword(user: StoredUser, password: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('gatehouse_users')
-      .select('password')
-      .where('id', '=', user.id)
-      .executeTakeFirst()
+    const stored = await this.storedHash(user.id)
     // Same hashing work whatever the account, so the answer's timing says nothing about it.
-    const ok = await verifyPasswordUniform(password, row?.password ?? null, this.scrypt)
-    if (ok && row !== undefined) await this.upgradeHash(user.id, row.password, password)
+    const ok = await verifyPasswordUniform(password, stored ?? null, this.scrypt)
+    if (ok && stored !== undefined) await this.upgradeHash(user.id, stored, password)
     return ok
   }
 
@@ -81,7 +207,12 @@ export class KyselyUserStore implements UserStore {
     if (!needsRehash(encoded, this.scrypt)) return
     const hash = await hashPassword(password, this.scrypt)
     // Only if unchanged meanwhile: a concurrent password change wins.
-    await this.db.updateTable('gatehouse_users').set({ password: hash }).where('id', '=', userId as number).where('password', '=', encoded).execute()
+    await this.db
+      .updateTable(this.table)
+      .set({ [this.columns.password]: hash })
+      .where(sql.ref(this.columns.id), '=', userId)
+      .where(sql.ref(this.columns.password), '=', encoded)
+      .execute()
   }
 
   /**
@@ -89,36 +220,34 @@ export class KyselyUserStore implements UserStore {
    * whether or not the user exists. Inactive users never authenticate (Django's ModelBackend).
    */
   async authenticate(username: string, password: string): Promise<StoredUser | null> {
-    const row = !storable(username)
+    const row: UserRow | undefined = !storable(username)
       ? undefined
       : await this.db
-          .selectFrom('gatehouse_users')
-          .select(['id', 'username', 'is_active', 'is_staff', 'password'])
-          .where('username', '=', username)
+          .selectFrom(this.table)
+          .select([...this.userSelection(), sql.ref<unknown>(this.columns.password).as('password')])
+          .where(sql.ref(this.columns.username), '=', username)
           .executeTakeFirst()
     // Unknown user, unusable password (`!`), legacy hash: padded, so every wrong answer costs the same.
-    const ok = await verifyPasswordUniform(password, row?.password ?? null, this.scrypt)
-    if (row === undefined || !ok) return null
-    const user = toUser(row)
+    const hash = row?.['password']
+    const stored = typeof hash === 'string' ? hash : undefined
+    const ok = await verifyPasswordUniform(password, stored ?? null, this.scrypt)
+    if (row === undefined || stored === undefined || !ok) return null
+    const user = this.toUser(row)
     if (!user.isActive) return null
-    await this.upgradeHash(user.id, row.password, password)
+    await this.upgradeHash(user.id, stored, password)
     return user
   }
 
   async create(user: NewUser): Promise<StoredUser> {
     const password = user.password === null ? '!' : await hashPassword(user.password, this.scrypt)
-    const row = await this.db
-      .insertInto('gatehouse_users')
-      .values({
-        username: user.username,
-        password,
-        is_active: user.isActive === false ? 0 : 1,
-        is_staff: user.isStaff === true ? 1 : 0,
-        date_joined: new Date().toISOString(),
-      })
-      .returning(['id', 'username', 'is_active', 'is_staff'])
-      .executeTakeFirstOrThrow()
-    return toUser(row)
+    const c = this.columns
+    const values: Record<string, unknown> = { [c.username]: user.username, [c.password]: password }
+    if (this.idType === 'uuid') values[c.id] = randomUUID()
+    if (typeof c.isActive === 'string') values[c.isActive] = user.isActive === false ? 0 : 1
+    if (typeof c.isStaff === 'string') values[c.isStaff] = user.isStaff === true ? 1 : 0
+    if (typeof c.dateJoined === 'string') values[c.dateJoined] = new Date().toISOString()
+    const row: UserRow = await this.db.insertInto(this.table).values(values).returning(this.userSelection()).executeTakeFirstOrThrow()
+    return this.toUser(row)
   }
 
   /**
@@ -126,8 +255,13 @@ export class KyselyUserStore implements UserStore {
    * @returns false when there is no such user.
    */
   async setPassword(userId: UserId, password: string | null): Promise<boolean> {
+    if (!this.validId(userId)) return false
     const hash = password === null ? '!' : await hashPassword(password, this.scrypt)
-    const result = await this.db.updateTable('gatehouse_users').set({ password: hash }).where('id', '=', userId as number).executeTakeFirst()
+    const result = await this.db
+      .updateTable(this.table)
+      .set({ [this.columns.password]: hash })
+      .where(sql.ref(this.columns.id), '=', userId)
+      .executeTakeFirst()
     return Number(result.numUpdatedRows) > 0
   }
 }

@@ -1,41 +1,97 @@
-import { Migrator, sql, type Kysely, type Migration, type MigrationResultSet } from 'kysely'
+import { Migrator, sql, type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationResultSet } from 'kysely'
+import { ConfigurationError } from '../core/errors.js'
 import type { DialectName } from './database.js'
 
 function timestampType(dialect: DialectName): 'timestamptz' | 'text' {
   return dialect === 'postgres' ? 'timestamptz' : 'text'
 }
 
-/** gatehouse's own tables: users, tokens (one per user), sessions. Same code on SQLite and PostgreSQL. */
-export function authMigrations(dialect: DialectName): Record<string, Migration> {
+/** Your own users table, for `authMigrations` (see its `users` option). */
+export interface ExistingUsersTable {
+  /** Your users table, e.g. `'accounts'` (may be schema-qualified on PostgreSQL: `'app.accounts'`). */
+  readonly table: string
+  /** Its primary-key column. @default 'id' */
+  readonly id?: string
+  /**
+   * The id's type, which `user_id` of the tokens and sessions tables takes: `integer`,
+   * `bigint`, or `uuid` (`uuid` on PostgreSQL, `text` on SQLite).
+   */
+  readonly idType: 'integer' | 'bigint' | 'uuid'
+  /**
+   * Reference your table from `user_id` (`on delete cascade`, so deleting a user deletes
+   * their token and sessions). Your table must then exist before these migrations run.
+   * `false`: a plain column, for a table that lives elsewhere or is created later. @default true
+   */
+  readonly foreignKey?: boolean
+}
+
+/** Options for `authMigrations`. */
+export interface AuthMigrationOptions {
+  /**
+   * Bring your own users table (with `KyselyUserStore`'s `table` option): gatehouse then
+   * creates no `gatehouse_users`, and its tokens and sessions point at your table instead.
+   * Choose before the first migration: the choice is baked into `0001_auth`.
+   */
+  readonly users?: ExistingUsersTable
+}
+
+/** The column type of `user_id` for `users`. */
+function userIdType(dialect: DialectName, users: ExistingUsersTable | undefined): 'integer' | 'bigint' | 'uuid' | 'text' {
+  if (users === undefined || users.idType === 'integer') return 'integer'
+  if (users.idType === 'bigint') return 'bigint'
+  return dialect === 'postgres' ? 'uuid' : 'text'
+}
+
+/**
+ * gatehouse's own tables: users, tokens (one per user), sessions. Same code on SQLite and
+ * PostgreSQL. With `options.users`, only tokens and sessions, keyed to your users table.
+ *
+ * @throws ConfigurationError when `options.users` is malformed.
+ */
+export function authMigrations(dialect: DialectName, options: AuthMigrationOptions = {}): Record<string, Migration> {
   const ts = timestampType(dialect)
+  const users = options.users
+  if (users !== undefined) {
+    if (typeof users.table !== 'string' || users.table === '' || (users.id !== undefined && (typeof users.id !== 'string' || users.id === ''))) {
+      throw new ConfigurationError('ERR_INVALID_SETTING', 'authMigrations option "users" needs a table name (and an id column name when given)')
+    }
+    if (!['integer', 'bigint', 'uuid'].includes(users.idType)) {
+      throw new ConfigurationError('ERR_INVALID_SETTING', 'authMigrations option "users.idType" must be "integer", "bigint" or "uuid"')
+    }
+  }
+  const idType = userIdType(dialect, users)
+  const target = users === undefined ? 'gatehouse_users.id' : `${users.table}.${users.id ?? 'id'}`
+  const references = users === undefined || users.foreignKey !== false
+  const userColumn = (c: ColumnDefinitionBuilder): ColumnDefinitionBuilder =>
+    references ? c.references(target).onDelete('cascade') : c
   return {
     '0001_auth': {
       async up(db: Kysely<unknown>): Promise<void> {
-        await db.schema
-          .createTable('gatehouse_users')
-          .addColumn('id', dialect === 'postgres' ? 'serial' : 'integer', (c) =>
-            dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
-          )
-          .addColumn('username', 'varchar(150)', (c) => c.notNull().unique())
-          .addColumn('password', 'varchar(255)', (c) => c.notNull())
-          .addColumn('is_active', 'integer', (c) => c.notNull().defaultTo(1))
-          .addColumn('is_staff', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('date_joined', ts, (c) => c.notNull())
-          .execute()
+        if (users === undefined) {
+          await db.schema
+            .createTable('gatehouse_users')
+            .addColumn('id', dialect === 'postgres' ? 'serial' : 'integer', (c) =>
+              dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+            )
+            .addColumn('username', 'varchar(150)', (c) => c.notNull().unique())
+            .addColumn('password', 'varchar(255)', (c) => c.notNull())
+            .addColumn('is_active', 'integer', (c) => c.notNull().defaultTo(1))
+            .addColumn('is_staff', 'integer', (c) => c.notNull().defaultTo(0))
+            .addColumn('date_joined', ts, (c) => c.notNull())
+            .execute()
+        }
         await db.schema
           .createTable('gatehouse_tokens')
           .addColumn('key', 'varchar(40)', (c) => c.primaryKey())
           // Lookups go by SHA-256 of the key, so index timing says nothing about the key itself.
           .addColumn('key_digest', 'char(64)', (c) => c.notNull().unique())
-          .addColumn('user_id', 'integer', (c) =>
-            c.notNull().unique().references('gatehouse_users.id').onDelete('cascade'),
-          )
+          .addColumn('user_id', idType, (c) => userColumn(c.notNull().unique()))
           .addColumn('created', ts, (c) => c.notNull())
           .execute()
         await db.schema
           .createTable('gatehouse_sessions')
           .addColumn('session_key', 'varchar(64)', (c) => c.primaryKey())
-          .addColumn('user_id', 'integer', (c) => c.references('gatehouse_users.id').onDelete('cascade'))
+          .addColumn('user_id', idType, userColumn)
           .addColumn('data', 'text', (c) => c.notNull())
           .addColumn('expires_at', ts, (c) => c.notNull())
           .execute()
@@ -44,7 +100,7 @@ export function authMigrations(dialect: DialectName): Record<string, Migration> 
       async down(db: Kysely<unknown>): Promise<void> {
         await db.schema.dropTable('gatehouse_sessions').execute()
         await db.schema.dropTable('gatehouse_tokens').execute()
-        await db.schema.dropTable('gatehouse_users').execute()
+        if (users === undefined) await db.schema.dropTable('gatehouse_users').execute()
       },
     },
   }
@@ -76,8 +132,8 @@ export async function migrate<DB>(
   return result
 }
 
-/** Resets PostgreSQL's id sequence after rows were inserted with explicit ids. No-op on SQLite. */
-export async function syncSerial(db: Kysely<unknown>, dialect: DialectName, table: string, column = 'id'): Promise<void> {
+/** Resets PostgreSQL's id sequence after rows were inserted with explicit ids. No-op on SQLite. Any `Kysely<DB>` or transaction will do. */
+export async function syncSerial(db: Pick<Kysely<unknown>, 'getExecutor'>, dialect: DialectName, table: string, column = 'id'): Promise<void> {
   if (dialect !== 'postgres') return
   await sql`select setval(pg_get_serial_sequence(${table}, ${column}), coalesce((select max(${sql.ref(column)}) from ${sql.table(table)}), 0) + 1, false)`.execute(db)
 }

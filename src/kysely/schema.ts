@@ -1,8 +1,10 @@
 import type { ColumnType, Generated } from 'kysely'
+import type { UserId } from '../core/user.js'
 
 /** Timestamps: `timestamptz` on PostgreSQL (read as `Date`), ISO-8601 text on SQLite. */
 export type Timestamp = ColumnType<Date | string, Date | string, Date | string>
 
+/** gatehouse's own users table (`gatehouse_users`). Bring your own with `KyselyUserStore`'s `table` option. */
 export interface UsersTable {
   id: Generated<number>
   username: string
@@ -14,30 +16,74 @@ export interface UsersTable {
   date_joined: Timestamp
 }
 
-export interface TokensTable {
+/**
+ * `gatehouse_tokens`. `Id` is the type of your users' ids: `number` for gatehouse's own
+ * users table, `string` when yours is keyed by UUID.
+ */
+export interface TokensTable<Id extends UserId = number> {
   key: string
   /** Hex SHA-256 of `key`: the lookup column. */
   key_digest: string
-  user_id: number
+  user_id: Id
   created: Timestamp
 }
 
-export interface SessionsTable {
+/** `gatehouse_sessions`; `Id` as in `TokensTable`. */
+export interface SessionsTable<Id extends UserId = number> {
   session_key: string
-  user_id: number | null
+  user_id: Id | null
   /** JSON text. */
   data: string
   expires_at: Timestamp
 }
 
-/** The tables gatehouse's Kysely stores use. Apps extend it with their own tables. */
+/** What `KyselyUserStore` needs of a database when it uses gatehouse's own users table. */
+export interface UsersDatabase {
+  gatehouse_users: UsersTable
+}
+
+/** What `KyselyTokenStore` needs of a database: the tokens table, with integer or string user ids. */
+export interface TokensDatabase<Id extends UserId = UserId> {
+  gatehouse_tokens: TokensTable<Id>
+}
+
+/** What `KyselySessionStore` needs of a database: the sessions table, with integer or string user ids. */
+export interface SessionsDatabase<Id extends UserId = UserId> {
+  gatehouse_sessions: SessionsTable<Id>
+}
+
+/**
+ * The tables gatehouse's Kysely stores use. Apps extend it with their own tables:
+ * `interface MyDb extends AuthDatabase { books: BooksTable }`, then `Kysely<MyDb>`
+ * goes to every store as it is.
+ */
 export interface AuthDatabase {
   gatehouse_users: UsersTable
   gatehouse_tokens: TokensTable
   gatehouse_sessions: SessionsTable
 }
 
+/**
+ * The tables gatehouse keeps when the app brings its own users table (see
+ * `authMigrations`' `users` option): tokens and sessions whose `user_id` has the type
+ * of your ids (`string` for UUIDs).
+ */
+export interface TokenSessionDatabase<Id extends UserId = string> {
+  gatehouse_tokens: TokensTable<Id>
+  gatehouse_sessions: SessionsTable<Id>
+}
+
 /** Converts a stored timestamp (Date on PostgreSQL, text on SQLite) to a `Date`. */
 export function toDate(value: Date | string): Date {
   return value instanceof Date ? value : new Date(value)
+}
+
+/**
+ * A user id as read from a row: integers stay numbers (PostgreSQL's `bigint` arrives as one too,
+ * see `openDatabase`), UUIDs and other keys stay strings.
+ */
+export function toUserId(value: unknown): UserId {
+  if (typeof value === 'number' || typeof value === 'string') return value
+  if (typeof value === 'bigint') return Number(value)
+  throw new TypeError(`unexpected user id type ${typeof value}`)
 }

@@ -1,3 +1,4 @@
+import type { UserId } from '../core/user.js'
 import type { SessionRecord, SessionStore } from '../stores/session-store.js'
 import { redisUnavailable, type RedisLike } from './redis-client.js'
 
@@ -12,7 +13,7 @@ export interface RedisSessionStoreOptions {
 
 /** What one session looks like in Redis. */
 interface StoredSession {
-  readonly u: number | null
+  readonly u: UserId | null
   readonly d: Readonly<Record<string, unknown>>
   readonly e: number
 }
@@ -26,7 +27,7 @@ function decode(raw: string): SessionRecord | null {
   }
   if (typeof parsed !== 'object' || parsed === null) return null
   const { u, d, e } = parsed as Partial<StoredSession>
-  if (typeof e !== 'number' || !(u === null || typeof u === 'number')) return null
+  if (typeof e !== 'number' || !(u === null || typeof u === 'number' || typeof u === 'string')) return null
   const data = typeof d === 'object' && d !== null && !Array.isArray(d) ? d : {}
   return { userId: u, data, expiresAt: new Date(e) }
 }

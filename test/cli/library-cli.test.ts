@@ -93,7 +93,7 @@ for (const backend of BACKENDS) {
       expect(await gatehouse(['changepassword', 'reader', '--password-stdin', '--database', url], { stdin: 'second-pass-2\n' })).toMatchObject({ code: 0 })
       const database = await openDatabase<AuthDatabase>(url)
       try {
-        const users = new KyselyUserStore(database.db)
+        const users = new KyselyUserStore({ db: database.db })
         expect(await users.authenticate('reader', 'first-pass-1')).toBeNull()
         expect((await users.authenticate('reader', 'second-pass-2'))?.username).toBe('reader')
       } finally {

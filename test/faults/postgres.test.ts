@@ -76,7 +76,7 @@ describe.skipIf(!throwawayServersAvailable())('PostgreSQL down or slow (throwawa
       env: { DATABASE_URL: server.url, REDIS_URL: undefined, GATEHOUSE_DB_TIMEOUT_MS: String(TIMEOUT_MS) },
     })
     admin = await openAdmin()
-    await new KyselySessionStore(admin).save(SESSION_KEY, {
+    await new KyselySessionStore({ db: admin }).save(SESSION_KEY, {
       userId: 1,
       data: {},
       expiresAt: new Date(Date.now() + 3_600_000),
@@ -213,7 +213,8 @@ describe.skipIf(!throwawayServersAvailable())('PostgreSQL down or slow (throwawa
   it('a token regeneration cut off by the server dying leaves the old token, not none or half', async () => {
     const writer = await openAdmin()
     const attempted: string[] = []
-    const tokens = new KyselyTokenStore(writer, {
+    const tokens = new KyselyTokenStore({
+      db: writer,
       generateKey: () => {
         const key = 'f'.repeat(30) + String(attempted.length).padStart(10, '0')
         attempted.push(key)

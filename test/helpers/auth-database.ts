@@ -14,7 +14,7 @@ export interface AuthTestDatabase {
 /** Opens `test`'s URL, runs the auth migrations; `close()` also drops the database. */
 export async function openAuthDatabase(test: TestDatabase): Promise<AuthTestDatabase> {
   const database = await openDatabase<AuthDatabase>(test.url)
-  await migrate(database.db as unknown as Kysely<unknown>, authMigrations(database.dialect))
+  await migrate(database.db, authMigrations(database.dialect))
   return {
     db: database.db,
     database,

@@ -5,7 +5,8 @@ import type { NewUser, UserStore } from '../../src/stores/user-store.js'
 
 /** A user of the fake store, with its plain password (unit tests only). */
 export interface FakeUser {
-  readonly id: UserId
+  /** Integer ids, as gatehouse's own users table has. */
+  readonly id: number
   readonly username: string
   readonly password: string | null
   readonly isActive: boolean

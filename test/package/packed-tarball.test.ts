@@ -99,6 +99,7 @@ describe('the packed tarball', () => {
 
     it('imports every entry of "exports"', () => {
       const entries = Object.keys(PACKAGE.exports).filter((key) => key !== './package.json')
+      expect(entries).toEqual(expect.arrayContaining(['.', './kysely', './redis', './fastify', './node', './testing']))
       for (const entry of entries) {
         const specifier = entry === '.' ? 'gatehouse' : `gatehouse/${entry.slice(2)}`
         const result = run('node', ['--input-type=module', '-e', `const m = await import('${specifier}'); console.log(Object.keys(m).length)`], app)
@@ -132,9 +133,28 @@ describe('the packed tarball', () => {
           "import { mountView } from 'gatehouse/fastify'",
           "import { createRedisClient } from 'gatehouse/redis'",
           "import { viewHandler } from 'gatehouse/node'",
-          'const database = await openDatabase<AuthDatabase>(\'sqlite::memory:\')',
-          'const users = new KyselyUserStore(database.db)',
-          'const tokens = new KyselyTokenStore(database.db)',
+          "import { runSessionStoreSuite, runThrottleStoreSuite, runTokenStoreSuite, runUserStoreSuite, type TestApi } from 'gatehouse/testing'",
+          "import { KyselySessionStore, authMigrations, migrate, type TokenSessionDatabase } from 'gatehouse/kysely'",
+          "import type { Generated, Kysely } from 'kysely'",
+          '// The app\'s own tables beside gatehouse\'s: every store takes Kysely<AppDb> without a cast.',
+          'interface AppDb extends AuthDatabase { books: { id: Generated<number>; title: string } }',
+          'const database = await openDatabase<AppDb>(\'sqlite::memory:\')',
+          'await migrate(database.db, authMigrations(database.dialect))',
+          'const users = new KyselyUserStore({ db: database.db })',
+          'const tokens = new KyselyTokenStore({ db: database.db })',
+          'const sessions = new KyselySessionStore({ db: database.db, now: Date.now })',
+          '// Its own users table keyed by UUID, mapped column by column.',
+          'interface OwnDb extends TokenSessionDatabase<string> { accounts: { account_id: string; email: string; pw_hash: string; enabled: boolean } }',
+          'declare const own: Kysely<OwnDb>',
+          "const accounts = new KyselyUserStore({ db: own, table: 'accounts', columns: { id: 'account_id', username: 'email', password: 'pw_hash', isActive: 'enabled' }, idType: 'uuid' })",
+          "// @ts-expect-error a column the table does not have",
+          "new KyselyUserStore({ db: own, table: 'accounts', columns: { id: 'account_id', username: 'mail', password: 'pw_hash' } })",
+          'declare const api_: TestApi',
+          'runUserStoreSuite({ ...api_, create: () => accounts })',
+          'runTokenStoreSuite({ ...api_, create: () => tokens, createUser: async () => (await users.create({ username: \'u\', password: null })).id })',
+          'runSessionStoreSuite({ ...api_, create: (now) => new KyselySessionStore({ db: database.db, now }), createUser: async () => 1 })',
+          'runThrottleStoreSuite({ ...api_, create: () => ({ hit: async () => ({ allowed: true, count: 1, oldest: null }) }) })',
+          'console.log(sessions)',
           'const api = createApi({ authentication: [new TokenAuthentication({ tokens, users })], permissions: [new IsAuthenticated()], pagination: new PageNumberPagination(), pageSize: 10 })',
           'const describeUser = (request: ApiRequest, user: User): string => `${request.method} ${String(user.username)}`',
           'console.log(api, describeUser, mountView, createRedisClient, viewHandler)',

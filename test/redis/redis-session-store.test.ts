@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createRedisClient, type RedisClient } from '../../src/redis/redis-client.js'
 import { RedisSessionStore } from '../../src/redis/redis-session-store.js'
 import type { SessionRecord } from '../../src/stores/session-store.js'
+import { runSessionStoreSuite } from '../../src/testing/index.js'
 import { deletePrefix, REDIS_URL, uniquePrefix } from './redis-helpers.js'
 
 describe.skipIf(REDIS_URL === undefined)('RedisSessionStore (real Redis at REDIS_URL)', () => {
@@ -15,6 +16,15 @@ describe.skipIf(REDIS_URL === undefined)('RedisSessionStore (real Redis at REDIS
   afterAll(async () => {
     await deletePrefix(url, prefix)
     await redis?.close()
+  })
+
+  let made = 0
+  runSessionStoreSuite({
+    describe,
+    it,
+    create: (now) => new RedisSessionStore({ redis: redis as RedisClient, prefix, now }),
+    // Redis keeps no users: alternate integer and UUID-shaped ids, both must come back as they went in.
+    createUser: async () => (++made % 2 === 0 ? made : `00000000-0000-4000-8000-${String(made).padStart(12, '0')}`),
   })
 
   it('saves and reads back a session', async () => {

@@ -1,0 +1,221 @@
+/**
+ * The contract suites themselves: a correct in-memory store passes every case, and each
+ * kind of broken store fails the case meant to catch it, so a suite that checked nothing
+ * would fail here.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import type { StoredUser, UserId } from '../core/user.js'
+import type { SessionRecord, SessionStore } from '../stores/session-store.js'
+import type { TokenRecord, TokenStore } from '../stores/token-store.js'
+import type { NewUser, UserStore } from '../stores/user-store.js'
+import { MemoryThrottleStore } from '../throttling/memory-throttle-store.js'
+import type { ThrottleHit, ThrottleStore } from '../throttling/throttle-store.js'
+import { runSessionStoreSuite, runThrottleStoreSuite, runTokenStoreSuite, runUserStoreSuite, type TestApi } from './index.js'
+
+/** Runs a suite outside any test runner and answers which cases failed. */
+async function failures(run: (api: TestApi) => void): Promise<string[]> {
+  const cases: { name: string; body: () => Promise<void> }[] = []
+  run({ describe: (_name, body) => body(), it: (name, body) => void cases.push({ name, body }) })
+  expect(cases.length).toBeGreaterThan(3)
+  const failed: string[] = []
+  for (const c of cases) {
+    try {
+      await c.body()
+    } catch {
+      failed.push(c.name)
+    }
+  }
+  return failed
+}
+
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest()
+
+class MemoryUserStore implements UserStore {
+  readonly rows: { id: number; username: string; hash: Buffer | null; isActive: boolean; isStaff: boolean }[] = []
+  private user(row: MemoryUserStore['rows'][number]): StoredUser {
+    return { id: row.id, username: row.username, isActive: row.isActive, isStaff: row.isStaff, isAuthenticated: true }
+  }
+  async findById(id: UserId): Promise<StoredUser | null> {
+    const row = this.rows.find((r) => r.id === id)
+    return row === undefined ? null : this.user(row)
+  }
+  async findByUsername(username: string): Promise<StoredUser | null> {
+    const row = this.rows.find((r) => r.username === username)
+    return row === undefined ? null : this.user(row)
+  }
+  async authenticate(username: string, password: string): Promise<StoredUser | null> {
+    const row = this.rows.find((r) => r.username === username)
+    if (row === undefined || !row.isActive || row.hash === null || !timingSafeEqual(row.hash, digest(password))) return null
+    return this.user(row)
+  }
+  async checkPassword(user: StoredUser, password: string): Promise<boolean> {
+    const row = this.rows.find((r) => r.id === user.id)
+    return row !== undefined && row.hash !== null && timingSafeEqual(row.hash, digest(password))
+  }
+  async create(user: NewUser): Promise<StoredUser> {
+    if (this.rows.some((r) => r.username === user.username)) throw new Error('duplicate username')
+    const row = {
+      id: this.rows.length + 1,
+      username: user.username,
+      hash: user.password === null ? null : digest(user.password),
+      isActive: user.isActive ?? true,
+      isStaff: user.isStaff ?? false,
+    }
+    this.rows.push(row)
+    return this.user(row)
+  }
+}
+
+class MemoryTokenStore implements TokenStore {
+  constructor(readonly byUser: Map<UserId, TokenRecord> = new Map()) {}
+  async findByKey(key: string): Promise<TokenRecord | null> {
+    return [...this.byUser.values()].find((t) => t.key === key) ?? null
+  }
+  async getOrCreate(userId: UserId): Promise<TokenRecord> {
+    const existing = this.byUser.get(userId)
+    if (existing !== undefined) return existing
+    return this.regenerate(userId)
+  }
+  async regenerate(userId: UserId): Promise<TokenRecord> {
+    const record = { key: randomBytes(20).toString('hex'), userId, created: new Date() }
+    this.byUser.set(userId, record)
+    return record
+  }
+}
+
+class MemorySessionStore implements SessionStore {
+  readonly rows = new Map<string, string>()
+  constructor(private readonly now: () => number) {}
+  async get(sessionKey: string): Promise<SessionRecord | null> {
+    const raw = this.rows.get(sessionKey)
+    if (raw === undefined) return null
+    const parsed = JSON.parse(raw) as { userId: UserId | null; data: Record<string, unknown>; expiresAt: number }
+    return parsed.expiresAt <= this.now() ? null : { userId: parsed.userId, data: parsed.data, expiresAt: new Date(parsed.expiresAt) }
+  }
+  async save(sessionKey: string, record: SessionRecord): Promise<void> {
+    this.rows.set(sessionKey, JSON.stringify({ ...record, expiresAt: record.expiresAt.getTime() }))
+  }
+  async delete(sessionKey: string): Promise<void> {
+    this.rows.delete(sessionKey)
+  }
+}
+
+let nextUser = 0
+const createUser = async (): Promise<UserId> => ++nextUser
+
+describe('runUserStoreSuite', () => {
+  it('passes a correct store', async () => {
+    const store = new MemoryUserStore()
+    expect(await failures((api) => runUserStoreSuite({ ...api, create: () => store }))).toEqual([])
+  })
+
+  it('fails a store that lets inactive users authenticate, or compares names case-insensitively', async () => {
+    class LetsInactiveIn extends MemoryUserStore {
+      override async authenticate(username: string, password: string): Promise<StoredUser | null> {
+        const row = this.rows.find((r) => r.username === username)
+        return row !== undefined && row.hash !== null && row.hash.equals(digest(password)) ? this.findById(row.id) : null
+      }
+    }
+    class CaseBlind extends MemoryUserStore {
+      override async findByUsername(username: string): Promise<StoredUser | null> {
+        const row = this.rows.find((r) => r.username.toLowerCase() === username.toLowerCase())
+        return row === undefined ? null : this.findById(row.id)
+      }
+    }
+    expect(await failures((api) => runUserStoreSuite({ ...api, create: () => new LetsInactiveIn() }))).toEqual([
+      'authenticate is null for an unknown user, an inactive one, and an unusable password',
+    ])
+    expect(await failures((api) => runUserStoreSuite({ ...api, create: () => new CaseBlind() }))).toEqual([
+      'refuses a duplicate username, and names are case-sensitive',
+    ])
+  })
+})
+
+describe('runTokenStoreSuite', () => {
+  it('passes a correct store', async () => {
+    const shared = new Map<UserId, TokenRecord>()
+    expect(await failures((api) => runTokenStoreSuite({ ...api, create: () => new MemoryTokenStore(shared), createUser }))).toEqual([])
+  })
+
+  it('fails a store whose regenerate keeps the old key working, or whose lookup ignores case', async () => {
+    class KeepsOldKeys extends MemoryTokenStore {
+      private readonly old: TokenRecord[] = []
+      override async regenerate(userId: UserId): Promise<TokenRecord> {
+        const previous = this.byUser.get(userId)
+        if (previous !== undefined) this.old.push(previous)
+        return super.regenerate(userId)
+      }
+      override async findByKey(key: string): Promise<TokenRecord | null> {
+        return (await super.findByKey(key)) ?? this.old.find((t) => t.key === key) ?? null
+      }
+    }
+    class CaseBlind extends MemoryTokenStore {
+      override async findByKey(key: string): Promise<TokenRecord | null> {
+        return super.findByKey(key.toLowerCase())
+      }
+    }
+    const shared = new Map<UserId, TokenRecord>()
+    expect(await failures((api) => runTokenStoreSuite({ ...api, create: () => new KeepsOldKeys(), createUser }))).toEqual(
+      expect.arrayContaining(['regenerate replaces the key: the old one is no longer found']),
+    )
+    expect(await failures((api) => runTokenStoreSuite({ ...api, create: () => new CaseBlind(shared), createUser }))).toEqual([
+      'findByKey finds the exact key and nothing else',
+    ])
+  })
+
+  it('fails a store whose concurrent get-or-create makes several tokens (separate instances, no shared state)', async () => {
+    const failed = await failures((api) => runTokenStoreSuite({ ...api, create: () => new MemoryTokenStore(), createUser }))
+    expect(failed).toContain('concurrent getOrCreate for one user (separate store instances) yields one token')
+  })
+})
+
+describe('runSessionStoreSuite', () => {
+  it('passes a correct store', async () => {
+    expect(await failures((api) => runSessionStoreSuite({ ...api, create: (now) => new MemorySessionStore(now), createUser }))).toEqual([])
+  })
+
+  it('fails a store that ignores expiry', async () => {
+    class NeverExpires extends MemorySessionStore {
+      constructor() {
+        super(() => 0)
+      }
+    }
+    expect(await failures((api) => runSessionStoreSuite({ ...api, create: () => new NeverExpires(), createUser }))).toEqual([
+      "a session reads as absent from its expiry on (by the store's clock)",
+    ])
+  })
+})
+
+describe('runThrottleStoreSuite', () => {
+  it('passes MemoryThrottleStore', async () => {
+    expect(await failures((api) => runThrottleStoreSuite({ ...api, create: () => new MemoryThrottleStore() }))).toEqual([])
+  })
+
+  it('fails a store that counts refused hits, or keeps a hit exactly one window old', async () => {
+    class CountsRefused implements ThrottleStore {
+      private readonly hits = new Map<string, number[]>()
+      async hit(key: string, now: number, windowMs: number, limit: number): Promise<ThrottleHit> {
+        const kept = (this.hits.get(key) ?? []).filter((t) => t > now - windowMs)
+        const allowed = kept.length < limit
+        kept.push(now)
+        this.hits.set(key, kept)
+        return { allowed, count: kept.length, oldest: kept[0] ?? null }
+      }
+    }
+    class OffByOne implements ThrottleStore {
+      private readonly hits = new Map<string, number[]>()
+      async hit(key: string, now: number, windowMs: number, limit: number): Promise<ThrottleHit> {
+        const kept = (this.hits.get(key) ?? []).filter((t) => t >= now - windowMs)
+        const allowed = kept.length < limit
+        if (allowed) kept.push(now)
+        this.hits.set(key, kept)
+        return { allowed, count: kept.length, oldest: kept[0] ?? null }
+      }
+    }
+    expect(await failures((api) => runThrottleStoreSuite({ ...api, create: () => new CountsRefused() }))).toContain('does not record refused hits')
+    expect(await failures((api) => runThrottleStoreSuite({ ...api, create: () => new OffByOne() }))).toContain(
+      'forgets hits at or before now - window (DRF drops t <= now - duration) and keeps later ones',
+    )
+  })
+})

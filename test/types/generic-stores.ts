@@ -1,0 +1,113 @@
+/**
+ * Type test, checked by `npm run typecheck` (and by test/types/generic-stores.test.ts with
+ * TypeScript 7 when it is installed): every store, source and helper takes a `Kysely<MyDb>`
+ * whose `MyDb` holds gatehouse's tables among the app's own, with no cast at the call site.
+ * Lines marked `@ts-expect-error` must fail to compile, so a constraint that stops
+ * checking anything fails this file too.
+ */
+import type { Generated, Kysely } from 'kysely'
+import type { StoredUser, UserId } from 'gatehouse'
+import {
+  KyselyPageSource,
+  KyselySessionStore,
+  KyselyTokenStore,
+  KyselyUserStore,
+  authMigrations,
+  migrate,
+  openDatabase,
+  syncSerial,
+  type AuthDatabase,
+  type Database,
+  type TokenSessionDatabase,
+} from 'gatehouse/kysely'
+
+interface BooksTable {
+  id: Generated<number>
+  title: string
+}
+
+/** An app's database as an intersection... */
+type IntersectionDb = AuthDatabase & { books: BooksTable }
+/** ...and as an interface that extends gatehouse's. */
+interface ExtendedDb extends AuthDatabase {
+  books: BooksTable
+}
+
+/** An app with its own users table keyed by UUID, and gatehouse's tokens and sessions. */
+interface AccountsTable {
+  account_id: string
+  email: string
+  pw_hash: string
+  enabled: boolean
+  admin: boolean
+  display_name: string | null
+}
+interface OwnUsersDb extends TokenSessionDatabase<string> {
+  accounts: AccountsTable
+  books: BooksTable
+}
+
+export async function intersection(database: Database<IntersectionDb>): Promise<StoredUser | null> {
+  const db: Kysely<IntersectionDb> = database.db
+  await migrate(db, authMigrations(database.dialect))
+  await syncSerial(db, database.dialect, 'books')
+  const users = new KyselyUserStore({ db })
+  const tokens = new KyselyTokenStore({ db })
+  const sessions = new KyselySessionStore({ db })
+  const source = new KyselyPageSource({
+    db,
+    query: db.selectFrom('books').select(['id', 'title']),
+    dialect: database.dialect,
+    columns: { id: { ref: 'books.id', kind: 'integer' } },
+    orderBy: ['id'],
+  })
+  await tokens.getOrCreate(1)
+  await sessions.get('k')
+  void source
+  return users.findById(1)
+}
+
+export async function extended(): Promise<void> {
+  const database = await openDatabase<ExtendedDb>('sqlite::memory:')
+  const db = database.db
+  await migrate(db, authMigrations(database.dialect))
+  const users = new KyselyUserStore({ db, scrypt: { N: 1024, r: 8, p: 1 } })
+  const tokens = new KyselyTokenStore({ db, generateKey: () => 'k' })
+  const sessions = new KyselySessionStore({ db, now: Date.now })
+  // Stores of different databases are interchangeable where the plain store type is expected.
+  const plain: { users: KyselyUserStore; tokens: KyselyTokenStore; sessions: KyselySessionStore } = { users, tokens, sessions }
+  void plain
+  await database.close()
+}
+
+export async function ownUsersTable(db: Kysely<OwnUsersDb>): Promise<UserId | undefined> {
+  await migrate(db, authMigrations('postgres', { users: { table: 'accounts', id: 'account_id', idType: 'uuid' } }))
+  const users = new KyselyUserStore({
+    db,
+    table: 'accounts',
+    columns: { id: 'account_id', username: 'email', password: 'pw_hash', isActive: 'enabled', isStaff: 'admin' },
+    idType: 'uuid',
+  })
+  const tokens = new KyselyTokenStore({ db })
+  const sessions = new KyselySessionStore({ db })
+  const user = await users.authenticate('a@example.com', 'pw')
+  if (user !== null) await sessions.save('k', { userId: user.id, data: {}, expiresAt: new Date() })
+  return (await tokens.findByKey('k'))?.userId
+}
+
+export function refused(db: Kysely<OwnUsersDb>, books: Kysely<{ books: BooksTable }>): void {
+  // @ts-expect-error a misspelt column of the mapped table
+  new KyselyUserStore({ db, table: 'accounts', columns: { id: 'account_id', username: 'mail', password: 'pw_hash' } })
+  // @ts-expect-error a column of another table (books.title)
+  new KyselyUserStore({ db, table: 'accounts', columns: { id: 'account_id', username: 'title', password: 'pw_hash' } })
+  // @ts-expect-error an id type the store does not know
+  new KyselyUserStore({ db, table: 'accounts', columns: { id: 'account_id', username: 'email', password: 'pw_hash' }, idType: 'ulid' })
+  // @ts-expect-error a table the database does not have
+  new KyselyUserStore({ db, table: 'people', columns: { id: 'id', username: 'name', password: 'pw' } })
+  // @ts-expect-error no gatehouse_users, and no table named
+  new KyselyUserStore({ db })
+  // @ts-expect-error no gatehouse_tokens
+  new KyselyTokenStore({ db: books })
+  // @ts-expect-error no gatehouse_sessions
+  new KyselySessionStore({ db: books })
+}
