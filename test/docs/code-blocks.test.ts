@@ -1,0 +1,154 @@
+/**
+ * Every ```ts / ```typescript block of README.md and docs/ compiles under the repository's
+ * own compiler options (strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess, …),
+ * each as its own module, with `gatehouse` and `gatehouse/*` resolved to this checkout's
+ * source (tsconfig.json's `paths`) and the peers from node_modules. Blocks marked
+ * ```ts runnable are also run with tsx and must exit 0.
+ *
+ * A block is self-contained: names it takes from the surrounding prose are written as
+ * `declare const users: UserStore` lines, so a reader sees their types too. There is no
+ * opt-out marker.
+ */
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { isAbsolute, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import ts from 'typescript'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { documentationBlocks, documentationFiles, extractBlocks, type CodeBlock } from './markdown-blocks.js'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx')
+const RUN_TIMEOUT_MS = 60_000
+
+const blocks = documentationBlocks(ROOT)
+const runnable = blocks.filter((block) => block.runnable)
+
+let work: string
+/** Block module path → the block it came from. */
+const modules = new Map<string, CodeBlock>()
+
+/** The repository's compiler options, as `tsc -p tsconfig.json` uses them. */
+function repositoryOptions(): ts.ParsedCommandLine {
+  const parsed = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
+    },
+  })
+  if (parsed === undefined) throw new Error('tsconfig.json could not be read')
+  return parsed
+}
+
+/** `gatehouse` and every `gatehouse/*` entry of tsconfig.json, as absolute source paths. */
+function gatehousePaths(options: ts.CompilerOptions): Record<string, string[]> {
+  const base = typeof options['pathsBasePath'] === 'string' ? options['pathsBasePath'] : ROOT
+  const paths: Record<string, string[]> = {}
+  for (const [name, targets] of Object.entries(options.paths ?? {})) {
+    if (name === 'gatehouse' || name.startsWith('gatehouse/')) paths[name] = targets.map((target) => (isAbsolute(target) ? target : resolve(base, target)))
+  }
+  return paths
+}
+
+/** `docs/pagination.md` line 125 → `docs_pagination_md_L125.ts`. */
+function moduleName(block: CodeBlock): string {
+  return `${block.file.replace(/[^A-Za-z0-9]+/g, '_')}_L${block.line}.ts`
+}
+
+/** A diagnostic as `docs/pagination.md:127:45 TS2339 <message>` (the Markdown file's own line). */
+function describeDiagnostic(diagnostic: ts.Diagnostic): string {
+  const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n  ')
+  if (diagnostic.file === undefined || diagnostic.start === undefined) return `TS${diagnostic.code} ${message}`
+  const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start)
+  const block = modules.get(resolve(diagnostic.file.fileName))
+  if (block === undefined) return `${diagnostic.file.fileName}:${line + 1}:${character + 1} TS${diagnostic.code} ${message}`
+  // The block's first line is the line after its opening fence.
+  const source = block.code.split('\n')[line]?.trim() ?? ''
+  return `${block.file}:${block.line + 1 + line}:${character + 1} TS${diagnostic.code} ${message}\n    ${source}`
+}
+
+beforeAll(() => {
+  const parsed = repositoryOptions()
+  work = mkdtempSync(join(tmpdir(), 'gatehouse-docs-'))
+  // Outside the repository, as an app is: peers resolve through a node_modules link, ESM as in a "type": "module" app.
+  symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'), 'dir')
+  writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'docs-blocks', private: true, type: 'module' }))
+  writeFileSync(
+    join(work, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', paths: gatehousePaths(parsed.options) } }),
+  )
+  mkdirSync(join(work, 'blocks'))
+  for (const block of blocks) {
+    const path = join(work, 'blocks', moduleName(block))
+    // `export {}` makes even an import-free block a module (its own scope, top-level await).
+    writeFileSync(path, `${block.code}\nexport {}\n`)
+    modules.set(resolve(path), block)
+  }
+})
+
+afterAll(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true })
+})
+
+describe('documentation code blocks', () => {
+  it('finds the blocks of README.md and of every page under docs/', () => {
+    const files = documentationFiles(ROOT)
+    expect(files).toContain('README.md')
+    expect(files.filter((file) => file.startsWith('docs/')).length).toBeGreaterThan(5)
+    expect(blocks.length).toBeGreaterThan(20)
+    expect(runnable.length).toBeGreaterThan(0)
+  })
+
+  it('type-checks every TypeScript block under the repository compiler options', () => {
+    const parsed = repositoryOptions()
+    const options: ts.CompilerOptions = {
+      ...parsed.options,
+      paths: gatehousePaths(parsed.options),
+      noEmit: true,
+      declaration: false,
+      sourceMap: false,
+    }
+    // The blocks live outside the repository, so the repository's rootDir/outDir do not apply.
+    delete options.rootDir
+    delete options.outDir
+    const program = ts.createProgram({ rootNames: [...modules.keys()], options })
+    const problems = ts.getPreEmitDiagnostics(program).map(describeDiagnostic)
+    if (problems.length > 0) expect.fail(`${problems.length} problem(s) in documentation blocks:\n${problems.join('\n')}`)
+  }, 180_000)
+
+  it.each(runnable.map((block) => [`${block.file}:${block.line}`, block] as const))('runs %s to exit 0', (_label, block) => {
+    const cwd = mkdtempSync(join(work, 'run-'))
+    const env: NodeJS.ProcessEnv = { ...process.env, TSX_TSCONFIG_PATH: join(work, 'tsconfig.json') }
+    // A runnable block uses its own throwaway stores, never the test run's shared services.
+    delete env['DATABASE_URL']
+    delete env['REDIS_URL']
+    const result = spawnSync(TSX, [join(work, 'blocks', moduleName(block))], { cwd, env, encoding: 'utf8', timeout: RUN_TIMEOUT_MS })
+    // Stack frames in the temporary module are shown as lines of the Markdown file.
+    const output = `${result.stdout}\n${result.stderr}`
+      .replaceAll(new RegExp(`[^\\s(]*${moduleName(block).replaceAll('.', '\\.')}:(\\d+)(?::(\\d+))?`, 'g'), (_match, line: string, column?: string) =>
+        `${block.file}:${block.line + Number(line)}${column === undefined ? '' : `:${column}`}`)
+      .trim()
+      .split('\n')
+      .slice(-30)
+      .join('\n')
+    const failure = result.error !== undefined ? `${result.error.message}` : `exit code ${String(result.status)}`
+    expect(result.status, `${block.file}:${block.line}: the runnable block failed (${failure}):\n${output}`).toBe(0)
+  }, RUN_TIMEOUT_MS + 10_000)
+})
+
+describe('the block extractor', () => {
+  it('names the file and line of each block, keeps only TypeScript, and reads the runnable flag', () => {
+    const markdown = ['# T', '```sh', 'npm test', '```', '', '```ts', 'const a = 1', '```', '- item', '  ```typescript runnable', '  const b = 2', '  ```', '````ts', '```', '````'].join('\n')
+    expect(extractBlocks('x.md', markdown)).toEqual([
+      { file: 'x.md', line: 6, code: 'const a = 1', runnable: false },
+      { file: 'x.md', line: 10, code: 'const b = 2', runnable: true },
+      { file: 'x.md', line: 13, code: '```', runnable: false },
+    ])
+  })
+
+  it('refuses an unknown flag and an unclosed fence, naming the line', () => {
+    expect(() => extractBlocks('x.md', 'a\n```ts runable\nconst a = 1\n```')).toThrow('x.md:2: unknown code block flag runable')
+    expect(() => extractBlocks('x.md', 'a\n\n```ts\nconst a = 1')).toThrow('x.md:3: code fence is never closed')
+  })
+})
