@@ -18,4 +18,24 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: ['fastify', 'express', 'hono', 'node:http', '*/adapters/*'] }],
     },
   },
+  {
+    // Layering: the core depends on nothing above it. Features (schemes, permissions, throttles,
+    // pagination, views), stores and adapters import the core, never the other way round.
+    files: ['src/core/**/*.ts'],
+    ignores: ['src/core/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['fastify', 'express', 'hono', 'node:http', '@hono/*'], message: 'The core never imports a framework.' },
+            {
+              group: ['../*', '!../core/*'],
+              message: 'src/core imports nothing outside src/core: move the contract into the core instead.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 )

@@ -1,48 +1,81 @@
-// gatehouse: the framework-free public surface. Adapters and stores are subpath exports.
+// gatehouse: the framework-free public surface (explicit names only: test/package/public-exports.test.ts pins
+// the list). Adapters, Kysely and Redis stores and the store suites are subpath exports.
 export type { ApiRequest, HeaderBag, RequestData } from './core/api-request.js'
 export type { ApiResponse } from './core/api-response.js'
-export { jsonResponse, emptyResponse, withHeaders, serializeBody } from './core/api-response.js'
-export { createApiRequest, parseCookies, type RawRequest } from './core/request-factory.js'
-export { parseBody, DEFAULT_PARSED_MEDIA_TYPES, type ParseBodyOptions } from './core/body-parser.js'
+export { jsonResponse, emptyResponse, withHeaders } from './core/api-response.js'
+export { createApiRequest, type RawRequest } from './core/request-factory.js'
+export { type ParseBodyOptions } from './core/body-parser.js'
 export type { User, StoredUser, UserId } from './core/user.js'
 export { anonymousUser } from './core/user.js'
 export type { PolicyContext, ViewInfo } from './core/policy-context.js'
-export {
-  ApiError,
-  isApiError,
-  ValidationError,
-  ParseError,
-  AuthenticationFailed,
-  NotAuthenticated,
-  PermissionDenied,
-  NotFound,
-  MethodNotAllowed,
-  NotAcceptable,
-  UnsupportedMediaType,
-  Throttled,
-  ServiceUnavailable,
-  WrappedSchemeError,
-  ConfigurationError,
-  type ErrorDetail,
-} from './core/errors.js'
+export { ApiError, isApiError, ValidationError, ParseError, AuthenticationFailed, NotAuthenticated, PermissionDenied, NotFound, MethodNotAllowed, NotAcceptable, UnsupportedMediaType, Throttled, ServiceUnavailable, WrappedSchemeError, ConfigurationError, type ErrorDetail } from './core/errors.js'
 export { renderApiError } from './core/exception-handler.js'
-export { isStoreUnavailable, STORE_UNAVAILABLE_DETAIL } from './core/store-faults.js'
-export { negotiateFormat, type Format } from './core/negotiation.js'
-export { DEFAULT_SETTINGS, resolveSettings, type Settings, type ErrorLogger } from './core/settings.js'
+export { isStoreUnavailable } from './core/store-faults.js'
+export { type Format } from './core/negotiation.js'
+export { DEFAULT_SETTINGS, type Settings, type ErrorLogger } from './core/settings.js'
 export { ApiView, type Handler, type HandlerMethod, type RequestContext, type ViewOptions } from './core/view.js'
-export { authenticate, runPolicies, type Identity, type RequestState } from './core/pipeline.js'
+export { runPolicies, type Identity, type RequestState } from './core/pipeline.js'
 export { Guard, type GuardOptions } from './core/guard.js'
 export { route, matchRoutes, type Route, type RouteMatcher } from './core/route.js'
 export type { ExceptionHandler, ExceptionContext } from './core/exception-handler.js'
 export { createApi, type Api } from './core/api.js'
-export * from './authentication/index.js'
-export * from './permissions/index.js'
-export * from './views/index.js'
-export * from './throttling/index.js'
-export * from './pagination/index.js'
+export type { Authenticated, AuthenticationScheme } from './authentication/authentication-scheme.js'
+export { schemeName } from './authentication/authentication-scheme.js'
+export { BasicAuthentication, type BasicAuthenticationOptions } from './authentication/basic-authentication.js'
+export { TokenAuthentication, type TokenAuthenticationOptions } from './authentication/token-authentication.js'
+export { SessionAuthentication, type SessionAuthenticationOptions } from './authentication/session-authentication.js'
+export { RemoteUserAuthentication, type RemoteUserAuthenticationOptions } from './authentication/remote-user-authentication.js'
+export { enforceCsrf, CSRF_SAFE_METHODS, type CsrfOptions, type ResolvedCsrfOptions } from './authentication/csrf.js'
+export type { Permission } from './permissions/permission.js'
+export { and, or, not } from './permissions/permission.js'
+export { AllowAny } from './permissions/allow-any.js'
+export { IsAuthenticated } from './permissions/is-authenticated.js'
+export { IsAdminUser } from './permissions/is-admin-user.js'
+export { IsAuthenticatedOrReadOnly, SAFE_METHODS } from './permissions/is-authenticated-or-read-only.js'
+export { validateCharFields, NON_FIELD_ERRORS_KEY, type CharFieldOptions, type CharFieldValues } from './views/char-fields.js'
+export { authenticateCredentials, INVALID_CREDENTIALS_MESSAGE } from './views/authenticate-credentials.js'
+export { obtainAuthTokenView, userIdAndUsername, type ObtainAuthTokenOptions, type TokenResponseFields } from './views/obtain-auth-token.js'
+export { type SessionCookieOptions, type ResolvedSessionCookies } from './views/session-cookies.js'
+export { csrfView, type CsrfViewOptions } from './views/csrf-view.js'
+export { loginView, type LoginViewOptions } from './views/login-view.js'
+export { logoutView, type LogoutViewOptions } from './views/logout-view.js'
+export type { Throttle, ThrottleDecision } from './throttling/throttle.js'
+export type { ThrottleStore, ThrottleHit, ReleasableThrottleStore } from './throttling/throttle-store.js'
+export { LoginFailureThrottle, type LoginFailureThrottleOptions } from './throttling/login-failure-throttle.js'
+export { parseRate, type Rate } from './throttling/rate.js'
+export { clientIdent } from './throttling/client-ident.js'
+export { SimpleRateThrottle, type Clock, type SimpleRateThrottleOptions } from './throttling/simple-rate-throttle.js'
+export { AnonRateThrottle, type RateThrottleOptions } from './throttling/anon-rate-throttle.js'
+export { UserRateThrottle } from './throttling/user-rate-throttle.js'
+export { ScopedRateThrottle, type ScopedRateThrottleOptions } from './throttling/scoped-rate-throttle.js'
+export { MemoryThrottleStore, type MemoryThrottleStoreOptions } from './throttling/memory-throttle-store.js'
+export type {
+  HtmlContext,
+  KeyValue,
+  OrderingField,
+  Page,
+  PageLink,
+  PageSource,
+  PaginateOptions,
+  Paginator,
+  SeekArgs,
+  SeekSource,
+  TemplateOption,
+} from './pagination/paginator.js'
+export { isSeekSource } from './pagination/paginator.js'
+export { PageNumberPagination, type PageNumberPaginationOptions, type PageNumberState } from './pagination/page-number-pagination.js'
+export { LimitOffsetPagination, type LimitOffsetPaginationOptions, type LimitOffsetState } from './pagination/limit-offset-pagination.js'
+export { CursorPagination, parseOrdering, type CursorPaginationOptions, type CursorState } from './pagination/cursor-pagination.js'
+export { LinkHeaderPagination } from './pagination/link-header-pagination.js'
+export { encodeCursor, decodeCursor, type Cursor } from './pagination/cursor-codec.js'
+export { ArrayPageSource, type FieldReader } from './pagination/array-page-source.js'
+export { numbersTemplate, previousNextTemplate, setControlTemplate, escapeHtml, type ControlTemplate, type TemplateName } from './pagination/control-templates.js'
+export { replaceQueryParam, removeQueryParam, parsePositiveInt, parsePythonInt, queryParam } from './pagination/query-params.js'
+export { listHandler, paginatedList, type ListHandlerOptions } from './pagination/list-handler.js'
+export { renderBrowsablePage, formatResponse, type BrowsablePageOptions } from './pagination/browsable-page.js'
 export type { UserStore, NewUser } from './stores/user-store.js'
 export type { TokenStore, TokenRecord } from './stores/token-store.js'
 export type { SessionStore, SessionRecord } from './stores/session-store.js'
-export { DEFAULT_SCRYPT, dummyHash, hashPassword, needsRehash, verifyPassword, verifyPasswordUniform, type ScryptParams } from './crypto/passwords.js'
+export { DEFAULT_SCRYPT, hashPassword, needsRehash, verifyPassword, verifyPasswordUniform, type ScryptParams } from './crypto/passwords.js'
 export { generateTokenKey } from './crypto/random.js'
 export { timingSafeEqual } from './crypto/timing-safe-equal.js'
