@@ -3,6 +3,9 @@ import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, serializeBody, type ApiResponse } from '../../core/api-response.js'
 import { ApiError, type ErrorDetail } from '../../core/errors.js'
 import { createApiRequest } from '../../core/request-factory.js'
+import type { Guard } from '../../core/guard.js'
+import type { RequestState } from '../../core/pipeline.js'
+import { matchRoutes, type Route } from '../../core/route.js'
 import type { ApiView } from '../../core/view.js'
 
 /** How the node:http adapter reads a request. */
@@ -98,7 +101,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | nul
  * Translates a node:http request into an `ApiRequest` (the body is read only when
  * a view asks for it). `null` when the Host header cannot form a URL: answer 400.
  */
-export function toApiRequest(req: IncomingMessage, options: NodeHttpOptions = {}): ApiRequest | null {
+export function toApiRequest(
+  req: IncomingMessage,
+  options: NodeHttpOptions = {},
+  params?: Readonly<Record<string, string>>,
+): ApiRequest | null {
   const url = requestUrl(req, options)
   if (url === null) return null
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
@@ -113,6 +120,7 @@ export function toApiRequest(req: IncomingMessage, options: NodeHttpOptions = {}
       },
     },
     remoteAddress: req.socket.remoteAddress ?? null,
+    ...(params === undefined ? {} : { params }),
     readBody: () => readBody(req, limit),
   })
 }
@@ -143,9 +151,13 @@ const NOT_FOUND = jsonResponse(404, { detail: 'Not found.' })
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
 /** Answers every request with `view` (which never throws); a malformed Host is a 400. */
-export function viewHandler(view: ApiView, options: NodeHttpOptions = {}): NodeHandler {
+export function viewHandler(
+  view: ApiView,
+  options: NodeHttpOptions = {},
+  params?: Readonly<Record<string, string>>,
+): NodeHandler {
   return async (req, res) => {
-    const request = toApiRequest(req, options)
+    const request = toApiRequest(req, options, params)
     const response = request === null ? INVALID_HOST : await view.handle(request)
     // A body left unread past the limit is not drained: the connection closes instead.
     if (response.status === 413 && !req.complete) res.setHeader('Connection', 'close')
@@ -154,16 +166,52 @@ export function viewHandler(view: ApiView, options: NodeHttpOptions = {}): NodeH
 }
 
 /**
- * Routes by exact path (no pattern, query ignored; the trailing slash is
- * significant, as in DRF's URL conf): an unknown path is DRF's 404 `Not found.`.
+ * Routes requests to views: `routes` is a list of `Route`s (`route('/books/:id/', view)`, path
+ * parameters reach `ctx.params`) or, as before, a record of exact paths. The query is ignored
+ * and the trailing slash is significant, as in DRF's URL conf; an unknown path is DRF's 404
+ * `Not found.`.
  */
-export function router(routes: Readonly<Record<string, ApiView>>, options: NodeHttpOptions = {}): NodeHandler {
-  const handlers = new Map(Object.entries(routes).map(([path, view]) => [path, viewHandler(view, options)]))
+export function router(routes: readonly Route[] | Readonly<Record<string, ApiView>>, options: NodeHttpOptions = {}): NodeHandler {
+  const list: readonly Route[] = Array.isArray(routes)
+    ? routes
+    : Object.entries(routes as Readonly<Record<string, ApiView>>).map(([path, view]) => ({ path, view }))
+  const match = matchRoutes(list)
   return async (req, res) => {
     const url = requestUrl(req, options)
     if (url === null) return writeResponse(res, INVALID_HOST)
-    const handler = handlers.get(url.pathname)
-    if (handler === undefined) return writeResponse(res, NOT_FOUND)
-    return handler(req, res)
+    const found = match(url.pathname)
+    if (found === null) return writeResponse(res, NOT_FOUND)
+    return viewHandler(found.route.view, options, found.params)(req, res)
+  }
+}
+
+/** A node:http handler of the app's own, run once the route's policies passed. */
+export type GuardedHandler = (req: IncomingMessage, res: ServerResponse, state: RequestState) => Promise<void> | void
+
+/**
+ * Middleware style on plain node:http: runs `guard` (from `api.guard({...})`) and then the
+ * app's own `handler` with the request's state (`state.user`, `state.auth`, `state.request`
+ * for `paginatedList`). An `ApiError` from the guard or the handler is answered in DRF's JSON
+ * shape; any other error is rethrown to the caller (the app's own error handling).
+ *
+ * @example
+ * const api = createApi({ authentication: [tokenAuth] })
+ * createServer(withPolicies(api.guard({ permissions: [new IsAuthenticated()] }), (req, res, state) => {
+ *   res.end(JSON.stringify({ username: state.user.username }))
+ * }))
+ */
+export function withPolicies(guard: Guard, handler: GuardedHandler, options: NodeHttpOptions = {}): NodeHandler {
+  return async (req, res) => {
+    const request = toApiRequest(req, options)
+    if (request === null) return writeResponse(res, INVALID_HOST)
+    try {
+      const state = await guard.check(request)
+      if (state.vary.length > 0) res.setHeader('Vary', state.vary.join(', '))
+      await handler(req, res, state)
+    } catch (error) {
+      const response = guard.renderError(error, request)
+      if (response === null || res.headersSent) throw error
+      writeResponse(res, response)
+    }
   }
 }
