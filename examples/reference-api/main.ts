@@ -28,12 +28,15 @@ async function serve(options: { port?: string; host: string }): Promise<void> {
   const port = Number(options.port ?? process.env['PORT'] ?? 8000)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CommandError(`invalid port "${options.port}"`)
   // Loaded here, not at the top: the token and user commands never need the HTTP stack.
-  const { buildApp } = await import('./app.js')
+  const { FRAMEWORKS, startApp } = await import('./app.js')
+  const framework = process.env['GATEHOUSE_FRAMEWORK'] === undefined || process.env['GATEHOUSE_FRAMEWORK'] === '' ? 'fastify' : process.env['GATEHOUSE_FRAMEWORK']
+  const known = FRAMEWORKS.find((f) => f === framework)
+  if (known === undefined) throw new CommandError(`GATEHOUSE_FRAMEWORK must be one of ${FRAMEWORKS.join(', ')}, got "${framework}"`)
   // DATABASE_URL, REDIS_URL (sessions + throttle counters in Redis), GATEHOUSE_NUM_PROXIES.
   const ref = await openReferenceContext(referenceConfigFromEnv())
-  const app = await buildApp(ref, { logger: process.env['LOG_LEVEL'] !== undefined })
-  const address = await app.listen({ port, host: options.host })
-  console.log(`gatehouse reference API listening on ${address} (${ref.database.dialect}${ref.redis === null ? '' : ' + redis'})`)
+  const app = await startApp(known, ref, { port, host: options.host }, { logger: process.env['LOG_LEVEL'] !== undefined })
+  const address = app.address
+  console.log(`gatehouse reference API listening on ${address} (${ref.database.dialect}${ref.redis === null ? '' : ' + redis'}, ${known})`)
   let closing = false
   const shutdown = (signal: string): void => {
     if (closing) return

@@ -2,16 +2,25 @@
 // while other clients keep being served.
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FRAMEWORKS, startApp, type RunningApp } from '../../examples/reference-api/app.js'
+import { openReferenceContext, type ReferenceContext } from '../../examples/reference-api/context.js'
 import { freshSqlite } from '../helpers/databases.js'
-import { startReference, type RunningReference } from '../helpers/reference-server.js'
+import { TEST_SCRYPT } from '../helpers/reference-server.js'
 
-describe('the reference API cuts off a client that trickles its headers', () => {
-  let server: RunningReference
+describe.each(FRAMEWORKS)('the reference API on %s cuts off a client that trickles its headers', (framework) => {
+  const database = freshSqlite()
+  let ref: ReferenceContext
+  let app: RunningApp
+  const server = { baseUrl: '' }
   beforeAll(async () => {
-    server = await startReference(freshSqlite(), {}, { app: { headersTimeoutMs: 500, requestTimeoutMs: 1_000 } })
+    ref = await openReferenceContext({ scrypt: TEST_SCRYPT, databaseUrl: database.url })
+    app = await startApp(framework, ref, { port: 0, host: '127.0.0.1' }, { headersTimeoutMs: 500, requestTimeoutMs: 1_000 })
+    server.baseUrl = app.address
   })
   afterAll(async () => {
-    await server?.close()
+    await app?.close()
+    await ref?.close()
+    await database.drop()
   })
 
   it('answers 408 and closes the connection, and still serves others meanwhile', async () => {

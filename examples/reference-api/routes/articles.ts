@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify'
 import { sql, type SqlBool } from 'kysely'
-import { mountView } from 'gatehouse/fastify'
+import { route, type ApiView, type Route } from 'gatehouse'
 import { jsonResponse, type ApiResponse } from 'gatehouse'
 import { ValidationError } from 'gatehouse'
 import type { RequestContext } from 'gatehouse'
@@ -138,7 +137,11 @@ async function createArticle(ref: ReferenceContext, ctx: RequestContext): Promis
 }
 
 /** The Articles routes of reference-api.md (every pagination style). */
-export function registerArticleRoutes(app: FastifyInstance, ref: ReferenceContext): void {
+export function articleRoutes(ref: ReferenceContext): Route[] {
+  const routes: Route[] = []
+  const add = (path: string, view: ApiView): void => {
+    routes.push(route(path, view))
+  }
   const { api } = ref
   const cursorSecret = { secret: ref.secrets }
   const permissions = [new IsAuthenticatedOrReadOnly()]
@@ -146,9 +149,9 @@ export function registerArticleRoutes(app: FastifyInstance, ref: ReferenceContex
   const common = { permissions, formats: ['json', 'html'] as const }
 
   // The global default style (context.ts sets page number); the fallback keeps the route paginated regardless.
-  mountView(app, '/api/articles/', api.view({ name: 'Article List', description: 'Global default pagination (page number, 10); POST creates.', ...common, handlers: { GET: list, POST: (ctx) => createArticle(ref, ctx) } }))
+  add('/api/articles/', api.view({ name: 'Article List', description: 'Global default pagination (page number, 10); POST creates.', ...common, handlers: { GET: list, POST: (ctx) => createArticle(ref, ctx) } }))
   const styled = (path: string, name: string, pagination: Paginator | null): void => {
-    mountView(app, path, api.view({ name, ...common, pagination, handlers: { GET: list } }))
+    add(path, api.view({ name, ...common, pagination, handlers: { GET: list } }))
   }
   styled('/api/articles/pages/', 'Article Pages', new PageNumberPagination({ pageSize: 10, pageSizeQueryParam: 'page_size', maxPageSize: 25, lastPageStrings: ['last', 'end'] }))
   styled('/api/articles/offset/', 'Article Offset', new LimitOffsetPagination({ defaultLimit: 10, maxLimit: 25 }))
@@ -164,9 +167,7 @@ export function registerArticleRoutes(app: FastifyInstance, ref: ReferenceContex
 
   // A plain view calling the paginator itself; like DRF's APIView it shows no HTML controls.
   const manual = new PageNumberPagination({ pageSize: 5 })
-  mountView(
-    app,
-    '/api/articles/manual/',
+  add('/api/articles/manual/',
     api.view({
       name: 'Article Manual',
       description: 'A plain APIView that calls the page-number paginator itself.',
@@ -174,4 +175,5 @@ export function registerArticleRoutes(app: FastifyInstance, ref: ReferenceContex
       handlers: { GET: (ctx) => paginatedList(ctx, manual, articleSource(ref, ctx), serializeArticle, { controls: false }) },
     }),
   )
+  return routes
 }

@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify'
-import { mountView } from 'gatehouse/fastify'
+import { route, type ApiView, type Route } from 'gatehouse'
 import type { AuthenticationScheme } from 'gatehouse'
 import { RemoteUserAuthentication } from 'gatehouse'
 import { TokenAuthentication } from 'gatehouse'
@@ -39,7 +38,11 @@ export function xUsernameScheme(ref: ReferenceContext): AuthenticationScheme<nul
 }
 
 /** The Identity routes of reference-api.md. */
-export function registerIdentityRoutes(app: FastifyInstance, ref: ReferenceContext): void {
+export function identityRoutes(ref: ReferenceContext): Route[] {
+  const routes: Route[] = []
+  const add = (path: string, view: ApiView): void => {
+    routes.push(route(path, view))
+  }
   const { api, schemes, tokens, users } = ref
   const identity = (
     path: string,
@@ -48,9 +51,7 @@ export function registerIdentityRoutes(app: FastifyInstance, ref: ReferenceConte
     authentication?: readonly AuthenticationScheme[],
     withPost = false,
   ): void => {
-    mountView(
-      app,
-      path,
+    add(path,
       api.view({
         name,
         handlers: withPost ? { GET: whoami, POST: whoami } : { GET: whoami },
@@ -75,4 +76,5 @@ export function registerIdentityRoutes(app: FastifyInstance, ref: ReferenceConte
   identity('/api/schemes/custom/', 'Custom Scheme', [new IsAuthenticated()], [xUsernameScheme(ref)])
   identity('/api/schemes/session-basic/', 'Session Basic Scheme', [new IsAuthenticated()], [schemes.session, schemes.basic])
   identity('/api/schemes/basic-session/', 'Basic Session Scheme', [new IsAuthenticated()], [schemes.basic, schemes.session])
+  return routes
 }

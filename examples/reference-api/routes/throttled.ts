@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify'
-import { mountView } from 'gatehouse/fastify'
+import { route, type ApiView, type Route } from 'gatehouse'
 import type { PolicyContext } from 'gatehouse'
 import { ScopedRateThrottle } from 'gatehouse'
 import { obtainAuthTokenView } from 'gatehouse'
@@ -29,11 +28,13 @@ export class ClientScopedRateThrottle extends ScopedRateThrottle {
  * Counters live in `ref.throttleStore` (Redis when `REDIS_URL` is set, so the
  * budget holds across instances), and the client address honours `numProxies`.
  */
-export function registerThrottledRoutes(app: FastifyInstance, ref: ReferenceContext): void {
+export function throttledRoutes(ref: ReferenceContext): Route[] {
+  const routes: Route[] = []
+  const add = (path: string, view: ApiView): void => {
+    routes.push(route(path, view))
+  }
   const throttle = new ClientScopedRateThrottle({ store: ref.throttleStore, rates: { [TOKEN_OBTAIN_SCOPE]: TOKEN_OBTAIN_RATE } })
-  mountView(
-    app,
-    '/api/auth/token/throttled/',
+  add('/api/auth/token/throttled/',
     ref.api.view(
       obtainAuthTokenView({
         users: ref.users,
@@ -45,4 +46,5 @@ export function registerThrottledRoutes(app: FastifyInstance, ref: ReferenceCont
       }),
     ),
   )
+  return routes
 }
