@@ -13,7 +13,7 @@ import type { Guard, GuardOptions } from '../../core/guard.js'
 import { createApiRequest } from '../../core/request-factory.js'
 import type { Route } from '../../core/route.js'
 import type { User } from '../../core/user.js'
-import type { ApiView } from '../../core/view.js'
+import type { ApiView, RequestContext } from '../../core/view.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,6 +21,12 @@ declare module 'fastify' {
     user: User | null
     /** The credentials of the scheme that authenticated (a token record, …); `null` when none. */
     auth: unknown
+    /**
+     * The guarded request's context (state, JSON format, path params), for helpers that take one:
+     * `sendApiResponse(reply, await paginatedList(request.gatehouse!, paginator, source, serialize))`.
+     * `null` on routes gatehouse does not guard.
+     */
+    gatehouse: RequestContext | null
   }
   interface FastifyContextConfig {
     /** Per-route gatehouse policies (`{ config: { gatehouse: { permissions: [IsAuthenticated] } } }`). */
@@ -171,6 +177,7 @@ export const gatehouse: FastifyPluginAsync<GatehouseOptions> = async (scope, opt
   const seen = new WeakMap<FastifyRequest, Guarded>()
   scope.decorateRequest('user', null)
   scope.decorateRequest('auth', null)
+  scope.decorateRequest('gatehouse', null)
   scope.addHook('onRoute', (routeOptions) => {
     const guardOptions = routeOptions.config?.gatehouse
     if (guardOptions === undefined) return
@@ -183,6 +190,8 @@ export const gatehouse: FastifyPluginAsync<GatehouseOptions> = async (scope, opt
       const state = await guard.check(apiRequest)
       request.user = state.user
       request.auth = state.auth
+      // The app owns rendering in this style, so the context's format is always JSON.
+      request.gatehouse = { ...state, format: 'json', params: apiRequest.params }
       if (state.vary.length > 0) addVary(reply, state.vary)
       return undefined
     }

@@ -8,7 +8,12 @@ import { IsAuthenticated } from '../../permissions/index.js'
 import { route } from '../../core/route.js'
 import { AnonRateThrottle } from '../../throttling/anon-rate-throttle.js'
 import { MemoryThrottleStore } from '../../throttling/memory-throttle-store.js'
-import { gatehouse, gatehouseViews } from './index.js'
+import { gatehouse, gatehouseViews, sendApiResponse } from './index.js'
+import { paginatedList } from '../../pagination/list-handler.js'
+import { PageNumberPagination } from '../../pagination/page-number-pagination.js'
+import { ArrayPageSource } from '../../pagination/array-page-source.js'
+
+const articles = Array.from({ length: 25 }, (_, i) => ({ id: i + 1 }))
 
 const apiKey: AuthenticationScheme<null> = {
   name: 'ApiKeyAuthentication',
@@ -55,6 +60,11 @@ async function buildApp(): Promise<FastifyInstance> {
         const id = (request.params as { id: string }).id
         if (id === '5') throw new ConflictError('Book 5 is checked out')
         throw new PermissionDenied('Not your shelf.')
+      })
+      books.get('/articles/', { config: { gatehouse: { pageSize: 10 } } }, async (request, reply) => {
+        const ctx = request.gatehouse
+        if (ctx === null) throw new Error('not guarded')
+        return sendApiResponse(reply, await paginatedList(ctx, new PageNumberPagination(), new ArrayPageSource(articles), (row) => row))
       })
       books.get('/open', async (request) => ({ user: request.user }))
     },
@@ -112,6 +122,20 @@ describe('gatehouse plugin (middleware style)', () => {
     expect(created.json()).toEqual({ got: { title: 'Dune' } })
     const open = await app.inject({ method: 'GET', url: '/open' })
     expect(open.json()).toEqual({ user: null })
+    await app.close()
+  })
+
+  it('sends a paginated list with absolute links from an app handler', async () => {
+    const app = await buildApp()
+    const res = await app.inject({ method: 'GET', url: '/articles/?page=2', headers: { host: 'api.example.com' } })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toBe('application/json')
+    expect(res.json()).toEqual({
+      count: 25,
+      next: 'http://api.example.com/articles/?page=3',
+      previous: 'http://api.example.com/articles/',
+      results: articles.slice(10, 20),
+    })
     await app.close()
   })
 
