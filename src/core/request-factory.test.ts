@@ -70,4 +70,21 @@ describe('createApiRequest', () => {
     expect(await req.body()).toEqual({ a: 1 })
     expect(reads).toBe(1)
   })
+
+  it('returns a body the framework already parsed without reading the raw bytes', async () => {
+    let reads = 0
+    const req = createApiRequest({
+      method: 'POST',
+      url: new URL('http://h/'),
+      headers: { get: (n) => (n === 'content-type' ? 'application/json' : null) },
+      remoteAddress: null,
+      readBody: async () => {
+        reads++
+        return new TextEncoder().encode('{')
+      },
+      parsedBody: { value: { title: 'Dune' } },
+    })
+    expect(await req.body()).toEqual({ title: 'Dune' })
+    expect(reads).toBe(0)
+  })
 })

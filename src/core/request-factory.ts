@@ -12,6 +12,12 @@ export interface RawRequest {
   readonly params?: Readonly<Record<string, string>>
   /** Reads the raw body bytes once; `null` when there is none. */
   readonly readBody: () => Promise<Uint8Array | null>
+  /**
+   * A body the framework has already parsed (Fastify's own JSON parser on the app's routes).
+   * When set, `body()` resolves to `value` and `readBody` is never called: the framework
+   * already answered malformed input with its own errors.
+   */
+  readonly parsedBody?: { readonly value: RequestData }
   /** The most form fields the body may hold (Django's `DATA_UPLOAD_MAX_NUMBER_FIELDS`). @default 1000 */
   readonly maxFormFields?: number
 }
@@ -62,6 +68,7 @@ export function createApiRequest(raw: RawRequest): ApiRequest {
       return Object.hasOwn(cookies, name) ? (cookies[name] ?? null) : null
     },
     body(): Promise<RequestData> {
+      if (raw.parsedBody !== undefined) return (body ??= Promise.resolve(raw.parsedBody.value))
       body ??= raw.readBody().then((bytes) => parseBody(raw.headers.get('content-type'), bytes, raw.maxFormFields === undefined ? {} : { maxFormFields: raw.maxFormFields }))
       return body
     },

@@ -1,9 +1,38 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  preHandlerHookHandler,
+} from 'fastify'
+import type { Api } from '../../core/api.js'
 import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, serializeBody, type ApiResponse } from '../../core/api-response.js'
+import type { Guard, GuardOptions } from '../../core/guard.js'
 import { createApiRequest } from '../../core/request-factory.js'
-import type { ApiView } from '../../core/view.js'
+import type { Route } from '../../core/route.js'
+import type { User } from '../../core/user.js'
+import type { ApiView, RequestContext } from '../../core/view.js'
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The user gatehouse authenticated on a guarded route; `null` on routes it does not guard. */
+    user: User | null
+    /** The credentials of the scheme that authenticated (a token record, …); `null` when none. */
+    auth: unknown
+    /**
+     * The guarded request's context (state, JSON format, path params), for helpers that take one:
+     * `sendApiResponse(reply, await paginatedList(request.gatehouse!, paginator, source, serialize))`.
+     * `null` on routes gatehouse does not guard.
+     */
+    gatehouse: RequestContext | null
+  }
+  interface FastifyContextConfig {
+    /** Per-route gatehouse policies (`{ config: { gatehouse: { permissions: [IsAuthenticated] } } }`). */
+    gatehouse?: GuardOptions
+  }
+}
 
 /** Builds the absolute request URL; `null` when the Host header cannot form one. */
 function requestUrl(request: FastifyRequest): URL | null {
@@ -14,8 +43,13 @@ function requestUrl(request: FastifyRequest): URL | null {
   }
 }
 
-/** Translates a Fastify request (whose body the raw parser left as a Buffer) into an `ApiRequest`. */
+/**
+ * Translates a Fastify request into an `ApiRequest`. A Buffer body (gatehouse's raw parser)
+ * is parsed by the core with DRF's rules; a body Fastify already parsed (the app's own JSON
+ * or text parser) is handed over as it is.
+ */
 export function toApiRequest(request: FastifyRequest, url: URL): ApiRequest {
+  const body: unknown = request.body
   return createApiRequest({
     method: request.method,
     url,
@@ -27,8 +61,18 @@ export function toApiRequest(request: FastifyRequest, url: URL): ApiRequest {
       },
     },
     remoteAddress: request.socket.remoteAddress ?? null,
-    readBody: async () => (Buffer.isBuffer(request.body) ? new Uint8Array(request.body) : null),
+    params: stringParams(request.params),
+    readBody: async () => (Buffer.isBuffer(body) ? new Uint8Array(body) : null),
+    ...(body === undefined || body === null || Buffer.isBuffer(body) ? {} : { parsedBody: { value: body } }),
   })
+}
+
+/** Fastify's decoded path parameters, keeping only string values (a wildcard `*` included). */
+function stringParams(params: unknown): Record<string, string> {
+  const out: Record<string, string> = {}
+  if (typeof params !== 'object' || params === null) return out
+  for (const [key, value] of Object.entries(params)) if (typeof value === 'string') out[key] = value
+  return out
 }
 
 /** Writes an `ApiResponse` to a Fastify reply. */
@@ -46,36 +90,149 @@ export function writeResponse(reply: FastifyReply, response: ApiResponse): Fasti
 }
 
 /**
- * Mounts a gatehouse view at `path` for every method Fastify routes (TRACE and QUERY
- * included), so the view answers DRF's 405 `Method "X" not allowed.` itself.
+ * Sends an `ApiResponse` (from `paginatedList`, `jsonResponse`, …) from an app's own handler:
+ * `return sendApiResponse(reply, await paginatedList(…))`.
  */
-export function mountView(app: FastifyInstance, path: string, view: ApiView): void {
+export function sendApiResponse(reply: FastifyReply, response: ApiResponse): FastifyReply {
+  return writeResponse(reply, response)
+}
+
+const INVALID_HOST = { detail: 'Invalid Host header.' }
+
+function mountOne(app: FastifyInstance, path: string, view: ApiView): void {
   app.route({
     method: [...app.supportedMethods],
     url: path,
     exposeHeadRoute: false,
     handler: async (request, reply) => {
       const url = requestUrl(request)
-      if (url === null) return writeResponse(reply, jsonResponse(400, { detail: 'Invalid Host header.' }))
+      if (url === null) return writeResponse(reply, jsonResponse(400, INVALID_HOST))
       return writeResponse(reply, await view.handle(toApiRequest(request, url)))
     },
   })
 }
 
-/**
- * Prepares a Fastify instance for gatehouse views: bodies reach the core as raw bytes
- * (so DRF's parse and media-type errors apply), and framework-level errors (unknown
- * routes, oversized bodies) answer in DRF's `{"detail": …}` shape.
- */
-export function setupFastify(app: FastifyInstance): void {
+/** Installs, on one encapsulated instance, the raw-body parser and DRF-shaped 404 / framework errors. */
+function installDrfScope(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
   app.setNotFoundHandler((_request, reply) => writeResponse(reply, jsonResponse(404, { detail: 'Not found.' })))
-  app.setErrorHandler((error: { statusCode?: number; message?: string }, request, reply) => {
+  app.setErrorHandler((error: { statusCode?: number }, request, reply) => {
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
     if (status === 500) request.log.error(error)
     const detail =
       status === 413 ? 'Request body is too large.' : status === 500 ? 'A server error occurred.' : 'Malformed request.'
     return writeResponse(reply, jsonResponse(status, { detail }))
   })
+}
+
+/** Options of the `gatehouseViews` plugin. */
+export interface GatehouseViewsOptions {
+  /** The views to mount (`route('/books/:id/', view)`); paths are relative to `prefix`. */
+  readonly routes: readonly Route[]
+  /** Fastify's own register prefix; the DRF 404 answers only below it. */
+  readonly prefix?: string
+}
+
+/**
+ * DRF-style views as an encapsulated Fastify plugin: `app.register(gatehouseViews, { routes, prefix: '/api' })`.
+ * Inside its own scope only, bodies reach the core as raw bytes (DRF's parse, 415 and form
+ * rules), unknown paths below `prefix` answer `404 {"detail": "Not found."}` and framework
+ * errors (413 …) answer in DRF's shape. Each view is mounted for every method (it answers
+ * 405 itself) and receives the route's path parameters in `ApiRequest.params`. Parsers and
+ * handlers of the rest of the app are untouched.
+ */
+export const gatehouseViews: FastifyPluginAsync<GatehouseViewsOptions> = async (scope, options) => {
+  installDrfScope(scope)
+  for (const r of options.routes) mountOne(scope, r.path, r.view)
+}
+
+/** Options of the `gatehouse` plugin. */
+export interface GatehouseOptions {
+  /** Where guards take their global settings from (`createApi({ … })`). */
+  readonly api: Api
+  /**
+   * The app's routes to guard, registered inside gatehouse's scope (hooks and the error
+   * handler of an encapsulated plugin reach only its own routes). Routes declare their
+   * policies in `config.gatehouse`; routes without it are left alone.
+   */
+  readonly plugin?: FastifyPluginAsync
+}
+
+interface Guarded {
+  readonly guard: Guard
+  readonly request: ApiRequest
+}
+
+/**
+ * Middleware style as an encapsulated Fastify plugin: `app.register(gatehouse, { api, plugin })`.
+ * Every route in its scope with `config: { gatehouse: GuardOptions }` gets a `Guard`, built
+ * when the route is registered (a bad option stops start-up, never a request), that runs in
+ * `preHandler` and sets `request.user` / `request.auth`. ApiErrors thrown by the guard or by
+ * the route's handler are answered in DRF's JSON (status, `detail`, WWW-Authenticate,
+ * Retry-After); every other error is rethrown to the app's own error handler. Routes keep
+ * Fastify's parsers: `ApiRequest.body()` returns what Fastify parsed.
+ */
+export const gatehouse: FastifyPluginAsync<GatehouseOptions> = async (scope, options) => {
+  const seen = new WeakMap<FastifyRequest, Guarded>()
+  scope.decorateRequest('user', null)
+  scope.decorateRequest('auth', null)
+  scope.decorateRequest('gatehouse', null)
+  scope.addHook('onRoute', (routeOptions) => {
+    const guardOptions = routeOptions.config?.gatehouse
+    if (guardOptions === undefined) return
+    const guard = options.api.guard({ name: `${routeOptions.method.toString()} ${routeOptions.url}`, ...guardOptions })
+    const check: preHandlerHookHandler = async function (request, reply) {
+      const url = requestUrl(request)
+      if (url === null) return writeResponse(reply, jsonResponse(400, INVALID_HOST))
+      const apiRequest = toApiRequest(request, url)
+      seen.set(request, { guard, request: apiRequest })
+      const state = await guard.check(apiRequest)
+      request.user = state.user
+      request.auth = state.auth
+      // The app owns rendering in this style, so the context's format is always JSON.
+      request.gatehouse = { ...state, format: 'json', params: apiRequest.params }
+      if (state.vary.length > 0) addVary(reply, state.vary)
+      return undefined
+    }
+    const existing = routeOptions.preHandler
+    // Gatehouse runs first: the app's own preHandlers already see `request.user`.
+    routeOptions.preHandler = existing === undefined ? [check] : [check, ...(Array.isArray(existing) ? existing : [existing])]
+  })
+  scope.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const guarded = seen.get(request)
+    const rendered = guarded === undefined ? null : guarded.guard.renderError(error, guarded.request)
+    // Not ours (or not a guarded route): Fastify hands a rethrown error to the parent's handler.
+    if (rendered === null) throw error
+    return writeResponse(reply, rendered)
+  })
+  if (options.plugin !== undefined) await scope.register(options.plugin)
+}
+
+function addVary(reply: FastifyReply, names: readonly string[]): void {
+  const current = reply.getHeader('vary')
+  const list = typeof current === 'string' && current !== '' ? current.split(',').map((s) => s.trim()) : []
+  for (const name of names) if (!list.some((v) => v.toLowerCase() === name.toLowerCase())) list.push(name)
+  reply.header('vary', list.join(', '))
+}
+
+/**
+ * Mounts a gatehouse view at `path` for every method Fastify routes (TRACE and QUERY
+ * included), so the view answers DRF's 405 `Method "X" not allowed.` itself.
+ *
+ * @deprecated Register the encapsulated plugin instead: `app.register(gatehouseViews, { routes: [route(path, view)] })`.
+ */
+export function mountView(app: FastifyInstance, path: string, view: ApiView): void {
+  mountOne(app, path, view)
+}
+
+/**
+ * Prepares a Fastify instance for gatehouse views: bodies reach the core as raw bytes
+ * and framework-level errors answer in DRF's `{"detail": …}` shape. It changes the
+ * instance it is given (all its parsers, its 404 and error handlers).
+ *
+ * @deprecated Register the encapsulated plugin `gatehouseViews` instead, which changes nothing outside its own scope.
+ */
+export function setupFastify(app: FastifyInstance): void {
+  installDrfScope(app)
 }
