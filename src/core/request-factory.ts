@@ -12,6 +12,11 @@ export interface RawRequest {
   readonly params?: Readonly<Record<string, string>>
   /** Reads the raw body bytes once; `null` when there is none. */
   readonly readBody: () => Promise<Uint8Array | null>
+  /**
+   * A body the framework already parsed (Express's `express.json()` consumes the stream):
+   * called on the first `body()`; `{ data }` is used as is, `null` falls back to `readBody`.
+   */
+  readonly parsedBody?: () => { readonly data: RequestData } | null
   /** The most form fields the body may hold (Django's `DATA_UPLOAD_MAX_NUMBER_FIELDS`). @default 1000 */
   readonly maxFormFields?: number
 }
@@ -62,6 +67,8 @@ export function createApiRequest(raw: RawRequest): ApiRequest {
       return Object.hasOwn(cookies, name) ? (cookies[name] ?? null) : null
     },
     body(): Promise<RequestData> {
+      const parsed = body === null ? (raw.parsedBody?.() ?? null) : null
+      if (parsed !== null) body = Promise.resolve(parsed.data)
       body ??= raw.readBody().then((bytes) => parseBody(raw.headers.get('content-type'), bytes, raw.maxFormFields === undefined ? {} : { maxFormFields: raw.maxFormFields }))
       return body
     },
