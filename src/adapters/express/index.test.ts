@@ -5,15 +5,15 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { jsonResponse } from '../../core/api-response.js'
 import { createApi } from '../../core/api.js'
 import type { AuthenticationScheme } from '../../core/authentication-scheme.js'
-import { AuthenticationFailed } from '../../core/errors.js'
+import { AuthenticationFailed, NotFound } from '../../core/errors.js'
 import { route } from '../../core/route.js'
 import { ArrayPageSource } from '../../pagination/array-page-source.js'
-import { listHandler } from '../../pagination/list-handler.js'
+import { listHandler, paginatedList } from '../../pagination/list-handler.js'
 import { PageNumberPagination } from '../../pagination/page-number-pagination.js'
 import { IsAuthenticated } from '../../permissions/is-authenticated.js'
 import { AnonRateThrottle } from '../../throttling/anon-rate-throttle.js'
 import { MemoryThrottleStore } from '../../throttling/memory-throttle-store.js'
-import { gatehouseErrorHandler, mountRoutes, policies, sendApiResponse } from './index.js'
+import { gatehouseErrorHandler, mountRoutes, policies, requestContext, sendApiResponse } from './index.js'
 
 // `express4` is the npm alias of Express 4; it ships no types, so it is typed as Express 5's factory.
 const express4 = createRequire(import.meta.url)('express4') as typeof express
@@ -175,5 +175,54 @@ describe.each([
       req.end()
     })
     expect(status).toBe(400)
+  })
+
+  it('renders app-level express.json() errors and ApiErrors a handler passes on, with the paginate helper keeping the mount path', async () => {
+    const api = createApi({ pagination: new PageNumberPagination(), pageSize: 2 })
+    const app = factory()
+    app.use(factory.json())
+    const router = factory.Router()
+    const guard = api.guard({ name: 'list' })
+    router.get('/items/', policies(guard), (req, res, next) => {
+      const ctx = requestContext(req)
+      paginatedList(ctx, ctx.settings.pagination, new ArrayPageSource([{ n: 1 }, { n: 2 }, { n: 3 }]), (row) => row).then((response) => sendApiResponse(res, response), next)
+    })
+    router.post('/items/', policies(guard), (_req, _res, next) => {
+      next(new NotFound())
+    })
+    app.use('/api', router)
+    app.use(gatehouseErrorHandler())
+    const base = await listen(app)
+    const list = (await (await fetch(`${base}/api/items/`)).json()) as { next: string }
+    expect(list.next).toBe(`${base}/api/items/?page=2`)
+    const missing = await fetch(`${base}/api/items/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    expect(missing.status).toBe(404)
+    expect(await missing.json()).toEqual({ detail: 'Not found.' })
+    const bad = await fetch(`${base}/api/items/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'nope' })
+    expect(bad.status).toBe(400)
+    expect(await bad.json()).toEqual({ detail: 'JSON parse error - Expecting value: line 1 column 1 (char 0)' })
+  })
+
+  it('reads the stream itself when no parser ran, with its body limit, and re-parses a text parser output', async () => {
+    const api = createApi()
+    const echo = api.view({ name: 'echo', handlers: { POST: async (ctx) => jsonResponse(200, { got: await ctx.request.body() }) } })
+    const app = factory()
+    const raw = factory.Router()
+    mountRoutes(raw, [route('/echo/', echo)], { bodyLimit: 16 })
+    const text = factory.Router()
+    text.use(factory.text({ type: '*/*' }))
+    mountRoutes(text, [route('/echo/', echo)])
+    app.use('/raw', raw)
+    app.use('/text', text)
+    const base = await listen(app)
+    const json = { 'content-type': 'application/json' }
+    expect(await (await fetch(`${base}/raw/echo/`, { method: 'POST', headers: json, body: '{"a":1}' })).json()).toEqual({ got: { a: 1 } })
+    const big = await fetch(`${base}/raw/echo/`, { method: 'POST', headers: json, body: JSON.stringify({ a: 'x'.repeat(64) }) })
+    expect(big.status).toBe(413)
+    expect(await big.json()).toEqual({ detail: 'Request body is too large.' })
+    expect(await (await fetch(`${base}/text/echo/`, { method: 'POST', headers: json, body: '{"a":2}' })).json()).toEqual({ got: { a: 2 } })
+    const malformed = await fetch(`${base}/text/echo/`, { method: 'POST', headers: json, body: '{' })
+    expect(malformed.status).toBe(400)
+    expect(await malformed.json()).toEqual({ detail: 'JSON parse error - Expecting property name enclosed in double quotes: line 1 column 2 (char 1)' })
   })
 })

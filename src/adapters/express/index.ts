@@ -7,7 +7,7 @@ import type { RequestState } from '../../core/pipeline.js'
 import { createApiRequest } from '../../core/request-factory.js'
 import type { Route } from '../../core/route.js'
 import type { User } from '../../core/user.js'
-import type { ApiView } from '../../core/view.js'
+import type { ApiView, RequestContext } from '../../core/view.js'
 import { parseBody } from '../../core/body-parser.js'
 import { readBody } from '../node-http/index.js'
 
@@ -172,6 +172,17 @@ export function policies(guard: Guard, options: ExpressOptions = {}): RequestHan
       },
     )
   }
+}
+
+/**
+ * The handler context of a request `policies()` let through, for the core's helpers that take
+ * one (`paginatedList(requestContext(req), …)`): JSON format, the route's params. Throws when
+ * `policies()` did not run on the request (a wiring mistake, a 500 from the app's error handler).
+ */
+export function requestContext(req: Request): RequestContext {
+  const state = req.gatehouse
+  if (state === undefined) throw new Error('gatehouse: requestContext() needs policies() to have run on this request')
+  return { ...state, format: 'json', params: state.request.params }
 }
 
 function renderOrNull(guard: Guard, error: unknown, request: ApiRequest): ApiResponse | null {
