@@ -82,9 +82,27 @@ describe('createApiRequest', () => {
         reads++
         return new TextEncoder().encode('{')
       },
-      parsedBody: { value: { title: 'Dune' } },
+      parsedBody: () => ({ data: { title: 'Dune' } }),
     })
     expect(await req.body()).toEqual({ title: 'Dune' })
     expect(reads).toBe(0)
+  })
+})
+
+describe('createApiRequest parsedBody', () => {
+  const base = { method: 'POST', url: new URL('http://x/'), headers: new Headers({ 'content-type': 'application/json' }), remoteAddress: null }
+
+  it('uses a body the framework parsed instead of reading, and falls back to readBody on null', async () => {
+    let reads = 0
+    const readBody = async (): Promise<Uint8Array> => {
+      reads++
+      return new TextEncoder().encode('{"raw":true}')
+    }
+    const parsed = createApiRequest({ ...base, readBody, parsedBody: () => ({ data: { parsed: true } }) })
+    expect(await parsed.body()).toEqual({ parsed: true })
+    expect(reads).toBe(0)
+    const unparsed = createApiRequest({ ...base, readBody, parsedBody: () => null })
+    expect(await unparsed.body()).toEqual({ raw: true })
+    expect(reads).toBe(1)
   })
 })

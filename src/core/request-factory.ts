@@ -13,11 +13,10 @@ export interface RawRequest {
   /** Reads the raw body bytes once; `null` when there is none. */
   readonly readBody: () => Promise<Uint8Array | null>
   /**
-   * A body the framework has already parsed (Fastify's own JSON parser on the app's routes).
-   * When set, `body()` resolves to `value` and `readBody` is never called: the framework
-   * already answered malformed input with its own errors.
+   * A body the framework already parsed (Express's `express.json()`, Fastify's JSON parser):
+   * called on the first `body()`; `{ data }` is used as is, `null` falls back to `readBody`.
    */
-  readonly parsedBody?: { readonly value: RequestData }
+  readonly parsedBody?: () => { readonly data: RequestData } | null
   /** The most form fields the body may hold (Django's `DATA_UPLOAD_MAX_NUMBER_FIELDS`). @default 1000 */
   readonly maxFormFields?: number
 }
@@ -68,7 +67,8 @@ export function createApiRequest(raw: RawRequest): ApiRequest {
       return Object.hasOwn(cookies, name) ? (cookies[name] ?? null) : null
     },
     body(): Promise<RequestData> {
-      if (raw.parsedBody !== undefined) return (body ??= Promise.resolve(raw.parsedBody.value))
+      const parsed = body === null ? (raw.parsedBody?.() ?? null) : null
+      if (parsed !== null) body = Promise.resolve(parsed.data)
       body ??= raw.readBody().then((bytes) => parseBody(raw.headers.get('content-type'), bytes, raw.maxFormFields === undefined ? {} : { maxFormFields: raw.maxFormFields }))
       return body
     },

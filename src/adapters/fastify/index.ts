@@ -63,7 +63,7 @@ export function toApiRequest(request: FastifyRequest, url: URL): ApiRequest {
     remoteAddress: request.socket.remoteAddress ?? null,
     params: stringParams(request.params),
     readBody: async () => (Buffer.isBuffer(body) ? new Uint8Array(body) : null),
-    ...(body === undefined || body === null || Buffer.isBuffer(body) ? {} : { parsedBody: { value: body } }),
+    ...(body === undefined || body === null || Buffer.isBuffer(body) ? {} : { parsedBody: () => ({ data: body }) }),
   })
 }
 

@@ -56,7 +56,7 @@ export function requestUrl(req: IncomingMessage, options: NodeHttpOptions = {}):
 }
 
 /** Reads the whole body, failing with `PayloadTooLarge` past `limit` bytes; `null` when empty. */
-function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | null> {
+export function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | null> {
   const declared = Number(req.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(new PayloadTooLarge())
   return new Promise((resolve, reject) => {
