@@ -178,6 +178,27 @@ describe('hono adapter, middleware style', () => {
   })
 })
 
+describe('hono adapter, Vary', () => {
+  it('adds the Vary of the consulted schemes to the app answer and to a refusal', async () => {
+    const cookieScheme: AuthenticationScheme = {
+      vary: ['Cookie'],
+      authenticate: async (req) => (req.cookie('s') === 'ok' ? { user: alice, auth: null } : null),
+    }
+    const api = createApi({ authentication: [cookieScheme], permissions: [new IsAuthenticated()] })
+    const app = new Hono<GatehouseEnv>()
+    app.get('/v/', policies(api), (c) => {
+      c.header('Vary', 'Accept')
+      return c.text('ok')
+    })
+    const ok = await app.request('/v/', { headers: { Cookie: 's=ok' } })
+    expect(ok.status).toBe(200)
+    expect(ok.headers.get('vary')).toBe('Accept, Cookie')
+    const refused = await app.request('/v/')
+    expect(refused.status).toBe(403)
+    expect(refused.headers.get('vary')).toBe('Cookie')
+  })
+})
+
 describe('hono adapter, views style', () => {
   function viewsApp(): Hono {
     const api = createApi()
@@ -205,6 +226,9 @@ describe('hono adapter, views style', () => {
     expect(wrong.status).toBe(405)
     expect(await wrong.json()).toEqual({ detail: 'Method "DELETE" not allowed.' })
     expect((await app.request('/items/7')).status).toBe(404)
+    const head = await app.request('/items/7/', { method: 'HEAD' })
+    expect(head.status).toBe(200)
+    expect(await head.text()).toBe('')
   })
 
   it('sends each Set-Cookie separately and parses the body, over a real socket via @hono/node-server', async () => {

@@ -1,11 +1,12 @@
 import type { Context, ErrorHandler, Hono, MiddlewareHandler } from 'hono'
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status'
 import type { ApiRequest } from '../../core/api-request.js'
-import { serializeBody, type ApiResponse } from '../../core/api-response.js'
+import { serializeBody, withHeaders, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
+import type { AuthenticationScheme } from '../../core/authentication-scheme.js'
 import { ApiError, isApiError, type ErrorDetail } from '../../core/errors.js'
 import { Guard, type GuardOptions } from '../../core/guard.js'
-import type { RequestState } from '../../core/pipeline.js'
+import { varyOf, type RequestState } from '../../core/pipeline.js'
 import { createApiRequest } from '../../core/request-factory.js'
 import type { Route } from '../../core/route.js'
 import type { User } from '../../core/user.js'
@@ -180,13 +181,16 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): Mi
   const guard = source instanceof Guard ? source : source.guard(guardOptions)
   return async (c, next) => {
     const req = toApiRequest(c, adapterOptions)
+    const consulted: AuthenticationScheme[] = []
     let state: RequestState
     try {
-      state = await guard.check(req)
+      state = await guard.check(req, consulted)
     } catch (error) {
       const rendered = render(guard, error, req)
       if (rendered === null) throw error
-      return toResponse(rendered)
+      // A refusal depends on the headers the schemes read too (DRF's Vary on every answer).
+      const vary = varyOf(consulted)
+      return toResponse(vary.length > 0 ? withHeaders(rendered, [['Vary', vary.join(', ')]]) : rendered)
     }
     c.set('user', state.user)
     c.set('auth', state.auth)
