@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^gatehouse\/redis$/, replacement: source('./src/redis/index.ts') },
       { find: /^gatehouse\/fastify$/, replacement: source('./src/adapters/fastify/index.ts') },
       { find: /^gatehouse\/express$/, replacement: source('./src/adapters/express/index.ts') },
+      { find: /^gatehouse\/hono$/, replacement: source('./src/adapters/hono/index.ts') },
       { find: /^gatehouse\/node$/, replacement: source('./src/adapters/node-http/index.ts') },
       { find: /^gatehouse\/testing$/, replacement: source('./src/testing/index.ts') },
     ],
