@@ -88,7 +88,9 @@ describe('the packed tarball', () => {
 
   describe('with the peers an app would install', () => {
     beforeAll(() => {
-      const peers = ['kysely', 'fastify', 'ioredis', 'pg', `typescript@${OLDEST_TYPESCRIPT}`, '@types/node@20']
+      // hono is installed for the import check only: its own declarations need TypeScript >= 5.7
+      // (generic Uint8Array), newer than the oldest version checked here.
+      const peers = ['kysely', 'fastify', 'express', '@types/express', 'hono', 'ioredis', 'pg', `typescript@${OLDEST_TYPESCRIPT}`, '@types/node@20']
       const installed = run('npm', ['install', ...NPM_QUIET, ...peers], app)
       if (installed.status !== 0) throw new Error(`npm install of the peers failed: ${installed.stderr}`)
       // better-sqlite3 is native: copy the repo's built copy rather than compiling it again (a copy, not a link).
@@ -99,7 +101,7 @@ describe('the packed tarball', () => {
 
     it('imports every entry of "exports"', () => {
       const entries = Object.keys(PACKAGE.exports).filter((key) => key !== './package.json')
-      expect(entries).toEqual(expect.arrayContaining(['.', './kysely', './redis', './fastify', './node', './testing']))
+      expect(entries).toEqual(expect.arrayContaining(['.', './kysely', './redis', './fastify', './express', './hono', './node', './testing']))
       for (const entry of entries) {
         const specifier = entry === '.' ? 'gatehouse' : `gatehouse/${entry.slice(2)}`
         const result = run('node', ['--input-type=module', '-e', `const m = await import('${specifier}'); console.log(Object.keys(m).length)`], app)
@@ -133,6 +135,8 @@ describe('the packed tarball', () => {
           "import { mountView } from 'gatehouse/fastify'",
           "import { createRedisClient } from 'gatehouse/redis'",
           "import { viewHandler } from 'gatehouse/node'",
+          "import { policies as expressPolicies } from 'gatehouse/express'",
+          "void expressPolicies",
           "import { runSessionStoreSuite, runThrottleStoreSuite, runTokenStoreSuite, runUserStoreSuite, type TestApi } from 'gatehouse/testing'",
           "import { KyselySessionStore, authMigrations, migrate, type TokenSessionDatabase } from 'gatehouse/kysely'",
           "import type { Generated, Kysely } from 'kysely'",
