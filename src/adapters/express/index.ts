@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response, Router } from 'express'
 import type { ApiRequest, RequestData } from '../../core/api-request.js'
-import { jsonResponse, serializeBody, type ApiResponse } from '../../core/api-response.js'
+import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import { ParseError } from '../../core/errors.js'
 import type { Guard } from '../../core/guard.js'
 import type { RequestState } from '../../core/pipeline.js'
@@ -9,7 +9,7 @@ import type { Route } from '../../core/route.js'
 import type { User } from '../../core/user.js'
 import type { ApiView, RequestContext } from '../../core/view.js'
 import { parseBody } from '../../core/body-parser.js'
-import { readBody } from '../node-http/index.js'
+import { headerBag, readBody, writeResponse } from '../node-http/index.js'
 
 declare global {
   // Declaration merging is how Express types what middleware adds to its request.
@@ -106,13 +106,7 @@ export function toApiRequest(req: Request, options: ExpressOptions = {}): ApiReq
   return createApiRequest({
     method: req.method,
     url,
-    headers: {
-      get(name: string): string | null {
-        const value = req.headers[name.toLowerCase()]
-        if (value === undefined) return null
-        return Array.isArray(value) ? value.join(', ') : value
-      },
-    },
+    headers: headerBag(req.headers),
     remoteAddress: req.socket.remoteAddress ?? null,
     params: { ...(req.params as Record<string, string>) },
     parsedBody: () => parsedBody(req),
@@ -125,22 +119,9 @@ export function toApiRequest(req: Request, options: ExpressOptions = {}): ApiReq
  * `Set-Cookie` on its own line, bare `application/json` as DRF sends it.
  */
 export function sendApiResponse(res: Response, response: ApiResponse): void {
-  const setCookies: string[] = []
-  for (const [name, value] of response.headers) {
-    if (name.toLowerCase() === 'set-cookie') setCookies.push(value)
-    else res.setHeader(name, value)
-  }
-  if (setCookies.length > 0) res.setHeader('Set-Cookie', setCookies)
-  res.status(response.status)
-  const body = serializeBody(response)
-  if (body === undefined) {
-    res.end()
-    return
-  }
-  const bytes = Buffer.from(body)
-  res.setHeader('Content-Length', bytes.length)
-  // `res.end`, not `res.send`: send would add `; charset=utf-8` and an ETag.
-  res.end(bytes)
+  // An Express response is a node:http one: `res.end`, not `res.send` (send would add
+  // `; charset=utf-8` and an ETag).
+  writeResponse(res, response)
 }
 
 /**

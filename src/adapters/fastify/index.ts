@@ -14,6 +14,7 @@ import { createApiRequest } from '../../core/request-factory.js'
 import type { Route } from '../../core/route.js'
 import type { User } from '../../core/user.js'
 import type { ApiView, RequestContext } from '../../core/view.js'
+import { headerBag } from '../node-http/index.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -53,13 +54,7 @@ export function toApiRequest(request: FastifyRequest, url: URL): ApiRequest {
   return createApiRequest({
     method: request.method,
     url,
-    headers: {
-      get(name: string): string | null {
-        const value = request.headers[name.toLowerCase()]
-        if (value === undefined) return null
-        return Array.isArray(value) ? value.join(', ') : value
-      },
-    },
+    headers: headerBag(request.headers),
     remoteAddress: request.socket.remoteAddress ?? null,
     params: stringParams(request.params),
     readBody: async () => (Buffer.isBuffer(body) ? new Uint8Array(body) : null),

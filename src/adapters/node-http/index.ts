@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import type { HeaderBag } from '../../core/api-request.js'
 import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, serializeBody, type ApiResponse } from '../../core/api-response.js'
 import { ApiError, type ErrorDetail } from '../../core/errors.js'
@@ -52,6 +53,20 @@ export function requestUrl(req: IncomingMessage, options: NodeHttpOptions = {}):
     return new URL(`${base.origin}${absolute === null ? target : `${absolute.pathname}${absolute.search}`}`)
   } catch {
     return null
+  }
+}
+
+/**
+ * Node's parsed request headers as a `HeaderBag` (case-insensitive; repeated headers joined
+ * with `, `). Shared by every adapter built on node:http (Express, Fastify).
+ */
+export function headerBag(headers: IncomingHttpHeaders): HeaderBag {
+  return {
+    get(name: string): string | null {
+      const value = headers[name.toLowerCase()]
+      if (value === undefined) return null
+      return Array.isArray(value) ? value.join(', ') : value
+    },
   }
 }
 
@@ -112,13 +127,7 @@ export function toApiRequest(
   return createApiRequest({
     method: req.method ?? 'GET',
     url,
-    headers: {
-      get(name: string): string | null {
-        const value = req.headers[name.toLowerCase()]
-        if (value === undefined) return null
-        return Array.isArray(value) ? value.join(', ') : value
-      },
-    },
+    headers: headerBag(req.headers),
     remoteAddress: req.socket.remoteAddress ?? null,
     ...(params === undefined ? {} : { params }),
     readBody: () => readBody(req, limit),
@@ -156,13 +165,22 @@ export function viewHandler(
   options: NodeHttpOptions = {},
   params?: Readonly<Record<string, string>>,
 ): NodeHandler {
-  return async (req, res) => {
-    const request = toApiRequest(req, options, params)
-    const response = request === null ? INVALID_HOST : await view.handle(request)
-    // A body left unread past the limit is not drained: the connection closes instead.
-    if (response.status === 413 && !req.complete) res.setHeader('Connection', 'close')
-    writeResponse(res, response)
-  }
+  return (req, res) => serveView(view, options, req, res, params)
+}
+
+/** One request answered by `view` (which never throws); a malformed Host is a 400. */
+async function serveView(
+  view: ApiView,
+  options: NodeHttpOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Readonly<Record<string, string>> | undefined,
+): Promise<void> {
+  const request = toApiRequest(req, options, params)
+  const response = request === null ? INVALID_HOST : await view.handle(request)
+  // A body left unread past the limit is not drained: the connection closes instead.
+  if (response.status === 413 && !req.complete) res.setHeader('Connection', 'close')
+  writeResponse(res, response)
 }
 
 /**
@@ -181,7 +199,7 @@ export function router(routes: readonly Route[] | Readonly<Record<string, ApiVie
     if (url === null) return writeResponse(res, INVALID_HOST)
     const found = match(url.pathname)
     if (found === null) return writeResponse(res, NOT_FOUND)
-    return viewHandler(found.route.view, options, found.params)(req, res)
+    return serveView(found.route.view, options, req, res, found.params)
   }
 }
 
