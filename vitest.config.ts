@@ -1,8 +1,15 @@
 import { fileURLToPath } from 'node:url'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 
 /** `gatehouse/<entry>` → its source file, as tsconfig.json's `paths` say (tsx reads those itself). */
 const source = (path: string): string => fileURLToPath(new URL(path, import.meta.url))
+
+/**
+ * Suites that run once per framework the reference API serves (GATEHOUSE_TEST_FRAMEWORK picks
+ * it in test/helpers/reference-server.ts): the conformance suite and the DRF-oracle comparison.
+ */
+const PER_FRAMEWORK = ['test/conformance/**/*.test.ts', 'test/oracle/**/*.test.ts']
+const FRAMEWORKS = ['fastify', 'express', 'hono', 'node'] as const
 
 export default defineConfig({
   resolve: {
@@ -18,7 +25,16 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'main', include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: [...configDefaults.exclude, ...PER_FRAMEWORK] },
+      },
+      ...FRAMEWORKS.map((framework) => ({
+        extends: true as const,
+        test: { name: framework, include: PER_FRAMEWORK, env: { GATEHOUSE_TEST_FRAMEWORK: framework } },
+      })),
+    ],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

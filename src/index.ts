@@ -8,7 +8,7 @@ export { type ParseBodyOptions } from './core/body-parser.js'
 export type { User, StoredUser, UserId } from './core/user.js'
 export { anonymousUser } from './core/user.js'
 export type { PolicyContext, ViewInfo } from './core/policy-context.js'
-export { ApiError, isApiError, ValidationError, ParseError, AuthenticationFailed, NotAuthenticated, PermissionDenied, NotFound, MethodNotAllowed, NotAcceptable, UnsupportedMediaType, Throttled, ServiceUnavailable, WrappedSchemeError, ConfigurationError, type ErrorDetail } from './core/errors.js'
+export { ApiError, isApiError, ValidationError, ParseError, AuthenticationFailed, NotAuthenticated, PermissionDenied, NotFound, MethodNotAllowed, NotAcceptable, UnsupportedMediaType, PayloadTooLarge, Throttled, ServiceUnavailable, WrappedSchemeError, ConfigurationError, type ErrorDetail } from './core/errors.js'
 export { renderApiError } from './core/exception-handler.js'
 export { isStoreUnavailable } from './core/store-faults.js'
 export { type Format } from './core/negotiation.js'
@@ -61,18 +61,22 @@ export type {
   SeekArgs,
   SeekSource,
   TemplateOption,
+  ControlTemplate,
+  TemplateName,
+  HtmlTemplates,
 } from './pagination/paginator.js'
 export { isSeekSource } from './pagination/paginator.js'
+export { BasePagination, type BasePaginationOptions } from './pagination/base-pagination.js'
 export { PageNumberPagination, type PageNumberPaginationOptions, type PageNumberState } from './pagination/page-number-pagination.js'
 export { LimitOffsetPagination, type LimitOffsetPaginationOptions, type LimitOffsetState } from './pagination/limit-offset-pagination.js'
 export { CursorPagination, parseOrdering, type CursorPaginationOptions, type CursorState } from './pagination/cursor-pagination.js'
 export { LinkHeaderPagination } from './pagination/link-header-pagination.js'
 export { encodeCursor, decodeCursor, type Cursor } from './pagination/cursor-codec.js'
 export { ArrayPageSource, type FieldReader } from './pagination/array-page-source.js'
-export { numbersTemplate, previousNextTemplate, setControlTemplate, escapeHtml, type ControlTemplate, type TemplateName } from './pagination/control-templates.js'
+export { numbersTemplate, previousNextTemplate, escapeHtml } from './html/control-templates.js'
 export { replaceQueryParam, removeQueryParam, parsePositiveInt, parsePythonInt, queryParam } from './pagination/query-params.js'
 export { listHandler, paginatedList, type ListHandlerOptions } from './pagination/list-handler.js'
-export { renderBrowsablePage, formatResponse, type BrowsablePageOptions } from './pagination/browsable-page.js'
+export { renderBrowsablePage, formatResponse, type BrowsablePageOptions } from './html/browsable-page.js'
 export type { UserStore, NewUser } from './stores/user-store.js'
 export type { TokenStore, TokenRecord } from './stores/token-store.js'
 export type { SessionStore, SessionRecord } from './stores/session-store.js'

@@ -1,7 +1,13 @@
-import { createServer, type Server } from 'node:http'
+import { createServer, type RequestListener, type Server } from 'node:http'
+import { getRequestListener, RequestError } from '@hono/node-server'
+import express from 'express'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { mountView, setupFastify } from 'gatehouse/fastify'
+import { jsonResponse } from 'gatehouse'
+import { gatehouseErrorHandler, mountRoutes as mountExpressRoutes, sendApiResponse as sendExpressResponse } from 'gatehouse/express'
+import { gatehouseViews, sendApiResponse as sendFastifyResponse } from 'gatehouse/fastify'
+import { mountRoutes as mountHonoRoutes, toResponse } from 'gatehouse/hono'
 import { router } from 'gatehouse/node'
+import { Hono } from 'hono'
 import type { ReferenceContext } from './context.js'
 import { referenceRoutes } from './routes/index.js'
 
@@ -19,8 +25,12 @@ export interface BuildAppOptions {
 }
 
 /** The frameworks the reference API runs on (`GATEHOUSE_FRAMEWORK`). */
-export const FRAMEWORKS = ['fastify', 'node'] as const
+export const FRAMEWORKS = ['fastify', 'express', 'hono', 'node'] as const
 export type Framework = (typeof FRAMEWORKS)[number]
+
+const NOT_FOUND = jsonResponse(404, { detail: 'Not found.' })
+const MALFORMED = jsonResponse(400, { detail: 'Malformed request.' })
+const INVALID_HOST = jsonResponse(400, { detail: 'Invalid Host header.' })
 
 /** node:http server options with the request and header timeouts every framework shares. */
 function serverTimeouts(options: BuildAppOptions): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
@@ -35,11 +45,73 @@ export async function buildApp(ref: ReferenceContext, options: BuildAppOptions =
   const app = Fastify({
     logger: options.logger ?? false,
     serverFactory: (handler) => createServer(serverTimeouts(options), handler),
+    // A path Fastify cannot decode (`/api/%zz/`) matches no route: DRF's 404, as Django answers.
+    frameworkErrors: (error, _request, reply) => {
+      sendFastifyResponse(reply, error.code === 'FST_ERR_BAD_URL' ? NOT_FOUND : MALFORMED)
+    },
   })
-  setupFastify(app)
-  for (const { path, view } of referenceRoutes(ref)) mountView(app, path, view)
+  await app.register(gatehouseViews, { routes: referenceRoutes(ref) })
   await app.ready()
   return app
+}
+
+/** The reference API as an Express app: the views, then DRF's 404 and error answers. */
+export function buildExpressApp(ref: ReferenceContext): express.Express {
+  const app = express()
+  app.disable('x-powered-by')
+  app.disable('etag')
+  // DRF's URL conf: `/api/whoami` is not `/api/whoami/`.
+  app.set('strict routing', true)
+  app.use(decodedPaths)
+  const api = express.Router({ strict: true })
+  mountExpressRoutes(api, referenceRoutes(ref))
+  app.use(api)
+  app.use((_req, res) => sendExpressResponse(res, NOT_FOUND))
+  app.use(gatehouseErrorHandler())
+  return app
+}
+
+/**
+ * Django (and Fastify, Hono and gatehouse's node:http router) route on the percent-decoded
+ * path, so `/api/who%61mi/` is `/api/whoami/`; Express routes on the raw one. This puts the
+ * decoded path, re-encoded segment by segment, where Express's router looks. Links keep
+ * the path the client sent (`req.originalUrl`).
+ */
+function decodedPaths(req: express.Request, _res: express.Response, next: express.NextFunction): void {
+  const query = req.url.indexOf('?')
+  const path = query === -1 ? req.url : req.url.slice(0, query)
+  if (path.includes('%')) {
+    try {
+      const decoded = decodeURIComponent(path).split('/').map(encodeURIComponent).join('/')
+      req.url = decoded + (query === -1 ? '' : req.url.slice(query))
+    } catch {
+      // A malformed escape matches no route: the 404 below answers it.
+    }
+  }
+  next()
+}
+
+/** The reference API as a Hono app: the views, then DRF's 404. */
+export function buildHonoApp(ref: ReferenceContext): Hono {
+  const app = new Hono({ strict: true })
+  mountHonoRoutes(app, referenceRoutes(ref))
+  app.notFound(() => toResponse(NOT_FOUND))
+  return app
+}
+
+/** The request listener of the reference API on `framework` (Fastify builds its own server). */
+function listenerFor(framework: Exclude<Framework, 'fastify'>, ref: ReferenceContext): RequestListener {
+  switch (framework) {
+    case 'express':
+      return buildExpressApp(ref)
+    case 'hono':
+      return getRequestListener(buildHonoApp(ref).fetch, {
+        // The request could not become a Web Request (a malformed Host): DRF's 400, not an empty one.
+        errorHandler: (error) => (error instanceof RequestError ? toResponse(INVALID_HOST) : undefined),
+      })
+    case 'node':
+      return router(referenceRoutes(ref))
+  }
 }
 
 /** Builds the reference API on plain node:http (not yet listening). */
@@ -60,7 +132,7 @@ export async function startApp(framework: Framework, ref: ReferenceContext, list
     const address = await app.listen(listen)
     return { address, close: () => app.close() }
   }
-  const server = buildNodeServer(ref, options)
+  const server = createServer(serverTimeouts(options), listenerFor(framework, ref))
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(listen.port, listen.host, () => resolve())

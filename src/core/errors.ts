@@ -80,6 +80,13 @@ export class UnsupportedMediaType extends ApiError {
     super(detail ?? `Unsupported media type "${mediaType}" in request.`, code)
   }
 }
+/** 413: the request body is over the adapter's `bodyLimit` (Django raises this only once the body is read). */
+export class PayloadTooLarge extends ApiError {
+  readonly status = 413
+  constructor(detail: ErrorDetail = 'Request body is too large.', code = 'payload_too_large') {
+    super(detail, code)
+  }
+}
 /** 429. `wait` in seconds (may be fractional); rounded up on the wire as DRF does. */
 export class Throttled extends ApiError {
   readonly status = 429

@@ -3,7 +3,7 @@ import { jsonResponse, type ApiResponse } from './api-response.js'
 import type { AuthenticationScheme } from './authentication-scheme.js'
 import { ConfigurationError, isApiError } from './errors.js'
 import { SERVER_ERROR_BODY } from './exception-handler.js'
-import type { Paginator } from './paginator.js'
+import type { HtmlTemplates, Paginator } from './paginator.js'
 import type { Permission } from './permission.js'
 import { runPolicies, type RequestState } from './pipeline.js'
 import type { ViewInfo } from './policy-context.js'
@@ -24,9 +24,11 @@ export interface GuardOptions {
   readonly throttleScope?: string
   readonly pagination?: Paginator | null
   readonly pageSize?: number | null
+  /** Replacements for the built-in page-control templates on this route (see `Settings.htmlTemplates`). */
+  readonly htmlTemplates?: HtmlTemplates
 }
 
-const ROUTE_SETTINGS = ['authentication', 'permissions', 'throttles', 'pagination', 'pageSize'] as const
+const ROUTE_SETTINGS = ['authentication', 'permissions', 'throttles', 'pagination', 'pageSize', 'htmlTemplates'] as const
 const GUARD_KEYS: readonly string[] = [...ROUTE_SETTINGS, 'name', 'throttleScope']
 
 /** How a `Guard` names itself in configuration errors, and which other option keys its owner reads. */

@@ -63,11 +63,24 @@ export interface HtmlContext {
   readonly pageLinks?: readonly PageLink[]
 }
 
+/** Renders page controls from a paginator's HTML context. */
+export type ControlTemplate = (context: HtmlContext) => string
+
+/** The built-in control styles: DRF's `numbers.html` and `previous_and_next.html`. */
+export type TemplateName = 'numbers' | 'previousNext'
+
+/**
+ * Replacements for the built-in control templates, set per API (`createApi({ htmlTemplates })`)
+ * or per view; a paginator built with a template function of its own keeps it.
+ */
+export type HtmlTemplates = Partial<Readonly<Record<TemplateName, ControlTemplate>>>
+
 /**
  * The outcome of paginating one request. All per-request state lives here, never
- * on the paginator, so one paginator instance serves concurrent requests.
+ * on the paginator, so one paginator instance serves concurrent requests. `State` is the
+ * style's own (`PageNumberState`, `LimitOffsetState`, `CursorState`).
  */
-export interface Page<T> {
+export interface Page<T, State = unknown> {
   /** The rows of this page. */
   readonly items: readonly T[]
   /** Size of the whole collection; `null` for styles that never count (cursor). */
@@ -79,7 +92,7 @@ export interface Page<T> {
   /** Whether HTML controls are worth showing (DRF's `display_page_controls`). */
   readonly displayPageControls: boolean
   /** Style-specific state a custom paginator's response or controls may read. */
-  readonly state: unknown
+  readonly state: State
 }
 
 /** Per-request inputs besides the source. */
@@ -90,21 +103,24 @@ export interface PaginateOptions {
 
 /**
  * A pagination style (spec 4.5). Built-ins: `PageNumberPagination`,
- * `LimitOffsetPagination`, `CursorPagination`. A custom style implements this
- * interface, or extends a built-in and overrides `paginatedResponse` (body shape,
- * headers) or `htmlContext` / `toHtml` (controls).
+ * `LimitOffsetPagination`, `CursorPagination`, all on `BasePagination`. A custom style
+ * extends `BasePagination` (or a built-in) and overrides `paginatedResponse` (body shape,
+ * headers) or `htmlContext` (controls), or implements this interface from scratch.
  */
-export interface Paginator {
+export interface Paginator<State = unknown> {
   /**
    * DRF's `paginate_queryset`: reads the request's paging parameters and fetches one page.
    * `null` means pagination is off for this request (no page size): serve the plain list.
    * Invalid parameters throw `NotFound` with DRF's message.
    */
-  paginate<T>(source: PageSource<T>, req: ApiRequest, options?: PaginateOptions): Promise<Page<T> | null>
+  paginate<T>(source: PageSource<T>, req: ApiRequest, options?: PaginateOptions): Promise<Page<T, State> | null>
   /** DRF's `get_paginated_response`: the response for a page whose items were serialized to `data`. */
-  paginatedResponse(page: Page<unknown>, data: readonly unknown[]): ApiResponse
+  paginatedResponse(page: Page<unknown, State>, data: readonly unknown[]): ApiResponse
   /** DRF's `get_html_context`. */
-  htmlContext(page: Page<unknown>): HtmlContext
-  /** DRF's `to_html`: the controls markup, or `''` when the template is off. */
-  toHtml(page: Page<unknown>): string
+  htmlContext(page: Page<unknown, State>): HtmlContext
+  /**
+   * DRF's `to_html`: the controls markup, or `''` when the template is off. `templates` are
+   * the API's (or view's) replacements for the built-in templates.
+   */
+  toHtml(page: Page<unknown, State>, templates?: HtmlTemplates): string
 }

@@ -1,3 +1,4 @@
+import { unquotePath } from './url-decoding.js'
 import { ConfigurationError } from './errors.js'
 import type { ApiView } from './view.js'
 
@@ -43,10 +44,12 @@ export function route(path: string, view: ApiView): Route {
 export type RouteMatcher = (pathname: string) => { readonly route: Route; readonly params: Readonly<Record<string, string>> } | null
 
 /**
- * A matcher over `routes` for adapters without a router of their own (node:http). Exact
- * paths are one map look-up; parameter routes are tried in declaration order, one segment
- * comparison each, so matching is linear in the path. A parameter never matches an empty
- * segment or one whose percent-encoding is malformed.
+ * A matcher over `routes` for adapters without a router of their own (node:http). The path
+ * is percent-decoded once, as Django decodes it before its URL conf sees it (`/api/who%61mi/`
+ * is `/api/whoami/`; `%2F` is a `/`, so it never joins two segments; a broken escape stays
+ * literal), and parameters are taken from the decoded path. Exact paths are one map
+ * look-up; parameter routes are tried in declaration order, one segment comparison each,
+ * so matching is linear in the path. A parameter never matches an empty segment.
  */
 export function matchRoutes(routes: readonly Route[]): RouteMatcher {
   const exact = new Map<string, Route>()
@@ -58,7 +61,8 @@ export function matchRoutes(routes: readonly Route[]): RouteMatcher {
     else if (!exact.has(r.path)) exact.set(r.path, r)
   }
   const none: Readonly<Record<string, string>> = Object.freeze({})
-  return (pathname) => {
+  return (rawPathname) => {
+    const pathname = rawPathname.includes('%') ? unquotePath(rawPathname) : rawPathname
     const found = exact.get(pathname)
     if (found !== undefined) return { route: found, params: none }
     if (patterns.length === 0) return null
@@ -70,18 +74,9 @@ export function matchRoutes(routes: readonly Route[]): RouteMatcher {
       for (let i = 0; i < segments.length && ok; i++) {
         const want = segments[i] as string
         const got = parts[i] as string
-        if (!want.startsWith(':')) {
-          ok = want === got
-          continue
-        }
-        if (got === '') ok = false
-        else {
-          try {
-            params[want.slice(1)] = decodeURIComponent(got)
-          } catch {
-            ok = false
-          }
-        }
+        if (!want.startsWith(':')) ok = want === got
+        else if (got === '') ok = false
+        else params[want.slice(1)] = got
       }
       if (ok) return { route: candidate, params: Object.freeze(params) }
     }

@@ -1,5 +1,5 @@
 import type { AuthenticationScheme } from './authentication-scheme.js'
-import type { Paginator } from './paginator.js'
+import type { HtmlTemplates, Paginator } from './paginator.js'
 import type { Permission } from './permission.js'
 import type { Throttle } from './throttle.js'
 import { ConfigurationError } from './errors.js'
@@ -28,6 +28,12 @@ export interface Settings {
   readonly pagination: Paginator | null
   /** Global page size (DRF `PAGE_SIZE`). @default null */
   readonly pageSize: number | null
+  /**
+   * Replacements for the built-in page-control templates (`numbers`, `previousNext`), for
+   * every paginator that names them (DRF: overriding `rest_framework/pagination/*.html`).
+   * @default {}
+   */
+  readonly htmlTemplates: HtmlTemplates
   /** The user of an unauthenticated request (DRF `UNAUTHENTICATED_USER`). @default anonymousUser */
   readonly unauthenticatedUser: () => User
   /** The auth of an unauthenticated request (DRF `UNAUTHENTICATED_TOKEN`). @default () => null */
@@ -64,6 +70,7 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   throttles: Object.freeze([]),
   pagination: null,
   pageSize: null,
+  htmlTemplates: Object.freeze({}),
   unauthenticatedUser: anonymousUser,
   unauthenticatedToken: () => null,
   numProxies: 0,
@@ -89,6 +96,11 @@ const CHECKS: Readonly<Record<keyof Settings, readonly [Check, string]>> = {
   throttles: [hasMethod('check'), 'a list of objects with a check() method'],
   pagination: [(v) => v === null || typeof (v as Record<string, unknown>)?.['paginate'] === 'function', 'a paginator or null'],
   pageSize: [isPageSize, 'a positive integer or null'],
+  htmlTemplates: [
+    (v) =>
+      typeof v === 'object' && v !== null && Object.entries(v).every(([name, t]) => (name === 'numbers' || name === 'previousNext') && (t === undefined || typeof t === 'function')),
+    'an object of template functions keyed numbers / previousNext',
+  ],
   unauthenticatedUser: [isFunction, 'a function returning a user'],
   unauthenticatedToken: [isFunction, 'a function'],
   numProxies: [(v) => Number.isInteger(v) && (v as number) >= 0, 'a non-negative integer'],

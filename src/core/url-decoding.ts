@@ -40,6 +40,14 @@ function unquote(plain: string): string {
   })
 }
 
+/**
+ * A request path as Django routes it (WSGI's `PATH_INFO`): every `%XX` run decoded as
+ * UTF-8 (`%2F` becomes a `/` too), broken escapes left literal. Linear in the path.
+ */
+export function unquotePath(path: string): string {
+  return unquote(path)
+}
+
 /** Python's `unquote_plus`: `+` is a space, `%XX` are UTF-8 bytes, broken escapes stay literal. */
 export function unquotePlus(text: string): string {
   return unquote(text.includes('+') ? plusToSpace(text) : text)

@@ -1,9 +1,8 @@
 import type { ApiRequest } from '../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../core/api-response.js'
 import { ConfigurationError, NotFound } from '../core/errors.js'
-import { resolveTemplate, type ControlTemplate, type TemplateName } from './control-templates.js'
+import { BasePagination, type BasePaginationOptions } from './base-pagination.js'
 import { decodeCursor, encodeCursor, type Cursor, type CursorSecret } from './cursor-codec.js'
-import { clientPageSize } from './page-number-pagination.js'
 import {
   isSeekSource,
   type HtmlContext,
@@ -12,21 +11,13 @@ import {
   type Page,
   type PageSource,
   type PaginateOptions,
-  type Paginator,
-  type TemplateOption,
 } from './paginator.js'
 import { absoluteUrl, queryParam, queryParamReplacer, removeQueryParam } from './query-params.js'
 
-/** Options of `CursorPagination` (spec 4.3). */
-export interface CursorPaginationOptions extends TemplateOption {
-  /** Items per page. @default the view's `pageSize` setting (DRF `PAGE_SIZE`) */
-  readonly pageSize?: number | null
+/** Options of `CursorPagination` (spec 4.3); the controls default to `'previousNext'`. */
+export interface CursorPaginationOptions extends BasePaginationOptions {
   /** @default 'cursor' */
   readonly cursorQueryParam?: string
-  /** Lets clients choose the page size with this parameter. @default null */
-  readonly pageSizeQueryParam?: string | null
-  /** Upper bound for a client-chosen page size. @default null */
-  readonly maxPageSize?: number | null
   /** Field(s) to page by; `-` means descending. @default '-created' */
   readonly ordering?: string | readonly string[]
   /**
@@ -97,25 +88,18 @@ export function parseOrdering(ordering: string | readonly string[], uniqueField:
  * repeats or skips a row that existed when it started, whatever others insert,
  * and previous links return the same pages. Cost does not grow with depth.
  */
-export class CursorPagination implements Paginator {
-  readonly pageSize: number | null | undefined
+export class CursorPagination extends BasePagination<CursorState> {
   readonly cursorQueryParam: string
-  readonly pageSizeQueryParam: string | null
-  readonly maxPageSize: number | null
   readonly ordering: readonly OrderingField[]
-  readonly template: ControlTemplate | TemplateName | null
   readonly invalidCursorMessage: string
   private readonly secrets: readonly CursorSecret[]
   private readonly scope: string
 
   /** @throws ConfigurationError without a `secret`, or with one shorter than 16 bytes. */
   constructor(options: CursorPaginationOptions) {
-    this.pageSize = options.pageSize
+    super(options, 'previousNext')
     this.cursorQueryParam = options.cursorQueryParam ?? 'cursor'
-    this.pageSizeQueryParam = options.pageSizeQueryParam ?? null
-    this.maxPageSize = options.maxPageSize ?? null
     this.ordering = Object.freeze(parseOrdering(options.ordering ?? '-created', options.uniqueField === undefined ? 'id' : options.uniqueField))
-    this.template = options.template === undefined ? 'previousNext' : options.template
     this.invalidCursorMessage = options.invalidCursorMessage ?? 'Invalid cursor'
     this.secrets = checkSecrets((options as { secret?: CursorPaginationOptions['secret'] }).secret)
     // Cursors are bound to the ordering: one minted for another ordering is invalid here.
@@ -132,9 +116,8 @@ export class CursorPagination implements Paginator {
     return decodeCursor(text, this.scope, this.ordering.length, this.secrets)
   }
 
-  async paginate<T>(source: PageSource<T>, req: ApiRequest, options: PaginateOptions = {}): Promise<Page<T> | null> {
-    const base = this.pageSize === undefined ? (options.defaultPageSize ?? null) : this.pageSize
-    const pageSize = clientPageSize(req, this.pageSizeQueryParam, this.maxPageSize, base)
+  async paginate<T>(source: PageSource<T>, req: ApiRequest, options: PaginateOptions = {}): Promise<Page<T, CursorState> | null> {
+    const pageSize = this.pageSizeFor(req, options.defaultPageSize ?? null)
     if (pageSize === null || pageSize <= 0) return null
     if (!isSeekSource(source)) {
       throw new ConfigurationError('ERR_CURSOR_SOURCE', 'CursorPagination needs a source with seek() (ArrayPageSource, KyselyPageSource)')
@@ -181,17 +164,13 @@ export class CursorPagination implements Paginator {
     }
   }
 
-  paginatedResponse(page: Page<unknown>, data: readonly unknown[]): ApiResponse {
+  /** DRF's cursor body: `{"next", "previous", "results"}`, no count. */
+  override paginatedResponse(page: Page<unknown, CursorState>, data: readonly unknown[]): ApiResponse {
     return jsonResponse(200, { next: page.next, previous: page.previous, results: data })
   }
 
-  htmlContext(page: Page<unknown>): HtmlContext {
+  htmlContext(page: Page<unknown, CursorState>): HtmlContext {
     return { previousUrl: page.previous, nextUrl: page.next }
-  }
-
-  toHtml(page: Page<unknown>): string {
-    const template = resolveTemplate(this.template)
-    return template === null ? '' : template(this.htmlContext(page))
   }
 }
 

@@ -10,24 +10,20 @@ export type {
   SeekArgs,
   SeekSource,
   TemplateOption,
+  ControlTemplate,
+  TemplateName,
+  HtmlTemplates,
 } from './paginator.js'
 export { isSeekSource } from './paginator.js'
+export { BasePagination, type BasePaginationOptions } from './base-pagination.js'
 export { PageNumberPagination, type PageNumberPaginationOptions, type PageNumberState } from './page-number-pagination.js'
 export { LimitOffsetPagination, type LimitOffsetPaginationOptions, type LimitOffsetState } from './limit-offset-pagination.js'
 export { CursorPagination, parseOrdering, type CursorPaginationOptions, type CursorState } from './cursor-pagination.js'
 export { LinkHeaderPagination } from './link-header-pagination.js'
 export { encodeCursor, decodeCursor, type Cursor } from './cursor-codec.js'
 export { ArrayPageSource, type FieldReader } from './array-page-source.js'
-export {
-  numbersTemplate,
-  previousNextTemplate,
-  setControlTemplate,
-  resolveTemplate,
-  escapeHtml,
-  type ControlTemplate,
-  type TemplateName,
-} from './control-templates.js'
+export { numbersTemplate, previousNextTemplate, escapeHtml, resolveTemplate } from '../html/control-templates.js'
 export { displayedPageNumbers, pageLinks, PAGE_BREAK } from './page-links.js'
 export { replaceQueryParam, removeQueryParam, parsePositiveInt, parsePythonInt, queryParam } from './query-params.js'
 export { listHandler, paginatedList, type ListHandlerOptions } from './list-handler.js'
-export { renderBrowsablePage, formatResponse, type BrowsablePageOptions } from './browsable-page.js'
+export { renderBrowsablePage, formatResponse, type BrowsablePageOptions } from '../html/browsable-page.js'

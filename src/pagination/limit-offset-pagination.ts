@@ -1,12 +1,18 @@
 import type { ApiRequest } from '../core/api-request.js'
-import { jsonResponse, type ApiResponse } from '../core/api-response.js'
-import { resolveTemplate, type ControlTemplate, type TemplateName } from './control-templates.js'
+import type { ControlTemplate, TemplateName } from '../html/control-templates.js'
+import { BasePagination } from './base-pagination.js'
 import { displayedPageNumbers, pageLinks } from './page-links.js'
-import type { HtmlContext, Page, PageSource, PaginateOptions, Paginator, TemplateOption } from './paginator.js'
-import { absoluteUrl, parsePositiveInt, queryParam, removeQueryParam, replaceQueryParam, toSafeNumber } from './query-params.js'
+import type { HtmlContext, Page, PageSource, PaginateOptions } from './paginator.js'
+import { absoluteUrl, parsePositiveInt, queryParam, removeQueryParam, replaceQueryParam } from './query-params.js'
 
-/** Options of `LimitOffsetPagination` (spec 4.3), with DRF 3.14's defaults. */
-export interface LimitOffsetPaginationOptions extends TemplateOption {
+/**
+ * Options of `LimitOffsetPagination` (spec 4.3), with DRF 3.14's defaults and names. The
+ * limit is the page size: `defaultLimit`, `limitQueryParam` and `maxLimit` are
+ * `BasePagination`'s `pageSize`, `pageSizeQueryParam` and `maxPageSize`.
+ */
+export interface LimitOffsetPaginationOptions {
+  /** The HTML controls (see `BasePaginationOptions.template`). @default 'numbers' */
+  readonly template?: ControlTemplate | TemplateName | null
   /** Limit when the client sends none. @default the view's `pageSize` setting (DRF `PAGE_SIZE`) */
   readonly defaultLimit?: number | null
   /** @default 'limit' */
@@ -36,32 +42,25 @@ function divideWithCeil(a: bigint, b: bigint): bigint {
  * DRF's `LimitOffsetPagination`: `?limit=N&offset=M`, a `count`, and links that always
  * write the effective `limit`. Bad values fall back silently (limit → default, offset → 0).
  */
-export class LimitOffsetPagination implements Paginator {
+export class LimitOffsetPagination extends BasePagination<LimitOffsetState> {
   readonly defaultLimit: number | null | undefined
   readonly limitQueryParam: string
   readonly offsetQueryParam: string
   readonly maxLimit: number | null
-  readonly template: ControlTemplate | TemplateName | null
 
   constructor(options: LimitOffsetPaginationOptions = {}) {
+    const limitQueryParam = options.limitQueryParam ?? 'limit'
+    const template = options.template === undefined ? {} : { template: options.template }
+    super({ pageSize: options.defaultLimit, pageSizeQueryParam: limitQueryParam, maxPageSize: options.maxLimit ?? null, ...template }, 'numbers')
     this.defaultLimit = options.defaultLimit
-    this.limitQueryParam = options.limitQueryParam ?? 'limit'
+    this.limitQueryParam = limitQueryParam
     this.offsetQueryParam = options.offsetQueryParam ?? 'offset'
     this.maxLimit = options.maxLimit ?? null
-    this.template = options.template === undefined ? 'numbers' : options.template
   }
 
-  /** DRF's `get_limit`: a strict positive integer clamped to `maxLimit`, else the default. */
+  /** DRF's `get_limit`: a strict positive integer clamped to `maxLimit`, else the default (`pageSizeFor`). */
   limitFor(req: ApiRequest, defaultPageSize: number | null = null): number | null {
-    const fallback = this.defaultLimit === undefined ? defaultPageSize : this.defaultLimit
-    if (this.limitQueryParam !== '') {
-      const raw = queryParam(req.url, this.limitQueryParam)
-      if (raw !== null) {
-        const limit = parsePositiveInt(raw, true, this.maxLimit)
-        if (limit !== null) return toSafeNumber(limit)
-      }
-    }
-    return fallback
+    return this.pageSizeFor(req, defaultPageSize)
   }
 
   /** DRF's `get_offset`: a non-negative integer, else 0. */
@@ -70,7 +69,7 @@ export class LimitOffsetPagination implements Paginator {
     return raw === null ? 0n : (parsePositiveInt(raw) ?? 0n)
   }
 
-  async paginate<T>(source: PageSource<T>, req: ApiRequest, options: PaginateOptions = {}): Promise<Page<T> | null> {
+  async paginate<T>(source: PageSource<T>, req: ApiRequest, options: PaginateOptions = {}): Promise<Page<T, LimitOffsetState> | null> {
     const limit = this.limitFor(req, options.defaultPageSize ?? null)
     if (limit === null || limit <= 0) return null
     const count = await source.count()
@@ -95,12 +94,8 @@ export class LimitOffsetPagination implements Paginator {
     return { items, count, next, previous, displayPageControls: count > limit && this.template !== null, state }
   }
 
-  paginatedResponse(page: Page<unknown>, data: readonly unknown[]): ApiResponse {
-    return jsonResponse(200, { count: page.count, next: page.next, previous: page.previous, results: data })
-  }
-
-  htmlContext(page: Page<unknown>): HtmlContext {
-    const { limit, offset, url } = page.state as unknown as LimitOffsetState
+  htmlContext(page: Page<unknown, LimitOffsetState>): HtmlContext {
+    const { limit, offset, url } = page.state
     const big = BigInt(limit)
     const count = BigInt(page.count ?? 0)
     let current = divideWithCeil(offset, big) + 1n
@@ -115,10 +110,5 @@ export class LimitOffsetPagination implements Paginator {
     const cur = Number(current)
     const numbers = displayedPageNumbers(cur, Number(final))
     return { previousUrl: page.previous, nextUrl: page.next, pageLinks: pageLinks(numbers, cur, urlOf) }
-  }
-
-  toHtml(page: Page<unknown>): string {
-    const template = resolveTemplate(this.template)
-    return template === null ? '' : template(this.htmlContext(page))
   }
 }

@@ -1,6 +1,6 @@
 import type { ApiResponse } from '../core/api-response.js'
 import { jsonResponse } from '../core/api-response.js'
-import { PageNumberPagination } from './page-number-pagination.js'
+import { PageNumberPagination, type PageNumberState } from './page-number-pagination.js'
 import type { Page } from './paginator.js'
 
 /**
@@ -9,7 +9,7 @@ import type { Page } from './paginator.js'
  * and the total in `X-Total-Count` (the well-known DRF recipe, built in).
  */
 export class LinkHeaderPagination extends PageNumberPagination {
-  override paginatedResponse(page: Page<unknown>, data: readonly unknown[]): ApiResponse {
+  override paginatedResponse(page: Page<unknown, PageNumberState>, data: readonly unknown[]): ApiResponse {
     const links: string[] = []
     if (page.next !== null) links.push(`<${page.next}>; rel="next"`)
     if (page.previous !== null) links.push(`<${page.previous}>; rel="prev"`)

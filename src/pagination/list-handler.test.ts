@@ -59,3 +59,28 @@ describe('listHandler', () => {
     expect(String(res.body)).not.toContain('<script>')
   })
 })
+
+describe('htmlTemplates', () => {
+  const html = (api: ReturnType<typeof createApi>, options: Parameters<ReturnType<typeof createApi>['view']>[0]): Promise<string> =>
+    api
+      .view(options)
+      .handle(get('http://x/items/?page=2', 'text/html'))
+      .then((res) => String(res.body))
+
+  it('replace a named template per API and per view, without touching another API in the same process', async () => {
+    const pagination = new PageNumberPagination({ pageSize: 5 })
+    const branded = createApi({ pagination, htmlTemplates: { numbers: (ctx) => `<nav id="api">${ctx.pageLinks?.length}</nav>` } })
+    const plain = createApi({ pagination })
+    const view = { formats: ['json', 'html'] as const, handlers: { GET: handler } }
+    expect(await html(branded, view)).toContain('<nav id="api">3</nav>')
+    expect(await html(plain, view)).toContain('<ul class="pagination">')
+    expect(await html(plain, view)).not.toContain('id="api"')
+    const perView = await html(plain, { ...view, htmlTemplates: { numbers: () => '<nav id="view"></nav>' } })
+    expect(perView).toContain('<nav id="view"></nav>')
+  })
+
+  it('are checked when the API or view is declared', () => {
+    expect(() => createApi({ htmlTemplates: { pager: () => '' } as never })).toThrow(/htmlTemplates/)
+    expect(() => createApi().view({ htmlTemplates: { numbers: 'x' } as never, handlers: { GET: handler } })).toThrow(/htmlTemplates/)
+  })
+})

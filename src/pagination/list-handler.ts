@@ -1,6 +1,6 @@
 import { jsonResponse, type ApiResponse } from '../core/api-response.js'
 import type { Handler, RequestContext } from '../core/view.js'
-import { formatResponse } from './browsable-page.js'
+import { formatResponse } from '../html/browsable-page.js'
 import type { PageSource, Paginator } from './paginator.js'
 
 /** Options of `listHandler`. */
@@ -31,7 +31,7 @@ export async function paginatedList<T>(
   }
   const data = page.items.map((row) => serialize(row, ctx))
   const response = paginator.paginatedResponse(page, data)
-  const controls = options.controls !== false && page.displayPageControls ? paginator.toHtml(page) : null
+  const controls = options.controls !== false && page.displayPageControls ? paginator.toHtml(page, ctx.settings.htmlTemplates) : null
   return formatResponse(ctx, response, controls)
 }
 

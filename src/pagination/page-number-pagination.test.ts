@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ArrayPageSource } from './array-page-source.js'
-import { setControlTemplate } from './control-templates.js'
 import { LimitOffsetPagination } from './limit-offset-pagination.js'
-import { PageNumberPagination } from './page-number-pagination.js'
+import { PageNumberPagination, type PageNumberState } from './page-number-pagination.js'
 import type { Page } from './paginator.js'
 import type { ApiRequest } from '../core/api-request.js'
 import { createApiRequest } from '../core/request-factory.js'
@@ -88,17 +87,15 @@ describe('PageNumberPagination', () => {
     const custom = new PageNumberPagination({ pageSize: 5, template: (c) => `<p>${c.pageLinks?.length}</p>` })
     const customPage = await custom.paginate(source, getRequest(BASE))
     expect(customPage === null ? '' : custom.toHtml(customPage)).toBe('<p>5</p>')
-    setControlTemplate('numbers', () => '<b>global</b>')
-    try {
-      expect(paginator.toHtml(page)).toBe('<b>global</b>')
-    } finally {
-      setControlTemplate('numbers', null)
-    }
+    // An API's replacement of the named template applies; a paginator's own function wins over it.
+    expect(paginator.toHtml(page, { numbers: () => '<b>api</b>' })).toBe('<b>api</b>')
+    expect(paginator.toHtml(page, { previousNext: () => '<b>other</b>' })).toContain('<ul class="pagination">')
+    expect(customPage === null ? '' : custom.toHtml(customPage, { numbers: () => '<b>api</b>' })).toBe('<p>5</p>')
     expect(paginator.toHtml(page)).toContain('<ul class="pagination">')
   })
 
   it('response body in DRF key order', () => {
-    const page: Page<unknown> = { items: [], count: 3, next: null, previous: 'p', displayPageControls: false, state: {} }
+    const page: Page<unknown, PageNumberState> = { items: [], count: 3, next: null, previous: 'p', displayPageControls: false, state: { pageNumber: 2, numPages: 2, pageSize: 2, url: 'u' } }
     const res = paginator.paginatedResponse(page, [1])
     expect(JSON.stringify(res.body)).toBe('{"count":3,"next":null,"previous":"p","results":[1]}')
   })

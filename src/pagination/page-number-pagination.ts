@@ -1,29 +1,14 @@
 import type { ApiRequest } from '../core/api-request.js'
-import { jsonResponse, type ApiResponse } from '../core/api-response.js'
 import { NotFound } from '../core/errors.js'
-import { resolveTemplate, type ControlTemplate, type TemplateName } from './control-templates.js'
+import { BasePagination, type BasePaginationOptions } from './base-pagination.js'
 import { displayedPageNumbers, pageLinks } from './page-links.js'
-import type { HtmlContext, Page, PageSource, PaginateOptions, Paginator, TemplateOption } from './paginator.js'
-import {
-  absoluteUrl,
-  parsePositiveInt,
-  parsePythonInt,
-  queryParam,
-  removeQueryParam,
-  replaceQueryParam,
-  toSafeNumber,
-} from './query-params.js'
+import type { HtmlContext, Page, PageSource, PaginateOptions } from './paginator.js'
+import { absoluteUrl, parsePythonInt, queryParam, removeQueryParam, replaceQueryParam } from './query-params.js'
 
-/** Options of `PageNumberPagination` (spec 4.3), with DRF 3.14's defaults. */
-export interface PageNumberPaginationOptions extends TemplateOption {
-  /** Items per page. @default the view's `pageSize` setting (DRF `PAGE_SIZE`) */
-  readonly pageSize?: number | null
+/** Options of `PageNumberPagination` (spec 4.3), with DRF 3.14's defaults; the controls default to `'numbers'`. */
+export interface PageNumberPaginationOptions extends BasePaginationOptions {
   /** @default 'page' */
   readonly pageQueryParam?: string
-  /** Lets clients choose the page size with this parameter. @default null (they cannot) */
-  readonly pageSizeQueryParam?: string | null
-  /** Upper bound for a client-chosen page size (only with `pageSizeQueryParam`). @default null */
-  readonly maxPageSize?: number | null
   /** Page values that mean "the last page"; exact, case-sensitive. @default ['last'] */
   readonly lastPageStrings?: readonly string[]
   /**
@@ -41,23 +26,6 @@ export interface PageNumberState {
   readonly url: string
 }
 
-/** Reads the client's page size the way DRF's `get_page_size` does (shared with cursor pagination). */
-export function clientPageSize(
-  req: ApiRequest,
-  param: string | null,
-  max: number | null,
-  fallback: number | null,
-): number | null {
-  if (param !== null) {
-    const raw = queryParam(req.url, param)
-    if (raw !== null) {
-      const size = parsePositiveInt(raw, true, max)
-      if (size !== null) return toSafeNumber(size)
-    }
-  }
-  return fallback
-}
-
 /**
  * DRF's `PageNumberPagination`: `?page=N`, a `count`, and next/previous links that
  * keep every other query parameter. An invalid page is `404 {"detail": "Invalid page."}`.
@@ -65,32 +33,19 @@ export function clientPageSize(
  * @example
  * api.view({ pagination: new PageNumberPagination({ pageSize: 10, pageSizeQueryParam: 'page_size', maxPageSize: 25 }), … })
  */
-export class PageNumberPagination implements Paginator {
-  readonly pageSize: number | null | undefined
+export class PageNumberPagination extends BasePagination<PageNumberState> {
   readonly pageQueryParam: string
-  readonly pageSizeQueryParam: string | null
-  readonly maxPageSize: number | null
   readonly lastPageStrings: readonly string[]
-  readonly template: ControlTemplate | TemplateName | null
   readonly invalidPageMessage: string
 
   constructor(options: PageNumberPaginationOptions = {}) {
-    this.pageSize = options.pageSize
+    super(options, 'numbers')
     this.pageQueryParam = options.pageQueryParam ?? 'page'
-    this.pageSizeQueryParam = options.pageSizeQueryParam ?? null
-    this.maxPageSize = options.maxPageSize ?? null
     this.lastPageStrings = Object.freeze([...(options.lastPageStrings ?? ['last'])])
-    this.template = options.template === undefined ? 'numbers' : options.template
     this.invalidPageMessage = options.invalidPageMessage ?? 'Invalid page.'
   }
 
-  /** The page size for this request, or `null` (pagination off). */
-  pageSizeFor(req: ApiRequest, defaultPageSize: number | null = null): number | null {
-    const base = this.pageSize === undefined ? defaultPageSize : this.pageSize
-    return clientPageSize(req, this.pageSizeQueryParam, this.maxPageSize, base)
-  }
-
-  async paginate<T>(source: PageSource<T>, req: ApiRequest, options: PaginateOptions = {}): Promise<Page<T> | null> {
+  async paginate<T>(source: PageSource<T>, req: ApiRequest, options: PaginateOptions = {}): Promise<Page<T, PageNumberState> | null> {
     const pageSize = this.pageSizeFor(req, options.defaultPageSize ?? null)
     if (pageSize === null || pageSize <= 0) return null
     const count = await source.count()
@@ -131,20 +86,11 @@ export class PageNumberPagination implements Paginator {
     return Number(value)
   }
 
-  paginatedResponse(page: Page<unknown>, data: readonly unknown[]): ApiResponse {
-    return jsonResponse(200, { count: page.count, next: page.next, previous: page.previous, results: data })
-  }
-
-  htmlContext(page: Page<unknown>): HtmlContext {
-    const state = page.state as unknown as PageNumberState
+  htmlContext(page: Page<unknown, PageNumberState>): HtmlContext {
+    const state = page.state
     const urlOf = (n: number): string =>
       n === 1 ? removeQueryParam(state.url, this.pageQueryParam) : replaceQueryParam(state.url, this.pageQueryParam, n)
     const numbers = displayedPageNumbers(state.pageNumber, state.numPages)
     return { previousUrl: page.previous, nextUrl: page.next, pageLinks: pageLinks(numbers, state.pageNumber, urlOf) }
-  }
-
-  toHtml(page: Page<unknown>): string {
-    const template = resolveTemplate(this.template)
-    return template === null ? '' : template(this.htmlContext(page))
   }
 }

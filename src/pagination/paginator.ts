@@ -1,9 +1,11 @@
 import type { PageSource, SeekSource } from '../core/paginator.js'
-import type { ControlTemplate, TemplateName } from './control-templates.js'
+import type { ControlTemplate, TemplateName } from '../core/paginator.js'
 
 // The contracts live in the core (settings and views name them); re-exported beside the built-in styles.
 export type {
+  ControlTemplate,
   HtmlContext,
+  HtmlTemplates,
   KeyValue,
   OrderingField,
   Page,
@@ -13,6 +15,7 @@ export type {
   Paginator,
   SeekArgs,
   SeekSource,
+  TemplateName,
 } from '../core/paginator.js'
 
 /** True when `source` supports keyset seeks (what cursor pagination needs). */
@@ -25,7 +28,7 @@ export function isSeekSource<T>(source: PageSource<T>): source is SeekSource<T> 
 export interface TemplateOption {
   /**
    * The HTML controls: a template function, the name of a registered template
-   * (`'numbers'`, `'previousNext'`, replaceable globally with `setControlTemplate`),
+   * (`'numbers'`, `'previousNext'`, replaceable per API or view with `htmlTemplates`),
    * or `null` to turn the controls off.
    */
   readonly template?: ControlTemplate | TemplateName | null

@@ -1,6 +1,4 @@
-import type { AddressInfo } from 'node:net'
-import type { FastifyInstance } from 'fastify'
-import { buildApp, type BuildAppOptions } from '../../examples/reference-api/app.js'
+import { FRAMEWORKS, startApp, type BuildAppOptions, type Framework } from '../../examples/reference-api/app.js'
 import { openReferenceContext, type ReferenceConfig, type ReferenceContext } from '../../examples/reference-api/context.js'
 import type { TestDatabase } from './databases.js'
 
@@ -10,11 +8,24 @@ import type { TestDatabase } from './databases.js'
  */
 export const TEST_SCRYPT = Object.freeze({ N: 2 ** 12, r: 8, p: 1 })
 
+/**
+ * The framework the reference API runs on in this test run: `GATEHOUSE_TEST_FRAMEWORK`
+ * (set per vitest project, so the conformance and oracle suites run on each), else Fastify.
+ */
+export function testFramework(): Framework {
+  const name = process.env['GATEHOUSE_TEST_FRAMEWORK']
+  if (name === undefined || name === '') return 'fastify'
+  const known = FRAMEWORKS.find((f) => f === name)
+  if (known === undefined) throw new Error(`GATEHOUSE_TEST_FRAMEWORK must be one of ${FRAMEWORKS.join(', ')}, got "${name}"`)
+  return known
+}
+
 /** A reference API listening on a real loopback socket, on its own fresh database. */
 export interface RunningReference {
   readonly baseUrl: string
   readonly ref: ReferenceContext
-  readonly app: FastifyInstance
+  /** The framework it runs on. */
+  readonly framework: Framework
   close(): Promise<void>
 }
 
@@ -26,16 +37,18 @@ export interface RunningReference {
 export async function startReference(
   database: TestDatabase,
   config: Omit<ReferenceConfig, 'databaseUrl'> = {},
-  { dropDatabase = true, app: appOptions = {} }: { readonly dropDatabase?: boolean; readonly app?: BuildAppOptions } = {},
+  {
+    dropDatabase = true,
+    app: appOptions = {},
+    framework = testFramework(),
+  }: { readonly dropDatabase?: boolean; readonly app?: BuildAppOptions; readonly framework?: Framework } = {},
 ): Promise<RunningReference> {
   const ref = await openReferenceContext({ scrypt: TEST_SCRYPT, ...config, databaseUrl: database.url })
-  const app = await buildApp(ref, appOptions)
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const { port } = app.server.address() as AddressInfo
+  const app = await startApp(framework, ref, { port: 0, host: '127.0.0.1' }, appOptions)
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: app.address,
     ref,
-    app,
+    framework,
     close: async () => {
       await app.close()
       await ref.close()

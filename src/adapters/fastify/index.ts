@@ -10,6 +10,7 @@ import type { Api } from '../../core/api.js'
 import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, serializeBody, type ApiResponse } from '../../core/api-response.js'
 import type { Guard, GuardOptions } from '../../core/guard.js'
+import { PayloadTooLarge } from '../../core/errors.js'
 import { createApiRequest } from '../../core/request-factory.js'
 import type { Route } from '../../core/route.js'
 import type { User } from '../../core/user.js'
@@ -62,6 +63,18 @@ export function toApiRequest(request: FastifyRequest, url: URL): ApiRequest {
   })
 }
 
+/** An ApiRequest whose body was refused for its size: reading it throws `PayloadTooLarge`. */
+function oversizedRequest(request: FastifyRequest, url: URL): ApiRequest {
+  return createApiRequest({
+    method: request.method,
+    url,
+    headers: headerBag(request.headers),
+    remoteAddress: request.socket.remoteAddress ?? null,
+    params: stringParams(request.params),
+    readBody: () => Promise.reject(new PayloadTooLarge()),
+  })
+}
+
 /** Fastify's decoded path parameters, keeping only string values (a wildcard `*` included). */
 function stringParams(params: unknown): Record<string, string> {
   const out: Record<string, string> = {}
@@ -94,7 +107,9 @@ export function sendApiResponse(reply: FastifyReply, response: ApiResponse): Fas
 
 const INVALID_HOST = { detail: 'Invalid Host header.' }
 
-function mountOne(app: FastifyInstance, path: string, view: ApiView): void {
+function mountOne(app: FastifyInstance, path: string, view: ApiView, views?: Map<string, ApiView>): void {
+  // Keyed as Fastify reports the route (`request.routeOptions.url`), register prefix included.
+  views?.set(`${app.prefix}${path}`, view)
   app.route({
     method: [...app.supportedMethods],
     url: path,
@@ -107,12 +122,25 @@ function mountOne(app: FastifyInstance, path: string, view: ApiView): void {
   })
 }
 
-/** Installs, on one encapsulated instance, the raw-body parser and DRF-shaped 404 / framework errors. */
-function installDrfScope(app: FastifyInstance): void {
+/**
+ * Installs, on one encapsulated instance, the raw-body parser and DRF-shaped 404 / framework
+ * errors. `views` (path → view) lets a body refused for its size reach its view, which
+ * answers the 413 when it reads the body, after its own checks and with its Allow and Vary,
+ * as on every other adapter (and as Django raises only once the body is read).
+ */
+function installDrfScope(app: FastifyInstance, views?: ReadonlyMap<string, ApiView>): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
   app.setNotFoundHandler((_request, reply) => writeResponse(reply, jsonResponse(404, { detail: 'Not found.' })))
-  app.setErrorHandler((error: { statusCode?: number }, request, reply) => {
+  app.setErrorHandler(async (error: { statusCode?: number }, request, reply) => {
+    const view = views?.get(request.routeOptions.url ?? '')
+    if (error.statusCode === 413 && view !== undefined) {
+      const url = requestUrl(request)
+      if (url === null) return writeResponse(reply, jsonResponse(400, INVALID_HOST))
+      // The body was not read to its end: close rather than drain it.
+      reply.header('connection', 'close')
+      return writeResponse(reply, await view.handle(oversizedRequest(request, url)))
+    }
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
     if (status === 500) request.log.error(error)
     const detail =
@@ -138,8 +166,9 @@ export interface GatehouseViewsOptions {
  * handlers of the rest of the app are untouched.
  */
 export const gatehouseViews: FastifyPluginAsync<GatehouseViewsOptions> = async (scope, options) => {
-  installDrfScope(scope)
-  for (const r of options.routes) mountOne(scope, r.path, r.view)
+  const views = new Map<string, ApiView>()
+  installDrfScope(scope, views)
+  for (const r of options.routes) mountOne(scope, r.path, r.view, views)
 }
 
 /** Options of the `gatehouse` plugin. */

@@ -214,14 +214,21 @@ describe('gatehouseViews plugin (DRF views)', () => {
     await app.close()
   })
 
-  it('answers an oversized body with DRF-shaped 413', async () => {
+  it('answers an oversized body with DRF-shaped 413 from the view, when the view reads it', async () => {
     const app = Fastify({ bodyLimit: 10 })
     const api = createApi()
-    const echo = api.view({ name: 'Echo', handlers: { POST: async () => jsonResponse(200, {}) } })
-    await app.register(gatehouseViews, { prefix: '/api', routes: [route('/echo/', echo)] })
-    const res = await app.inject({ method: 'POST', url: '/api/echo/', payload: '{"a":"0123456789"}', headers: { 'content-type': 'application/json' } })
+    const echo = api.view({ name: 'Echo', handlers: { POST: async (ctx) => jsonResponse(200, { got: await ctx.request.body() }) } })
+    const ignores = api.view({ name: 'Ignores', handlers: { POST: async () => jsonResponse(201, {}) } })
+    await app.register(gatehouseViews, { prefix: '/api', routes: [route('/echo/', echo), route('/ignores/', ignores)] })
+    const payload = '{"a":"0123456789"}'
+    const headers = { 'content-type': 'application/json' }
+    const res = await app.inject({ method: 'POST', url: '/api/echo/', payload, headers })
     expect(res.statusCode).toBe(413)
     expect(res.json()).toEqual({ detail: 'Request body is too large.' })
+    // The view answered it, as node:http, Express and Hono views do: with its Allow header.
+    expect(res.headers['allow']).toBe('POST, OPTIONS')
+    // A view that never reads the body is not refused for it (Django raises only on reading).
+    expect((await app.inject({ method: 'POST', url: '/api/ignores/', payload, headers })).statusCode).toBe(201)
     await app.close()
   })
 })

@@ -4,7 +4,7 @@ import type { ApiRequest } from '../../core/api-request.js'
 import { serializeBody, withHeaders, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
 import type { AuthenticationScheme } from '../../core/authentication-scheme.js'
-import { ApiError, isApiError, type ErrorDetail } from '../../core/errors.js'
+import { isApiError, PayloadTooLarge } from '../../core/errors.js'
 import { Guard, type GuardOptions } from '../../core/guard.js'
 import { varyOf, type RequestState } from '../../core/pipeline.js'
 import { createApiRequest } from '../../core/request-factory.js'
@@ -38,13 +38,7 @@ export interface GatehouseEnv {
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024
 
-/** 413: the request body is over the adapter's `bodyLimit`. */
-export class PayloadTooLarge extends ApiError {
-  readonly status = 413
-  constructor(detail: ErrorDetail = 'Request body is too large.', code = 'payload_too_large') {
-    super(detail, code)
-  }
-}
+export { PayloadTooLarge } from '../../core/errors.js'
 
 /** The peer address @hono/node-server passes as `c.env.incoming`; `null` on other runtimes. */
 function remoteAddress(env: unknown): string | null {

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { HeaderBag } from '../../core/api-request.js'
 import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, serializeBody, type ApiResponse } from '../../core/api-response.js'
-import { ApiError, type ErrorDetail } from '../../core/errors.js'
+import { PayloadTooLarge } from '../../core/errors.js'
 import { createApiRequest } from '../../core/request-factory.js'
 import type { Guard } from '../../core/guard.js'
 import type { RequestState } from '../../core/pipeline.js'
@@ -22,13 +22,7 @@ export interface NodeHttpOptions {
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024
 
-/** 413: the request body is over the adapter's `bodyLimit`. */
-export class PayloadTooLarge extends ApiError {
-  readonly status = 413
-  constructor(detail: ErrorDetail = 'Request body is too large.', code = 'payload_too_large') {
-    super(detail, code)
-  }
-}
+export { PayloadTooLarge } from '../../core/errors.js'
 
 /**
  * The absolute request URL from the `Host` header and the request target; `null`

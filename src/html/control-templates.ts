@@ -1,10 +1,6 @@
-import type { HtmlContext } from '../core/paginator.js'
+import type { ControlTemplate, HtmlTemplates, TemplateName } from '../core/paginator.js'
 
-/** Renders the page controls from a paginator's HTML context. */
-export type ControlTemplate = (context: HtmlContext) => string
-
-/** The built-in control styles. */
-export type TemplateName = 'numbers' | 'previousNext'
+export type { ControlTemplate, HtmlTemplates, TemplateName } from '../core/paginator.js'
 
 /** Escapes text for HTML element content and double-quoted attributes. */
 export function escapeHtml(text: string): string {
@@ -44,23 +40,17 @@ export const previousNextTemplate: ControlTemplate = (ctx) => {
   return ['<ul class="pager">', prev, next, '</ul>'].join('\n')
 }
 
-const registry = new Map<TemplateName, ControlTemplate>([
-  ['numbers', numbersTemplate],
-  ['previousNext', previousNextTemplate],
-])
+const BUILT_IN: Readonly<Record<TemplateName, ControlTemplate>> = Object.freeze({
+  numbers: numbersTemplate,
+  previousNext: previousNextTemplate,
+})
 
 /**
- * Replaces a built-in controls template for every paginator that uses it by name
- * (DRF: overriding `rest_framework/pagination/*.html` in a template directory).
- * Pass `null` to restore the built-in.
+ * The template a paginator renders with: its own function, or the named built-in as the API
+ * (or view) replaced it in `htmlTemplates`, else the built-in itself; `null` for no controls.
  */
-export function setControlTemplate(name: TemplateName, template: ControlTemplate | null): void {
-  registry.set(name, template ?? (name === 'numbers' ? numbersTemplate : previousNextTemplate))
-}
-
-/** Resolves a paginator's `template` option at render time (so global replacements apply). */
-export function resolveTemplate(template: ControlTemplate | TemplateName | null): ControlTemplate | null {
+export function resolveTemplate(template: ControlTemplate | TemplateName | null, templates: HtmlTemplates = {}): ControlTemplate | null {
   if (template === null) return null
   if (typeof template === 'function') return template
-  return registry.get(template) ?? null
+  return templates[template] ?? BUILT_IN[template]
 }
