@@ -1,3 +1,5 @@
+import type { ConfigurationErrorCode } from './error-codes.js'
+
 /** A detail is a message, or a list/dict rendered as-is (DRF's ValidationError shapes). */
 export type ErrorDetail = string | readonly unknown[] | Readonly<Record<string, unknown>>
 
@@ -124,8 +126,9 @@ export class WrappedSchemeError extends Error {
 /** A setup-time error: thrown before any request, never rendered. */
 export class ConfigurationError extends Error {
   override readonly name = 'ConfigurationError'
-  readonly code: `ERR_${string}`
-  constructor(code: `ERR_${string}`, message: string) {
+  /** One of `CONFIGURATION_ERROR_CODES` (docs/errors.md). */
+  readonly code: ConfigurationErrorCode
+  constructor(code: ConfigurationErrorCode, message: string) {
     super(message)
     this.code = code
   }

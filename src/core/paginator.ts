@@ -123,4 +123,10 @@ export interface Paginator<State = unknown> {
    * the API's (or view's) replacements for the built-in templates.
    */
   toHtml(page: Page<unknown, State>, templates?: HtmlTemplates): string
+  /**
+   * Checks, when a view is declared, that a source offering `fields` can serve this style
+   * (cursor pagination: every ordering field is among them); throws `ConfigurationError`
+   * naming `where` otherwise. Optional: styles that need no particular field omit it.
+   */
+  validateFields?(fields: readonly string[], where: string): void
 }

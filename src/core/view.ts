@@ -22,8 +22,14 @@ export interface RequestContext extends RequestState {
   readonly params: Readonly<Record<string, string>>
 }
 
-/** A view's handler for one method. */
-export type Handler = (ctx: RequestContext) => Promise<ApiResponse>
+/**
+ * A view's handler for one method. `validate`, when present, is called once when the view
+ * is declared, with the view's resolved settings, so a handler's configuration mistake (a
+ * cursor ordering its source cannot order by) stops start-up instead of failing requests.
+ */
+export type Handler = ((ctx: RequestContext) => Promise<ApiResponse>) & {
+  readonly validate?: (settings: Settings, where: string) => void
+}
 
 /** Per-view options. Keys shared with `Settings` replace the global value. */
 export interface ViewOptions extends GuardOptions {
@@ -64,6 +70,7 @@ export class ApiView {
     ) {
       throw new ConfigurationError('ERR_INVALID_SETTING', `${where}: setting "formats" must be a non-empty list of ${Object.keys(MEDIA_TYPES).join(', ')}`)
     }
+    for (const handler of Object.values(handlers)) handler?.validate?.(this.guard.settings, where)
     this.options = options
     this.formats = Object.freeze([...(formats ?? ['json'])])
     const methods: string[] = METHOD_ORDER.filter((m) => handlers[m] !== undefined)

@@ -164,6 +164,17 @@ export class CursorPagination extends BasePagination<CursorState> {
     }
   }
 
+  /** Every ordering field must be one the source declares (`listHandler({ fields })`). */
+  validateFields(fields: readonly string[], where: string): void {
+    const missing = this.ordering.filter((f) => !fields.includes(f.field)).map((f) => f.field)
+    if (missing.length > 0) {
+      throw new ConfigurationError(
+        'ERR_PAGE_SOURCE_COLUMN',
+        `${where}: CursorPagination orders by ${missing.map((f) => `"${f}"`).join(', ')}, which the source does not declare (its fields: ${fields.join(', ')})`,
+      )
+    }
+  }
+
   /** DRF's cursor body: `{"next", "previous", "results"}`, no count. */
   override paginatedResponse(page: Page<unknown, CursorState>, data: readonly unknown[]): ApiResponse {
     return jsonResponse(200, { next: page.next, previous: page.previous, results: data })

@@ -84,3 +84,25 @@ describe('htmlTemplates', () => {
     expect(() => createApi().view({ htmlTemplates: { numbers: 'x' } as never, handlers: { GET: handler } })).toThrow(/htmlTemplates/)
   })
 })
+
+describe('listHandler fields', () => {
+  const source = () => new ArrayPageSource(rows)
+  const cursor = (ordering: string): CursorPagination => new CursorPagination({ secret: TEST_SECRET, ordering, pageSize: 5 })
+
+  it('a cursor ordering the source does not declare stops the view declaration, naming the view and field', () => {
+    const list = listHandler({ source, serialize: (r) => r, fields: ['id', 'created'] })
+    const api = createApi()
+    expect(() => api.view({ name: 'Items', pagination: cursor('-score'), handlers: { GET: list } })).toThrow(
+      /view "Items": CursorPagination orders by "score", which the source does not declare \(its fields: id, created\)/,
+    )
+    // The API-wide style is checked too, as each view resolves it.
+    expect(() => createApi({ pagination: cursor('title') }).view({ handlers: { GET: list } })).toThrow(/"title"/)
+    expect(api.view({ pagination: cursor('-created'), handlers: { GET: list } })).toBeDefined()
+    expect(api.view({ pagination: new PageNumberPagination(), handlers: { GET: list } })).toBeDefined()
+  })
+
+  it('without fields nothing is checked at declaration (the source answers at request time)', () => {
+    const list = listHandler({ source, serialize: (r) => r })
+    expect(createApi().view({ pagination: cursor('-score'), handlers: { GET: list } })).toBeDefined()
+  })
+})

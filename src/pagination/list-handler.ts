@@ -1,4 +1,5 @@
 import { jsonResponse, type ApiResponse } from '../core/api-response.js'
+import type { Settings } from '../core/settings.js'
 import type { Handler, RequestContext } from '../core/view.js'
 import { formatResponse } from '../html/browsable-page.js'
 import type { PageSource, Paginator } from './paginator.js'
@@ -9,6 +10,12 @@ export interface ListHandlerOptions<T> {
   readonly source: (ctx: RequestContext) => PageSource<T> | Promise<PageSource<T>>
   /** Turns one row into its JSON representation. */
   readonly serialize: (row: T, ctx: RequestContext) => unknown
+  /**
+   * The fields the source can order by (for a `KyselyPageSource`, the keys of its `columns`).
+   * With them, the view's paginator is checked when the view is declared: a cursor ordering
+   * by a field the source lacks is a `ConfigurationError` at start-up, not a 500 per request.
+   */
+  readonly fields?: readonly string[]
 }
 
 /**
@@ -47,5 +54,11 @@ export async function paginatedList<T>(
  * })
  */
 export function listHandler<T>(options: ListHandlerOptions<T>): Handler {
-  return async (ctx) => paginatedList(ctx, ctx.settings.pagination, await options.source(ctx), options.serialize)
+  const { fields } = options
+  const handle = async (ctx: RequestContext): Promise<ApiResponse> =>
+    paginatedList(ctx, ctx.settings.pagination, await options.source(ctx), options.serialize)
+  if (fields === undefined) return handle
+  return Object.assign(handle, {
+    validate: (settings: Settings, where: string): void => settings.pagination?.validateFields?.(fields, where),
+  })
 }

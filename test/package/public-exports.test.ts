@@ -7,6 +7,7 @@ import * as root from 'gatehouse'
  * into the public surface fails here.
  */
 const PUBLIC_EXPORTS = [
+  'API_ERROR_CODES',
   'AllowAny',
   'AnonRateThrottle',
   'ApiError',
@@ -15,6 +16,7 @@ const PUBLIC_EXPORTS = [
   'AuthenticationFailed',
   'BasePagination',
   'BasicAuthentication',
+  'CONFIGURATION_ERROR_CODES',
   'CSRF_SAFE_METHODS',
   'ConfigurationError',
   'CursorPagination',

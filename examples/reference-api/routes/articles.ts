@@ -10,7 +10,7 @@ import { LimitOffsetPagination } from 'gatehouse'
 import { LinkHeaderPagination } from 'gatehouse'
 import { listHandler, paginatedList } from 'gatehouse'
 import { PageNumberPagination } from 'gatehouse'
-import type { Page, Paginator, SeekSource } from 'gatehouse'
+import type { Page, PageNumberState, Paginator, SeekSource } from 'gatehouse'
 import { parsePythonInt, queryParam } from 'gatehouse'
 import { IsAuthenticatedOrReadOnly } from 'gatehouse'
 import type { ReferenceContext } from '../context.js'
@@ -68,7 +68,7 @@ export function articleSource(ref: ReferenceContext, ctx: RequestContext): SeekS
 
 /** The nested-links example of DRF's docs: `{"links": {"next", "previous"}, "count", "results"}`. */
 export class NestedPagination extends PageNumberPagination {
-  override paginatedResponse(page: Page<unknown>, data: readonly unknown[]): ApiResponse {
+  override paginatedResponse(page: Page<unknown, PageNumberState>, data: readonly unknown[]): ApiResponse {
     return jsonResponse(200, { links: { next: page.next, previous: page.previous }, count: page.count, results: data })
   }
 }
@@ -145,7 +145,8 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
   const { api } = ref
   const cursorSecret = { secret: ref.secrets }
   const permissions = [new IsAuthenticatedOrReadOnly()]
-  const list = listHandler<ArticleRow>({ source: (ctx) => articleSource(ref, ctx), serialize: serializeArticle })
+  // `fields`: each view's cursor ordering is checked against the source's columns when the view is declared.
+  const list = listHandler<ArticleRow>({ source: (ctx) => articleSource(ref, ctx), serialize: serializeArticle, fields: Object.keys(COLUMNS) })
   const common = { permissions, formats: ['json', 'html'] as const }
 
   // The global default style (context.ts sets page number); the fallback keeps the route paginated regardless.
