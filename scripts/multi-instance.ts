@@ -28,6 +28,11 @@ export interface InstanceOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
   /** Give up waiting for the banner after this many ms (a busy machine compiles slowly). @default 60000 */
   readonly startTimeoutMs?: number
+  /**
+   * Another server script to run instead of the reference API (benchmarks' hand-written
+   * baseline): its path and arguments; it must print `listening on http://host:port`.
+   */
+  readonly script?: readonly string[]
 }
 
 /** A running `reference-api/main.ts serve` child process. */
@@ -65,7 +70,7 @@ function mergeEnv(extra: Readonly<Record<string, string | undefined>>): Record<s
 export async function startInstance(options: InstanceOptions = {}): Promise<Instance> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(ROOT, 'examples', 'reference-api', 'main.ts'), 'serve', '--port', String(options.port ?? 0)],
+    ['--import', 'tsx', ...(options.script ?? [join(ROOT, 'examples', 'reference-api', 'main.ts'), 'serve']), '--port', String(options.port ?? 0)],
     { cwd: ROOT, env: mergeEnv(options.env ?? {}), stdio: ['ignore', 'pipe', 'pipe'] },
   )
   track(child)

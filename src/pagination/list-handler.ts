@@ -38,7 +38,9 @@ export async function paginatedList<T>(
   }
   const data = page.items.map((row) => serialize(row, ctx))
   const response = paginator.paginatedResponse(page, data)
-  const controls = options.controls !== false && page.displayPageControls ? paginator.toHtml(page, ctx.settings.htmlTemplates) : null
+  // Controls only for an HTML answer: a JSON one would build them for nothing.
+  const controls =
+    ctx.format === 'html' && options.controls !== false && page.displayPageControls ? paginator.toHtml(page, ctx.settings.htmlTemplates) : null
   return formatResponse(ctx, response, controls)
 }
 

@@ -41,8 +41,11 @@ export interface ThrowawayServer {
   readonly port: number
   /** The connection URL (postgres://… or redis://…). */
   readonly url: string
-  /** Stops the server process (its data stays). */
-  stop(): Promise<void>
+  /**
+   * Stops the server process (its data stays). PostgreSQL: `fast` (default) lets backends end
+   * their work on SIGTERM; `immediate` kills them all at once (a crash: nothing more commits).
+   */
+  stop(mode?: 'fast' | 'immediate'): Promise<void>
   /** Starts it again on the same port and data. */
   start(): Promise<void>
   /** Freezes every process of the server (SIGSTOP): it accepts nothing, answers nothing. */
@@ -99,8 +102,8 @@ export async function startThrowawayPostgres(): Promise<ThrowawayServer> {
   const start = async (): Promise<void> => {
     await pgRun('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '30', 'start'])
   }
-  const stop = async (): Promise<void> => {
-    await pgRun('pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '30', 'stop'])
+  const stop = async (mode: 'fast' | 'immediate' = 'fast'): Promise<void> => {
+    await pgRun('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '30', 'stop'])
   }
   const postmaster = async (): Promise<number> => {
     const { stdout } = await run('head', ['-1', join(data, 'postmaster.pid')])

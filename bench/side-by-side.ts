@@ -1,0 +1,260 @@
+/**
+ * Side by side, in one run: the hand-written baseline (`bench/hand-written-server.ts`) and
+ * the gatehouse reference API on each framework, serving the same request from the same
+ * database, loaded in turn by wrk (rounds alternate the servers, so load from elsewhere hits
+ * all alike). Reports requests per second, p50/p99 latency, and CPU milliseconds per request
+ * of the server process and of the PostgreSQL backends.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test \
+ *     npx tsx bench/side-by-side.ts [--db sqlite|postgres|both] [--duration 10] [--connections 32]
+ *       [--rounds 3] [--path '/api/articles/?page=3'] [--servers hand,fastify,express,hono,node]
+ *       [--variant name:ENV=value,ENV=value]… [--json out.json]
+ *
+ * `--variant` adds a gatehouse server (on Fastify unless its env sets GATEHOUSE_FRAMEWORK)
+ * with extra environment, e.g. `--variant cached:GATEHOUSE_COUNT=cached:60000`.
+ * Each database is new (a temporary SQLite file, or a `gh_bench_<random>` database on the
+ * server of DATABASE_URL, dropped at the end), migrated and seeded by the reference API
+ * (137 articles). Before loading, every server's answer is fetched and must equal the
+ * baseline's byte for byte (ports masked): the baseline does the same work, not less.
+ * Needs `wrk` (Debian package).
+ */
+import { execFileSync, execSync } from 'node:child_process'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { startInstance, type Instance } from '../scripts/multi-instance.js'
+import { freshPostgres, freshSqlite, type TestDatabase } from '../test/helpers/databases.js'
+
+const BOB_TOKEN = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
+const CLOCK_TICKS = Number(execSync('getconf CLK_TCK').toString().trim()) || 100
+
+interface Options {
+  dbs: ('sqlite' | 'postgres')[]
+  duration: number
+  connections: number
+  rounds: number
+  path: string
+  servers: string[]
+  variants: { name: string; env: Record<string, string> }[]
+  json: string | null
+}
+
+function parseArgs(argv: readonly string[]): Options {
+  const o: Options = {
+    dbs: ['sqlite', 'postgres'],
+    duration: 10,
+    connections: 32,
+    rounds: 3,
+    path: '/api/articles/?page=3',
+    servers: ['hand', 'fastify', 'express', 'hono', 'node'],
+    variants: [],
+    json: null,
+  }
+  for (let i = 0; i < argv.length; i += 2) {
+    const [flag, value] = [argv[i], argv[i + 1]]
+    if (value === undefined) throw new Error(`missing value for ${flag}`)
+    if (flag === '--db') o.dbs = value === 'both' ? ['sqlite', 'postgres'] : [value as 'sqlite' | 'postgres']
+    else if (flag === '--duration') o.duration = Number(value)
+    else if (flag === '--connections') o.connections = Number(value)
+    else if (flag === '--rounds') o.rounds = Number(value)
+    else if (flag === '--path') o.path = value
+    else if (flag === '--servers') o.servers = value.split(',').filter((s) => s !== '')
+    else if (flag === '--variant') {
+      const [name, settings = ''] = value.split(/:(.*)/s)
+      const env: Record<string, string> = {}
+      for (const pair of settings.split(',').filter((p) => p !== '')) {
+        const eq = pair.indexOf('=')
+        env[pair.slice(0, eq)] = pair.slice(eq + 1)
+      }
+      o.variants.push({ name: name ?? 'variant', env })
+    } else if (flag === '--json') o.json = value
+    else throw new Error(`unknown option ${flag}`)
+  }
+  return o
+}
+
+/** CPU ticks (user + system) of one process, from /proc/<pid>/stat; 0 when it is gone. */
+function processTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return Number(fields[11]) + Number(fields[12])
+  } catch {
+    return 0
+  }
+}
+
+/** CPU ticks of every PostgreSQL server process, by pid. */
+function postgresTicks(): Map<number, number> {
+  const out = new Map<number, number>()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (readFileSync(join('/proc', entry, 'comm'), 'utf8').trim() !== 'postgres') continue
+      out.set(Number(entry), processTicks(Number(entry)))
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out
+}
+
+function ticksDelta(before: Map<number, number>, after: Map<number, number>): number {
+  let sum = 0
+  for (const [pid, ticks] of after) sum += ticks - (before.get(pid) ?? 0)
+  return sum
+}
+
+interface WrkResult {
+  requests: number
+  rps: number
+  p50ms: number
+  p99ms: number
+  non2xx: number
+  errors: number
+}
+
+/** Latency text such as `1.23ms`, `850.00us` or `1.02s`, in ms. */
+function toMs(text: string): number {
+  const match = /^([\d.]+)(us|ms|s)$/.exec(text)
+  if (match === null) return Number.NaN
+  const value = Number(match[1])
+  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value
+}
+
+function wrk(url: string, connections: number, duration: number): WrkResult {
+  const out = execFileSync(
+    'wrk',
+    ['-t2', `-c${connections}`, `-d${duration}s`, '--latency', '-H', `Authorization: Token ${BOB_TOKEN}`, '-H', 'Accept: application/json', url],
+    { encoding: 'utf8' },
+  )
+  const num = (re: RegExp): number => Number(re.exec(out)?.[1] ?? 0)
+  return {
+    requests: num(/(\d+) requests in/),
+    rps: num(/Requests\/sec:\s+([\d.]+)/),
+    p50ms: toMs(/^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? ''),
+    p99ms: toMs(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? ''),
+    non2xx: num(/Non-2xx or 3xx responses: (\d+)/),
+    errors: [...out.matchAll(/(connect|read|write|timeout) (\d+)/g)].reduce((sum, m) => sum + Number(m[2]), 0),
+  }
+}
+
+interface Server {
+  readonly name: string
+  readonly instance: Instance
+}
+
+interface Sample extends WrkResult {
+  server: string
+  nodeCpuMsPerRequest: number
+  dbCpuMsPerRequest: number | null
+}
+
+async function startServers(options: Options, database: TestDatabase): Promise<Server[]> {
+  const env = { DATABASE_URL: database.url, REDIS_URL: undefined, LOG_LEVEL: undefined }
+  const servers: Server[] = []
+  const gatehouse = options.servers.filter((s) => s !== 'hand')
+  // The first instance migrates and seeds; the others find it done.
+  for (const framework of gatehouse) {
+    servers.push({ name: `gatehouse ${framework}`, instance: await startInstance({ env: { ...env, GATEHOUSE_FRAMEWORK: framework } }) })
+  }
+  for (const variant of options.variants) {
+    servers.push({ name: `gatehouse ${variant.name}`, instance: await startInstance({ env: { ...env, ...variant.env } }) })
+  }
+  if (options.servers.includes('hand')) {
+    if (servers.length === 0) throw new Error('the baseline needs a gatehouse server first (it seeds the database)')
+    servers.unshift({ name: 'hand-written', instance: await startInstance({ env, script: [join(import.meta.dirname, 'hand-written-server.ts')] }) })
+  }
+  return servers
+}
+
+/** Every server's answer must be the baseline's (the first server's), ports masked. */
+async function checkSameAnswer(servers: readonly Server[], path: string): Promise<void> {
+  const bodies = await Promise.all(
+    servers.map(async (s) => {
+      const res = await fetch(`${s.instance.baseUrl}${path}`, { headers: { Authorization: `Token ${BOB_TOKEN}`, Accept: 'application/json' } })
+      return { name: s.name, status: res.status, body: (await res.text()).replaceAll(`:${s.instance.port}/`, ':<port>/') }
+    }),
+  )
+  const [first] = bodies
+  for (const b of bodies) {
+    if (b.status !== 200 || b.body !== first?.body) {
+      throw new Error(`${b.name} answered differently (${b.status}):\n${b.body.slice(0, 400)}\nbaseline:\n${first?.body.slice(0, 400)}`)
+    }
+  }
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2
+}
+
+async function runDatabase(options: Options, db: 'sqlite' | 'postgres'): Promise<{ db: string; samples: Sample[] }> {
+  const database = db === 'sqlite' ? freshSqlite() : await freshPostgres()
+  const servers: Server[] = []
+  try {
+    servers.push(...(await startServers(options, database)))
+    await checkSameAnswer(servers, options.path)
+    process.stderr.write(`${db}: ${servers.length} servers answer alike; warming up\n`)
+    for (const s of servers) wrk(`${s.instance.baseUrl}${options.path}`, options.connections, 3)
+    const samples: Sample[] = []
+    for (let round = 0; round < options.rounds; round++) {
+      // Alternate the order each round, so no server always runs first or last.
+      const order = round % 2 === 0 ? servers : [...servers].reverse()
+      for (const s of order) {
+        const pid = s.instance.child.pid ?? 0
+        const nodeBefore = processTicks(pid)
+        const pgBefore = db === 'postgres' ? postgresTicks() : new Map<number, number>()
+        const result = wrk(`${s.instance.baseUrl}${options.path}`, options.connections, options.duration)
+        const nodeTicks = processTicks(pid) - nodeBefore
+        const pgTicks = db === 'postgres' ? ticksDelta(pgBefore, postgresTicks()) : 0
+        const perRequest = (ticks: number): number => (ticks * 1000) / CLOCK_TICKS / Math.max(1, result.requests)
+        const sample: Sample = {
+          server: s.name,
+          ...result,
+          nodeCpuMsPerRequest: perRequest(nodeTicks),
+          dbCpuMsPerRequest: db === 'postgres' ? perRequest(pgTicks) : null,
+        }
+        samples.push(sample)
+        process.stderr.write(`${db} round ${round + 1} ${s.name}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99ms.toFixed(2)} ms\n`)
+        if (result.non2xx > 0 || result.errors > 0) throw new Error(`${s.name}: ${result.non2xx} non-2xx, ${result.errors} socket errors`)
+      }
+    }
+    return { db, samples }
+  } finally {
+    await Promise.all(servers.map((s) => s.instance.stop()))
+    await database.drop()
+  }
+}
+
+function report(db: string, samples: readonly Sample[], options: Options): string {
+  const names = [...new Set(samples.map((s) => s.server))]
+  const of = (name: string): Sample[] => samples.filter((s) => s.server === name)
+  const baseline = median(of('hand-written').map((s) => s.rps))
+  const fmt = (v: number | null, digits = 2): string => (v === null || Number.isNaN(v) ? '–' : v.toFixed(digits))
+  const lines = [
+    `### ${db === 'postgres' ? 'PostgreSQL' : 'SQLite'}: \`GET ${options.path}\`, token auth, wrk -t2 -c${options.connections} -d${options.duration}s, median of ${options.rounds} rounds`,
+    '',
+    '| server | req/s | × hand-written | p50 ms | p99 ms | node CPU ms/req | DB CPU ms/req |',
+    '|---|---|---|---|---|---|---|',
+  ]
+  for (const name of names) {
+    const rows = of(name)
+    const rps = median(rows.map((s) => s.rps))
+    const dbCpu = rows[0]?.dbCpuMsPerRequest === null ? null : median(rows.map((s) => s.dbCpuMsPerRequest ?? 0))
+    lines.push(
+      `| ${name} | ${fmt(rps, 0)} | ${baseline > 0 ? fmt(rps / baseline) : '–'} | ${fmt(median(rows.map((s) => s.p50ms)))} | ${fmt(median(rows.map((s) => s.p99ms)))} | ${fmt(median(rows.map((s) => s.nodeCpuMsPerRequest)), 3)} | ${fmt(dbCpu, 3)} |`,
+    )
+  }
+  return lines.join('\n')
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2))
+  const results: { db: string; samples: Sample[] }[] = []
+  for (const db of options.dbs) results.push(await runDatabase(options, db))
+  for (const r of results) console.log(`${report(r.db, r.samples, options)}\n`)
+  if (options.json !== null) writeFileSync(options.json, JSON.stringify({ options, results }, null, 2))
+}
+
+await main()
