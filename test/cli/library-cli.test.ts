@@ -109,7 +109,7 @@ for (const backend of BACKENDS) {
         code: 1,
         stderr: 'gatehouse: Cannot create the Token: user ghost does not exist\n',
       })
-    })
+    }, 90_000) // eight CLI processes, each hashing at the OWASP scrypt cost: slow on a loaded two-core machine
 
     it('clear-sessions deletes expired sessions only', async () => {
       target = await backend.create()
