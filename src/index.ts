@@ -72,6 +72,7 @@ export { PageNumberPagination, type PageNumberPaginationOptions, type PageNumber
 export { LimitOffsetPagination, type LimitOffsetPaginationOptions, type LimitOffsetState } from './pagination/limit-offset-pagination.js'
 export { CursorPagination, parseOrdering, type CursorPaginationOptions, type CursorState } from './pagination/cursor-pagination.js'
 export { LinkHeaderPagination } from './pagination/link-header-pagination.js'
+export type { CountStrategy } from './pagination/count-strategy.js'
 export { encodeCursor, decodeCursor, type Cursor } from './pagination/cursor-codec.js'
 export { ArrayPageSource, type FieldReader } from './pagination/array-page-source.js'
 export { numbersTemplate, previousNextTemplate, escapeHtml } from './html/control-templates.js'

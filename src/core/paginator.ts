@@ -4,6 +4,12 @@ import type { ApiResponse } from './api-response.js'
 /**
  * Where a paginator reads rows from. Arrays (`ArrayPageSource`) and Kysely queries
  * (`KyselyPageSource`) implement it; so can anything else.
+ *
+ * `count`, `slice` and `all` are required. The other methods serve the cheaper count
+ * strategies of the numbered styles (`count: { capped }`, `'estimated'`, `{ cachedMs }`);
+ * a source without them still works under every strategy, at the cost of an exact count.
+ * A paginator may call `count` (or its variants) and `slice` at the same time: a source
+ * must not assume one finishes before the other starts.
  */
 export interface PageSource<T> {
   /** The size of the whole (filtered) collection. */
@@ -12,6 +18,23 @@ export interface PageSource<T> {
   slice(offset: number, limit: number): Promise<readonly T[]>
   /** Every row, for views whose pagination is off. */
   all(): Promise<readonly T[]>
+  /**
+   * `min(count(), limit)`, reading at most `limit` rows (SQL: a `LIMIT` sub-select under
+   * the `count(*)`). Used by `count: { capped: N }` with `limit = N + 1`. Without it, the
+   * paginator takes `min(count(), limit)`.
+   */
+  countAtMost?(limit: number): Promise<number>
+  /**
+   * A cheap estimate of `count()` (PostgreSQL: the planner's row estimate), or `null` when
+   * the source has none (SQLite), in which case `count: 'estimated'` counts exactly.
+   */
+  estimatedCount?(): Promise<number | null>
+  /**
+   * What identifies the counted collection for `count: { cachedMs }`: for SQL, the count
+   * statement's text and parameters. Two sources with the same key must have the same
+   * count. `null` (or no method): the count is not cached.
+   */
+  countKey?(): string | null
 }
 
 /** One field of a cursor ordering. */
@@ -83,7 +106,10 @@ export type HtmlTemplates = Partial<Readonly<Record<TemplateName, ControlTemplat
 export interface Page<T, State = unknown> {
   /** The rows of this page. */
   readonly items: readonly T[]
-  /** Size of the whole collection; `null` for styles that never count (cursor). */
+  /**
+   * Size of the whole collection; `null` for styles that never count (cursor) and under
+   * `count: 'none'`. A lower bound or an estimate under the other inexact count strategies.
+   */
   readonly count: number | null
   /** Absolute URL of the next page, or `null`. */
   readonly next: string | null

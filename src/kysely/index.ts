@@ -23,4 +23,11 @@ export {
 } from './kysely-user-store.js'
 export { KyselyTokenStore, tokenRow, type KyselyTokenStoreOptions } from './kysely-token-store.js'
 export { KyselySessionStore, type KyselySessionStoreOptions } from './kysely-session-store.js'
-export { KyselyPageSource, type KyselyPageSourceOptions, type QueryRunner, type ColumnSpec, type ColumnKind } from './kysely-page-source.js'
+export {
+  KyselyPageSource,
+  type KyselyPageSourceOptions,
+  type QueryRunner,
+  type ColumnSpec,
+  type ColumnKind,
+  type CountableQuery,
+} from './kysely-page-source.js'

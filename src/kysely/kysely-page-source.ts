@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
+import { sql, type CompiledQuery, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import { ConfigurationError } from '../core/errors.js'
 import type { KeyValue, OrderingField, SeekArgs, SeekSource } from '../pagination/paginator.js'
 import type { DialectName } from './database.js'
@@ -29,6 +29,9 @@ export interface ColumnSpec {
   readonly nearlyUnique?: boolean
 }
 
+/** Any Kysely select query, whatever its tables and columns (`countQuery`: its rows are only counted). */
+export type CountableQuery = Expression<unknown> & { readonly isSelectQueryBuilder: true }
+
 /** What the source needs of a `Kysely` instance (any `Kysely<DB>` is one). */
 export type QueryRunner = Pick<Kysely<unknown>, 'executeQuery' | 'getExecutor'>
 
@@ -43,6 +46,32 @@ export interface KyselyPageSourceOptions<DB, TB extends keyof DB, O> {
   readonly columns: Readonly<Record<string, ColumnSpec>>
   /** Order for page-number and limit/offset pages (and `all()`), e.g. `['id']`. */
   readonly orderBy: readonly string[]
+  /**
+   * A cheaper query with exactly as many rows as `query`, for `count()`, `countAtMost()`,
+   * `estimatedCount()` and `countKey()`: the same filters without the joins and columns that
+   * cannot change the number of rows (an inner join along a non-null foreign key to a primary
+   * key, a left join to a unique key). Its rows are never read, only counted. @default `query`
+   *
+   * @example
+   * countQuery: db.selectFrom('articles').select('articles.id').where('articles.author_id', '=', 7)
+   */
+  readonly countQuery?: CountableQuery
+}
+
+/** A statement parameter as it goes into a cache key (bigints and binary data have no JSON form). */
+function keyValue(_key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return `${value}n`
+  if (value instanceof Uint8Array) return `0x${Buffer.from(value).toString('hex')}`
+  return value
+}
+
+/** The planner's row estimate from `EXPLAIN (FORMAT JSON)`'s output (parsed by node-pg, or text). */
+function planRows(row: Readonly<Record<string, unknown>> | undefined): number | null {
+  let plan: unknown = row?.['QUERY PLAN']
+  if (typeof plan === 'string') plan = JSON.parse(plan)
+  const top = Array.isArray(plan) ? (plan[0] as { Plan?: { 'Plan Rows'?: unknown } } | undefined) : undefined
+  const rows = top?.Plan?.['Plan Rows']
+  return typeof rows === 'number' && Number.isFinite(rows) ? Math.max(0, Math.round(rows)) : null
 }
 
 function parseOrder(items: readonly string[]): OrderingField[] {
@@ -103,7 +132,8 @@ function accepts(kind: ColumnKind, value: KeyValue): boolean {
 /**
  * A Kysely select query as a page source.
  *
- * - Page number and limit/offset: `SELECT count(*) FROM (query)` plus `LIMIT/OFFSET`.
+ * - Page number and limit/offset: `SELECT count(*) FROM (countQuery ?? query)` plus
+ *   `LIMIT/OFFSET`; `countAtMost` and `estimatedCount` serve the cheaper count strategies.
  * - Cursor: keyset conditions on the full key, so the cost of a page does not grow
  *   with its depth. A single (unique) field: a plain `a > $1`. On PostgreSQL, when
  *   every field has the same direction, one row-value comparison `(a, b) > ($1, $2)`
@@ -137,11 +167,45 @@ export class KyselyPageSource<DB, TB extends keyof DB, O> implements SeekSource<
     return q
   }
 
+  /** What is counted: `countQuery` when given, else the page query. */
+  private get counted(): Expression<unknown> {
+    return this.options.countQuery ?? this.options.query
+  }
+
+  private countStatement(): RawBuilder<{ count: number | string }> {
+    return sql<{ count: number | string }>`select count(*) as count from (${this.counted}) as page_source`
+  }
+
   async count(): Promise<number> {
-    const { rows } = await sql<{ count: number | string }>`select count(*) as count from (${this.options.query}) as page_source`.execute(
+    const { rows } = await this.countStatement().execute(this.options.db)
+    return Number(rows[0]?.count ?? 0)
+  }
+
+  /** `min(count, limit)`: the count of a sub-select that stops after `limit` rows. */
+  async countAtMost(limit: number): Promise<number> {
+    if (limit <= 0) return 0
+    const { rows } = await sql<{ count: number | string }>`select count(*) as count from (select 1 as one from (${this.counted}) as page_source limit ${limit}) as capped`.execute(
       this.options.db,
     )
     return Number(rows[0]?.count ?? 0)
+  }
+
+  /**
+   * PostgreSQL: the planner's estimate of the counted query's rows, from
+   * `EXPLAIN (FORMAT JSON)` (a plan, no execution; filters and joins included, scaled by
+   * the table's current size). As good as the statistics: run `ANALYZE` (autovacuum does).
+   * SQLite keeps no such estimate: `null`.
+   */
+  async estimatedCount(): Promise<number | null> {
+    if (this.options.dialect !== 'postgres') return null
+    const { rows } = await sql<Record<string, unknown>>`explain (format json) ${this.counted}`.execute(this.options.db)
+    return planRows(rows[0])
+  }
+
+  /** The count statement's text and parameters: equal keys count the same rows. */
+  countKey(): string {
+    const compiled = this.countStatement().compile(this.options.db)
+    return `${compiled.sql}\u0000${JSON.stringify(compiled.parameters, keyValue)}`
   }
 
   async slice(offset: number, limit: number): Promise<readonly O[]> {

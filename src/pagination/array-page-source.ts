@@ -34,7 +34,8 @@ const readProperty = <T>(row: T, field: string): unknown =>
 /**
  * An in-memory collection as a page source (DRF paginates lists with `len()` and
  * slices). Supports cursor pagination by sorting a copy per seek: fine for the
- * small lists that live in memory.
+ * small lists that live in memory. Its count is free, so every count strategy but
+ * `{ capped }` and `'none'` counts it exactly.
  */
 export class ArrayPageSource<T> implements SeekSource<T> {
   private readonly rows: readonly T[]
@@ -47,6 +48,21 @@ export class ArrayPageSource<T> implements SeekSource<T> {
 
   async count(): Promise<number> {
     return this.rows.length
+  }
+
+  /** `min(length, limit)`. */
+  async countAtMost(limit: number): Promise<number> {
+    return Math.min(this.rows.length, Math.max(0, limit))
+  }
+
+  /** `null`: an array's exact count is free, so `count: 'estimated'` takes it. */
+  async estimatedCount(): Promise<number | null> {
+    return null
+  }
+
+  /** `null`: an array's count is free, so `count: { cachedMs }` does not cache it. */
+  countKey(): string | null {
+    return null
   }
 
   async slice(offset: number, limit: number): Promise<readonly T[]> {

@@ -20,6 +20,7 @@ export { PageNumberPagination, type PageNumberPaginationOptions, type PageNumber
 export { LimitOffsetPagination, type LimitOffsetPaginationOptions, type LimitOffsetState } from './limit-offset-pagination.js'
 export { CursorPagination, parseOrdering, type CursorPaginationOptions, type CursorState } from './cursor-pagination.js'
 export { LinkHeaderPagination } from './link-header-pagination.js'
+export type { CountStrategy } from './count-strategy.js'
 export { encodeCursor, decodeCursor, type Cursor } from './cursor-codec.js'
 export { ArrayPageSource, type FieldReader } from './array-page-source.js'
 export { numbersTemplate, previousNextTemplate, escapeHtml, resolveTemplate } from '../html/control-templates.js'

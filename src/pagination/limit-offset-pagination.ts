@@ -1,6 +1,7 @@
 import type { ApiRequest } from '../core/api-request.js'
 import type { ControlTemplate, TemplateName } from '../html/control-templates.js'
 import { BasePagination } from './base-pagination.js'
+import { Counter, type CountStrategy } from './count-strategy.js'
 import { displayedPageNumbers, pageLinks } from './page-links.js'
 import type { HtmlContext, Page, PageSource, PaginateOptions } from './paginator.js'
 import { absoluteUrl, parsePositiveInt, queryParam, removeQueryParam, replaceQueryParam } from './query-params.js'
@@ -21,6 +22,11 @@ export interface LimitOffsetPaginationOptions {
   readonly offsetQueryParam?: string
   /** Upper bound for a client-chosen limit (never applied to `defaultLimit`, as in DRF). @default null */
   readonly maxLimit?: number | null
+  /**
+   * How the collection is counted (docs/pagination.md, "Count strategies"): `'exact'`,
+   * `{ capped: N }`, `'estimated'`, `{ cachedMs: T }` or `'none'`. @default 'exact'
+   */
+  readonly count?: CountStrategy
 }
 
 /** Limit/offset state a custom response or template can read from `page.state`. */
@@ -29,7 +35,17 @@ export interface LimitOffsetState {
   /** Exact, even far beyond the end (DRF has no upper bound on offset). */
   readonly offset: bigint
   readonly url: string
+  /**
+   * The count the controls number pages by: `count` when it is exact; otherwise the rows
+   * known to exist (the capped count, or up to the row after this page).
+   */
+  readonly knownCount: number
+  /** False when `count` is a lower bound, an estimate or `null` (see the `count` option). */
+  readonly countExact: boolean
 }
+
+/** Offsets beyond this are past the end of any collection: no query is sent for them. */
+const MAX_ROWS = BigInt(Number.MAX_SAFE_INTEGER)
 
 /** Python's floor division rounded up the way DRF's `_divide_with_ceil` does. */
 function divideWithCeil(a: bigint, b: bigint): bigint {
@@ -41,12 +57,16 @@ function divideWithCeil(a: bigint, b: bigint): bigint {
 /**
  * DRF's `LimitOffsetPagination`: `?limit=N&offset=M`, a `count`, and links that always
  * write the effective `limit`. Bad values fall back silently (limit → default, offset → 0).
+ * The count and the page's rows are asked for together: the rows never depend on the count.
  */
 export class LimitOffsetPagination extends BasePagination<LimitOffsetState> {
   readonly defaultLimit: number | null | undefined
   readonly limitQueryParam: string
   readonly offsetQueryParam: string
   readonly maxLimit: number | null
+  /** The `count` option (frozen). */
+  readonly countStrategy: CountStrategy
+  private readonly counter: Counter
 
   constructor(options: LimitOffsetPaginationOptions = {}) {
     const limitQueryParam = options.limitQueryParam ?? 'limit'
@@ -56,6 +76,8 @@ export class LimitOffsetPagination extends BasePagination<LimitOffsetState> {
     this.limitQueryParam = limitQueryParam
     this.offsetQueryParam = options.offsetQueryParam ?? 'offset'
     this.maxLimit = options.maxLimit ?? null
+    this.counter = new Counter(options.count, 'LimitOffsetPagination')
+    this.countStrategy = this.counter.strategy
   }
 
   /** DRF's `get_limit`: a strict positive integer clamped to `maxLimit`, else the default (`pageSizeFor`). */
@@ -72,16 +94,47 @@ export class LimitOffsetPagination extends BasePagination<LimitOffsetState> {
   async paginate<T>(source: PageSource<T>, req: ApiRequest, options: PaginateOptions = {}): Promise<Page<T, LimitOffsetState> | null> {
     const limit = this.limitFor(req, options.defaultPageSize ?? null)
     if (limit === null || limit <= 0) return null
-    const count = await source.count()
     const offset = this.offsetFor(req)
-    // No query for an empty set or an offset past the end (also keeps huge offsets out of SQL).
-    const items = count === 0 || offset > BigInt(count) ? [] : await source.slice(Number(offset), limit)
-    const url = absoluteUrl(req.url)
+    const fetch = this.counter.lookahead ? limit + 1 : limit
+    const noRows: Promise<readonly T[]> = Promise.resolve([])
+    // Huge offsets never reach SQL: no collection is that large.
+    const [outcome, rows] = await Promise.all([this.counter.count(source), offset > MAX_ROWS ? noRows : source.slice(Number(offset), fetch)])
     const big = BigInt(limit)
-    let next: string | null = null
-    if (offset + big < BigInt(count)) {
-      next = replaceQueryParam(replaceQueryParam(url, this.limitQueryParam, limit), this.offsetQueryParam, offset + big)
+    let items = rows.slice(0, limit)
+    let hasNext: boolean
+    let count: number | null
+    let knownCount: number
+    let countExact: boolean
+    if (outcome.exact) {
+      // DRF: an empty list for an empty set or an offset past the end, the slice otherwise.
+      count = outcome.count
+      if (count === 0 || offset > BigInt(count)) items = []
+      hasNext = offset + big < BigInt(count)
+      knownCount = count
+      countExact = true
+    } else {
+      hasNext = rows.length > limit
+      const seen = Number(offset) + items.length
+      if (hasNext) {
+        // The count is never below what this page proves.
+        count = outcome.base === null ? null : Math.max(outcome.base, seen + 1)
+        knownCount = Math.max(outcome.proven, seen + 1)
+        countExact = false
+      } else if (items.length > 0 || offset === 0n) {
+        // The final page: the exact total.
+        count = outcome.base === null ? null : seen
+        knownCount = seen
+        countExact = outcome.base !== null
+      } else {
+        // Past the end: the total is at most the offset.
+        const cap = (n: number): number => (offset < BigInt(n) ? Number(offset) : n)
+        count = outcome.base === null ? null : cap(outcome.base)
+        knownCount = cap(outcome.proven)
+        countExact = false
+      }
     }
+    const url = absoluteUrl(req.url)
+    const next = hasNext ? replaceQueryParam(replaceQueryParam(url, this.limitQueryParam, limit), this.offsetQueryParam, offset + big) : null
     let previous: string | null = null
     if (offset > 0n) {
       const withLimit = replaceQueryParam(url, this.limitQueryParam, limit)
@@ -90,14 +143,14 @@ export class LimitOffsetPagination extends BasePagination<LimitOffsetState> {
           ? removeQueryParam(withLimit, this.offsetQueryParam)
           : replaceQueryParam(withLimit, this.offsetQueryParam, offset - big)
     }
-    const state: LimitOffsetState = { limit, offset, url }
-    return { items, count, next, previous, displayPageControls: count > limit && this.template !== null, state }
+    const state: LimitOffsetState = { limit, offset, url, knownCount, countExact }
+    return { items, count, next, previous, displayPageControls: knownCount > limit && this.template !== null, state }
   }
 
   htmlContext(page: Page<unknown, LimitOffsetState>): HtmlContext {
     const { limit, offset, url } = page.state
     const big = BigInt(limit)
-    const count = BigInt(page.count ?? 0)
+    const count = BigInt(page.state.knownCount)
     let current = divideWithCeil(offset, big) + 1n
     let final = divideWithCeil(count - offset, big) + divideWithCeil(offset, big)
     if (final < 1n) final = 1n

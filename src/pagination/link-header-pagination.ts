@@ -6,14 +6,16 @@ import type { Page } from './paginator.js'
 /**
  * Page numbers underneath; the body is the plain list, the links go in an RFC 8288
  * `Link` header (`<url>; rel="next", <url>; rel="prev"`, no header when neither)
- * and the total in `X-Total-Count` (the well-known DRF recipe, built in).
+ * and the total in `X-Total-Count` (the well-known DRF recipe, built in; absent under
+ * `count: 'none'`).
  */
 export class LinkHeaderPagination extends PageNumberPagination {
   override paginatedResponse(page: Page<unknown, PageNumberState>, data: readonly unknown[]): ApiResponse {
     const links: string[] = []
     if (page.next !== null) links.push(`<${page.next}>; rel="next"`)
     if (page.previous !== null) links.push(`<${page.previous}>; rel="prev"`)
-    const headers: [string, string][] = [['X-Total-Count', String(page.count ?? 0)]]
+    // No total under `count: 'none'`: the header is left out rather than claiming 0.
+    const headers: [string, string][] = page.count === null ? [] : [['X-Total-Count', String(page.count)]]
     if (links.length > 0) headers.push(['Link', links.join(', ')])
     return jsonResponse(200, data, headers)
   }

@@ -95,7 +95,7 @@ describe('PageNumberPagination', () => {
   })
 
   it('response body in DRF key order', () => {
-    const page: Page<unknown, PageNumberState> = { items: [], count: 3, next: null, previous: 'p', displayPageControls: false, state: { pageNumber: 2, numPages: 2, pageSize: 2, url: 'u' } }
+    const page: Page<unknown, PageNumberState> = { items: [], count: 3, next: null, previous: 'p', displayPageControls: false, state: { pageNumber: 2, numPages: 2, pageSize: 2, url: 'u', countExact: true } }
     const res = paginator.paginatedResponse(page, [1])
     expect(JSON.stringify(res.body)).toBe('{"count":3,"next":null,"previous":"p","results":[1]}')
   })

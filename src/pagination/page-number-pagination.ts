@@ -1,6 +1,7 @@
 import type { ApiRequest } from '../core/api-request.js'
 import { NotFound } from '../core/errors.js'
 import { BasePagination, type BasePaginationOptions } from './base-pagination.js'
+import { Counter, type CountStrategy } from './count-strategy.js'
 import { displayedPageNumbers, pageLinks } from './page-links.js'
 import type { HtmlContext, Page, PageSource, PaginateOptions } from './paginator.js'
 import { absoluteUrl, parsePythonInt, queryParam, removeQueryParam, replaceQueryParam } from './query-params.js'
@@ -16,19 +17,38 @@ export interface PageNumberPaginationOptions extends BasePaginationOptions {
    * reason, Django's wording) are substituted. @default 'Invalid page.'
    */
   readonly invalidPageMessage?: string
+  /**
+   * How the collection is counted (docs/pagination.md, "Count strategies"): `'exact'`,
+   * `{ capped: N }`, `'estimated'`, `{ cachedMs: T }` or `'none'`. @default 'exact'
+   */
+  readonly count?: CountStrategy
 }
 
 /** Page-number state a custom response or template can read from `page.state`. */
 export interface PageNumberState {
   readonly pageNumber: number
+  /**
+   * The pages the controls number: all of them when the count is exact; otherwise the
+   * pages known to exist (up to the capped count, or up to the next page).
+   */
   readonly numPages: number
   readonly pageSize: number
   readonly url: string
+  /** False when `count` is a lower bound, an estimate or `null` (see the `count` option). */
+  readonly countExact: boolean
 }
+
+/** No collection has this many rows: a page starting beyond it is out of range without a query. */
+const MAX_ROWS = BigInt(Number.MAX_SAFE_INTEGER)
 
 /**
  * DRF's `PageNumberPagination`: `?page=N`, a `count`, and next/previous links that
  * keep every other query parameter. An invalid page is `404 {"detail": "Invalid page."}`.
+ *
+ * For a numeric page the count and the page's rows are asked for together (the rows of
+ * page N do not depend on the count); the page number is then checked against the count
+ * exactly as DRF checks it, and the rows of a page out of range are discarded. `last`
+ * needs the count first.
  *
  * @example
  * api.view({ pagination: new PageNumberPagination({ pageSize: 10, pageSizeQueryParam: 'page_size', maxPageSize: 25 }), … })
@@ -37,32 +57,96 @@ export class PageNumberPagination extends BasePagination<PageNumberState> {
   readonly pageQueryParam: string
   readonly lastPageStrings: readonly string[]
   readonly invalidPageMessage: string
+  /** The `count` option (frozen). */
+  readonly countStrategy: CountStrategy
+  private readonly counter: Counter
 
   constructor(options: PageNumberPaginationOptions = {}) {
     super(options, 'numbers')
     this.pageQueryParam = options.pageQueryParam ?? 'page'
     this.lastPageStrings = Object.freeze([...(options.lastPageStrings ?? ['last'])])
     this.invalidPageMessage = options.invalidPageMessage ?? 'Invalid page.'
+    this.counter = new Counter(options.count, 'PageNumberPagination')
+    this.countStrategy = this.counter.strategy
   }
 
   async paginate<T>(source: PageSource<T>, req: ApiRequest, options: PaginateOptions = {}): Promise<Page<T, PageNumberState> | null> {
     const pageSize = this.pageSizeFor(req, options.defaultPageSize ?? null)
     if (pageSize === null || pageSize <= 0) return null
-    const count = await source.count()
-    const numPages = Math.ceil(Math.max(1, count) / pageSize)
     const raw = queryParam(req.url, this.pageQueryParam)
-    const pageNumber = this.pageNumber(raw, numPages, count)
-    const bottom = (pageNumber - 1) * pageSize
-    const items = await source.slice(bottom, Math.min(pageSize, count - bottom))
+    const invalid = (message: string): NotFound =>
+      new NotFound(this.invalidPageMessage.replaceAll('{page_number}', raw ?? '').replaceAll('{message}', message))
+
+    if (raw !== null && this.lastPageStrings.includes(raw)) {
+      // The last page's number is the count's: count first, then read that page.
+      const outcome = await this.counter.count(source)
+      // Without an exact count there is no known last page: `last` is then not a page number.
+      if (!outcome.exact) throw invalid('That page number is not an integer')
+      const numPages = Math.ceil(Math.max(1, outcome.count) / pageSize)
+      const bottom = (numPages - 1) * pageSize
+      const items = await source.slice(bottom, Math.min(pageSize, outcome.count - bottom))
+      return this.page(req, items, outcome.count, true, numPages, numPages, pageSize, false)
+    }
+
+    // Django's validate_number, in its order: an integer, at least 1, then within the count.
+    let requested = 1n
+    if (raw !== null) {
+      const value = parsePythonInt(raw)
+      if (value === null) throw invalid('That page number is not an integer')
+      if (value < 1n) throw invalid('That page number is less than 1')
+      requested = value
+    }
+    const bottomBig = (requested - 1n) * BigInt(pageSize)
+    if (bottomBig > MAX_ROWS) throw invalid('That page contains no results')
+    const pageNumber = Number(requested)
+    const bottom = Number(bottomBig)
+    // One row more than the page under the inexact strategies: it says whether a next page exists.
+    const [outcome, rows] = await Promise.all([
+      this.counter.count(source),
+      source.slice(bottom, this.counter.lookahead ? pageSize + 1 : pageSize),
+    ])
+
+    if (outcome.exact) {
+      const { count } = outcome
+      const numPages = Math.ceil(Math.max(1, count) / pageSize)
+      if (pageNumber > numPages && !(pageNumber === 1 && count === 0)) throw invalid('That page contains no results')
+      // Django slices [bottom:min(bottom + size, count)]: the count decides, as in DRF.
+      const items = rows.slice(0, Math.max(0, Math.min(pageSize, count - bottom)))
+      return this.page(req, items, count, true, pageNumber, numPages, pageSize, pageNumber < numPages)
+    }
+
+    const items = rows.slice(0, pageSize)
+    const hasNext = rows.length > pageSize
+    // No count to check the number against: a page exists when it has rows (page 1 always does).
+    if (items.length === 0 && pageNumber > 1) throw invalid('That page contains no results')
+    const seen = bottom + items.length
+    // The final page knows the exact total; elsewhere the count is never below what this page proves.
+    const lower = hasNext ? seen + 1 : seen
+    const count = outcome.base === null ? null : hasNext ? Math.max(outcome.base, lower) : seen
+    const known = Math.max(outcome.proven, lower)
+    const numPages = Math.max(1, Math.ceil(known / pageSize))
+    return this.page(req, items, count, outcome.base !== null && !hasNext, pageNumber, numPages, pageSize, hasNext)
+  }
+
+  private page<T>(
+    req: ApiRequest,
+    items: readonly T[],
+    count: number | null,
+    countExact: boolean,
+    pageNumber: number,
+    numPages: number,
+    pageSize: number,
+    hasNext: boolean,
+  ): Page<T, PageNumberState> {
     const url = absoluteUrl(req.url)
-    const next = pageNumber < numPages ? replaceQueryParam(url, this.pageQueryParam, pageNumber + 1) : null
+    const next = hasNext ? replaceQueryParam(url, this.pageQueryParam, pageNumber + 1) : null
     const previous =
       pageNumber <= 1
         ? null
         : pageNumber - 1 === 1
           ? removeQueryParam(url, this.pageQueryParam)
           : replaceQueryParam(url, this.pageQueryParam, pageNumber - 1)
-    const state: PageNumberState = { pageNumber, numPages, pageSize, url }
+    const state: PageNumberState = { pageNumber, numPages, pageSize, url, countExact }
     return {
       items,
       count,
@@ -71,19 +155,6 @@ export class PageNumberPagination extends BasePagination<PageNumberState> {
       displayPageControls: numPages > 1 && this.template !== null,
       state,
     }
-  }
-
-  /** Django's `Paginator.validate_number`, with DRF's `last_page_strings` and 404. */
-  private pageNumber(raw: string | null, numPages: number, count: number): number {
-    if (raw === null) return 1
-    if (this.lastPageStrings.includes(raw)) return numPages
-    const invalid = (message: string): NotFound =>
-      new NotFound(this.invalidPageMessage.replaceAll('{page_number}', raw).replaceAll('{message}', message))
-    const value = parsePythonInt(raw)
-    if (value === null) throw invalid('That page number is not an integer')
-    if (value < 1n) throw invalid('That page number is less than 1')
-    if (value > BigInt(numPages) && !(value === 1n && count === 0)) throw invalid('That page contains no results')
-    return Number(value)
   }
 
   htmlContext(page: Page<unknown, PageNumberState>): HtmlContext {
