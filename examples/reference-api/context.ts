@@ -12,7 +12,7 @@ import { authMigrations, migrate } from 'gatehouse/kysely'
 import { createRedisClient, type RedisClient } from 'gatehouse/redis'
 import { RedisSessionStore } from 'gatehouse/redis'
 import { RedisThrottleStore } from 'gatehouse/redis'
-import { PageNumberPagination } from 'gatehouse'
+import { PageNumberPagination, type CountStrategy } from 'gatehouse'
 import type { SessionStore } from 'gatehouse'
 import { MemoryThrottleStore } from 'gatehouse'
 import type { ReleasableThrottleStore, ThrottleStore } from 'gatehouse'
@@ -70,6 +70,23 @@ export interface ReferenceConfig {
    * they answer 429. Unset: off.
    */
   readonly loginFailures?: string | undefined
+  /**
+   * How the global page-number style counts (`GATEHOUSE_COUNT`): `exact` (DRF's, the default),
+   * `none`, `estimated` (PostgreSQL's planner), `capped:N` or `cached:MS`. For benchmarks and
+   * demos of the count strategies (docs/pagination.md); anything but `exact` changes `count`.
+   */
+  readonly count?: CountStrategy | undefined
+}
+
+/** `GATEHOUSE_COUNT` as a count strategy, or `undefined` when unset; a malformed value throws. */
+export function envCount(env: NodeJS.ProcessEnv): CountStrategy | undefined {
+  const raw = env['GATEHOUSE_COUNT']
+  if (raw === undefined || raw === '') return undefined
+  if (raw === 'exact' || raw === 'none' || raw === 'estimated') return raw
+  const match = /^(capped|cached):([0-9]{1,9})$/.exec(raw)
+  const n = Number(match?.[2])
+  if (match === null || n < 1) throw new Error(`GATEHOUSE_COUNT must be exact, none, estimated, capped:N or cached:MS, got "${raw}"`)
+  return match[1] === 'capped' ? { capped: n } : { cachedMs: n }
 }
 
 /** A non-negative integer from an environment variable, or `undefined` when unset. */
@@ -128,7 +145,7 @@ async function storedSecret(db: Kysely<ReferenceDatabase>): Promise<string> {
 /**
  * The serve command's configuration from the environment: `DATABASE_URL`, `GATEHOUSE_DB_TIMEOUT_MS`,
  * `REDIS_URL`, `GATEHOUSE_REDIS_PREFIX`, `GATEHOUSE_REDIS_TIMEOUT_MS`, `GATEHOUSE_NUM_PROXIES`,
- * `GATEHOUSE_SCRYPT_N` and `GATEHOUSE_LOGIN_FAILURES`. A malformed number or rate throws, so a typo stops start-up instead of silently trusting no proxy.
+ * `GATEHOUSE_SCRYPT_N`, `GATEHOUSE_LOGIN_FAILURES` and `GATEHOUSE_COUNT`. A malformed number or rate throws, so a typo stops start-up instead of silently trusting no proxy.
  */
 export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
   return {
@@ -141,6 +158,7 @@ export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Re
     secrets: envSecrets(env),
     scrypt: envScrypt(env),
     loginFailures: envRate(env, 'GATEHOUSE_LOGIN_FAILURES'),
+    count: envCount(env),
     allowedHosts:
       env['GATEHOUSE_ALLOWED_HOSTS'] === undefined || env['GATEHOUSE_ALLOWED_HOSTS'] === ''
         ? undefined
@@ -224,7 +242,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
   }
   const api = createApi({
     authentication: [schemes.token, schemes.session, schemes.basic],
-    pagination: new PageNumberPagination(),
+    pagination: new PageNumberPagination(config.count === undefined ? {} : { count: config.count }),
     pageSize: 10,
     numProxies: config.numProxies ?? 0,
     allowedHosts: config.allowedHosts ?? ['localhost', '127.0.0.1', '[::1]'],

@@ -7,6 +7,7 @@ import { RedisSessionStore } from '../../src/redis/redis-session-store.js'
 import { RedisThrottleStore } from '../../src/redis/redis-throttle-store.js'
 import { MemoryThrottleStore } from '../../src/throttling/memory-throttle-store.js'
 import { KyselySessionStore } from '../../src/kysely/kysely-session-store.js'
+import { ArrayPageSource, createApiRequest, paginatedList } from 'gatehouse'
 
 const PATH = '/api/auth/token/throttled/'
 
@@ -154,6 +155,26 @@ describe('referenceConfigFromEnv', () => {
 
   it.each(['0', '-5', 'soon'])('rejects GATEHOUSE_DB_TIMEOUT_MS=%s at start-up', (value) => {
     expect(() => referenceConfigFromEnv({ GATEHOUSE_DB_TIMEOUT_MS: value })).toThrow(/GATEHOUSE_DB_TIMEOUT_MS/)
+  })
+
+  it('reads GATEHOUSE_COUNT as a count strategy, and refuses a malformed one at start-up', () => {
+    expect(referenceConfigFromEnv({ GATEHOUSE_COUNT: 'none' }).count).toBe('none')
+    expect(referenceConfigFromEnv({ GATEHOUSE_COUNT: 'capped:500' }).count).toEqual({ capped: 500 })
+    expect(referenceConfigFromEnv({ GATEHOUSE_COUNT: 'cached:60000' }).count).toEqual({ cachedMs: 60000 })
+    for (const bad of ['capped', 'capped:0', 'cached:-1', 'lots']) expect(() => referenceConfigFromEnv({ GATEHOUSE_COUNT: bad })).toThrow(/GATEHOUSE_COUNT/)
+  })
+
+  it('applies GATEHOUSE_COUNT to the global page-number style: none leaves count null, links intact', async () => {
+    const database = freshSqlite()
+    const ref = await openReferenceContext({ databaseUrl: database.url, count: 'none' })
+    try {
+      const view = ref.api.view({ handlers: { GET: async (ctx) => paginatedList(ctx, ctx.settings.pagination, new ArrayPageSource([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]), (x) => x) } })
+      const page = await view.handle(createApiRequest({ method: 'GET', url: new URL('http://localhost/x/'), headers: { get: () => null }, remoteAddress: null, readBody: async () => null }))
+      expect(page.body).toEqual({ count: null, next: 'http://localhost/x/?page=2', previous: null, results: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] })
+    } finally {
+      await ref.close()
+      await database.drop()
+    }
   })
 
   it('uses SQL sessions without Redis', async () => {

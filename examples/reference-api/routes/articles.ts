@@ -57,13 +57,20 @@ export function articleSource(ref: ReferenceContext, ctx: RequestContext): SeekS
     .selectFrom('articles')
     .innerJoin('gatehouse_users as u', 'u.id', 'articles.author_id')
     .select(['articles.id as id', 'articles.title as title', 'u.username as author', 'articles.score as score', 'articles.created as created'])
+  // The count needs no join: author_id is NOT NULL and references a user, so the join keeps every row.
+  let countQuery = db.selectFrom('articles').select('articles.id')
   if (author !== null && author !== '') {
-    // No username holds a NUL (PostgreSQL would reject the parameter): an unknown author, an empty list.
-    query = author.includes('\0')
-      ? query.where(sql<SqlBool>`1 = 0`)
-      : query.where('articles.author_id', 'in', db.selectFrom('gatehouse_users').select('id').where('username', '=', author))
+    if (author.includes('\0')) {
+      // No username holds a NUL (PostgreSQL would reject the parameter): an unknown author, an empty list.
+      query = query.where(sql<SqlBool>`1 = 0`)
+      countQuery = countQuery.where(sql<SqlBool>`1 = 0`)
+    } else {
+      const authorIds = db.selectFrom('gatehouse_users').select('id').where('username', '=', author)
+      query = query.where('articles.author_id', 'in', authorIds)
+      countQuery = countQuery.where('articles.author_id', 'in', authorIds)
+    }
   }
-  return new KyselyPageSource({ db, query, dialect: ref.database.dialect, columns: COLUMNS, orderBy: ['id'] })
+  return new KyselyPageSource({ db, query, countQuery, dialect: ref.database.dialect, columns: COLUMNS, orderBy: ['id'] })
 }
 
 /** The nested-links example of DRF's docs: `{"links": {"next", "previous"}, "count", "results"}`. */
