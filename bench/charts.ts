@@ -26,13 +26,15 @@ export interface Chart {
   readonly xLabel: string
   readonly yLabel: string
   readonly logX: boolean
+  /** A logarithmic y axis (values spanning decades, such as OFFSET against cursor pages). */
+  readonly logY?: boolean
   readonly series: readonly Series[]
 }
 
-const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#17becf']
-const WIDTH = 760
+const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#17becf', '#e377c2', '#7f7f7f', '#bcbd22']
+const WIDTH = 920
 const HEIGHT = 440
-const MARGIN = { left: 70, right: 190, top: 44, bottom: 56 }
+const MARGIN = { left: 70, right: 300, top: 44, bottom: 56 }
 
 const escape = (text: string): string => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`)
 
@@ -50,15 +52,20 @@ function ticks(max: number): number[] {
 export function renderSvg(chart: Chart): string {
   const xs = chart.series.flatMap((s) => s.points.map((p) => p[0]))
   const ys = chart.series.flatMap((s) => s.points.map((p) => p[1]))
-  const yTicks = ticks(Math.max(...ys, 1) * 1.08)
+  const logY = chart.logY === true
+  const yTicks = logY
+    ? Array.from({ length: Math.ceil(Math.log10(Math.max(...ys))) - Math.floor(Math.log10(Math.min(...ys))) + 1 }, (_, i) => 10 ** (Math.floor(Math.log10(Math.min(...ys))) + i))
+    : ticks(Math.max(...ys, 1) * 1.08)
   const yMax = yTicks[yTicks.length - 1] ?? 1
+  const yMin = logY ? (yTicks[0] ?? 1) : 0
   const xMin = Math.min(...xs)
   const xMax = Math.max(...xs)
   const fx = (x: number): number => (chart.logX ? Math.log(x) : x)
   const plotW = WIDTH - MARGIN.left - MARGIN.right
   const plotH = HEIGHT - MARGIN.top - MARGIN.bottom
   const px = (x: number): number => MARGIN.left + (xMax === xMin ? plotW / 2 : ((fx(x) - fx(xMin)) / (fx(xMax) - fx(xMin))) * plotW)
-  const py = (y: number): number => MARGIN.top + plotH - (y / yMax) * plotH
+  const py = (y: number): number =>
+    MARGIN.top + plotH - (logY ? (Math.log10(y) - Math.log10(yMin)) / (Math.log10(yMax) - Math.log10(yMin)) : y / yMax) * plotH
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" font-family="DejaVu Sans, sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="#fff"/>`,
@@ -145,8 +152,9 @@ export function chartsFrom(dir: string): Chart[] {
       file: 'bench-cursor-depth.png',
       title: `Page time against depth, ${depth.rows.toLocaleString('en-US')} rows`,
       xLabel: 'page depth (pages of 10)',
-      yLabel: 'median ms per page',
+      yLabel: 'median ms per page (log scale)',
       logX: true,
+      logY: true,
       series: depth.series,
     })
   }
