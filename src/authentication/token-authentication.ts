@@ -18,7 +18,7 @@ export interface TokenAuthenticationOptions {
   /** The scheme keyword in `Authorization: <keyword> <key>`, matched case-insensitively. @default 'Token' */
   readonly keyword?: string
   /** Keeps lookups between requests (`MemoryTokenCache`, or your own). @default none: every request asks the stores */
-  readonly cache?: TokenCache
+  readonly cache?: TokenCache | undefined
 }
 
 /**

@@ -33,12 +33,12 @@ export interface KyselyTokenStoreOptions<DB extends TokensDatabase = AuthDatabas
    * SQL statement (a join on that table, in this store's database), which
    * `TokenAuthentication` then uses instead of two lookups. @default none
    */
-  readonly users?: KyselyUserStore<unknown>
+  readonly users?: KyselyUserStore<unknown> | undefined
   /**
    * Told after `regenerate` and `delete` change a user's token, so token caches drop the
    * old key (the bus your `MemoryTokenCache` listens to). @default none
    */
-  readonly invalidation?: InvalidationBus
+  readonly invalidation?: InvalidationBus | undefined
 }
 
 /** The store's view of the database for the join: the users table is only known at run time. */

@@ -49,7 +49,7 @@ interface CommonUserStoreOptions<DB> {
    * Told after `setPassword` and `setActive` change a user, so token caches drop what they
    * hold about them (the bus your `MemoryTokenCache` listens to). @default none
    */
-  readonly invalidation?: InvalidationBus
+  readonly invalidation?: InvalidationBus | undefined
 }
 
 /** gatehouse's own `gatehouse_users` table (the default). */
