@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openAuthDatabase, type AuthTestDatabase } from '../../test/helpers/auth-database.js'
 import { BACKENDS } from '../../test/helpers/databases.js'
+import { ConfigurationError } from '../core/errors.js'
 import type { UserId } from '../core/user.js'
 import { LocalInvalidationBus } from '../stores/local-invalidation-bus.js'
 import { runTokenStoreSuite } from '../testing/index.js'
@@ -46,6 +47,11 @@ for (const backend of BACKENDS) {
       const found = await joined.findWithUser?.(key)
       expect(found?.user).toEqual({ id: staff.id, username: 'joined-staff', isActive: false, isStaff: true, isAuthenticated: true })
       expect(found?.token).toEqual(await joined.findByKey(key))
+    })
+
+    it('users must be a KyselyUserStore: anything else is a ConfigurationError at construction', () => {
+      const notAStore = { findById: async () => null } as unknown as KyselyUserStore
+      expect(() => new KyselyTokenStore({ db: t.db, users: notAStore })).toThrow(ConfigurationError)
     })
 
     it('regenerate and delete tell the invalidation bus after the change; getOrCreate does not', async () => {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { ConfigurationError } from '../core/errors.js'
 import type { UserId } from '../core/user.js'
 import { generateTokenKey } from '../crypto/random.js'
 import { timingSafeEqual } from '../crypto/timing-safe-equal.js'
@@ -66,6 +67,7 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
   private readonly generateKey: () => string
   private readonly invalidation: InvalidationBus | undefined
 
+  /** @throws ConfigurationError when `users` is not a `KyselyUserStore`. */
   constructor(options: KyselyTokenStoreOptions<DB>) {
     // Kysely<DB> is invariant in DB; the store touches only gatehouse_tokens, which DB has.
     this.db = options.db as unknown as Kysely<TokensDatabase>
@@ -73,6 +75,9 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
     this.invalidation = options.invalidation
     if (options.users !== undefined) {
       const join = userJoin(options.users)
+      if (join === undefined) {
+        throw new ConfigurationError('ERR_INVALID_SETTING', 'KyselyTokenStore option "users" must be a KyselyUserStore (the join reads its table and columns)')
+      }
       this.findWithUser = (key) => this.findJoined(key, join)
     }
   }

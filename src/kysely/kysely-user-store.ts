@@ -124,11 +124,9 @@ export interface UserJoin {
 
 const JOINS = new WeakMap<object, UserJoin>()
 
-/** The join description of a `KyselyUserStore` (of any database type). */
-export function userJoin(store: KyselyUserStore<unknown>): UserJoin {
-  const join = JOINS.get(store)
-  if (join === undefined) throw new TypeError('not a KyselyUserStore')
-  return join
+/** The join description of a `KyselyUserStore` (of any database type); `undefined` for anything else. */
+export function userJoin(store: KyselyUserStore<unknown>): UserJoin | undefined {
+  return JOINS.get(store)
 }
 
 /**
