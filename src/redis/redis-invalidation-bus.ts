@@ -113,7 +113,8 @@ export class RedisInvalidationBus implements InvalidationBus {
     })
     subscriber.on('error', (error: Error) => this.report(error))
     subscriber.on('message', (channel: string, message: string) => {
-      if (channel === this.channel) this.receive(message)
+      // A message already on the wire when close() ran still arrives: a closed bus drops it.
+      if (channel === this.channel && !this.closed) this.receive(message)
     })
     subscriber.connect().catch((error: unknown) => this.report(error instanceof Error ? error : new Error(String(error))))
   }
