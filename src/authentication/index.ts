@@ -2,6 +2,8 @@ export type { Authenticated, AuthenticationScheme } from './authentication-schem
 export { schemeName } from './authentication-scheme.js'
 export { BasicAuthentication, type BasicAuthenticationOptions } from './basic-authentication.js'
 export { TokenAuthentication, type TokenAuthenticationOptions } from './token-authentication.js'
+export type { TokenCache, TokenLoader } from './token-cache.js'
+export { MemoryTokenCache, type MemoryTokenCacheOptions } from './memory-token-cache.js'
 export { SessionAuthentication, type SessionAuthenticationOptions } from './session-authentication.js'
 export { RemoteUserAuthentication, type RemoteUserAuthenticationOptions } from './remote-user-authentication.js'
 export {

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { buildRequest } from '../../test/helpers/build-request.js'
 import { FakeTokenStore, FakeUserStore } from '../../test/helpers/fake-auth-stores.js'
 import { AuthenticationFailed } from '../core/errors.js'
+import type { TokenWithUser } from '../stores/token-store.js'
+import type { TokenCache } from './token-cache.js'
 import { TokenAuthentication } from './token-authentication.js'
 
 const BOB = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
@@ -83,5 +85,81 @@ describe('TokenAuthentication: keyword', () => {
   it('the challenge is the keyword alone', () => {
     expect(scheme().authenticateHeader()).toBe('Token')
     expect(scheme('Bearer').authenticateHeader()).toBe('Bearer')
+  })
+})
+
+/** A token store with the joined lookup, which must be the only thing the scheme calls. */
+class JoinedTokenStore extends FakeTokenStore {
+  readonly joined: string[] = []
+  constructor(private readonly users = new FakeUserStore()) {
+    super([[BOB, 2], [CAROL, 3], ['ghost-user', 99]])
+  }
+  override async findByKey(): Promise<never> {
+    throw new Error('findByKey must not be called when findWithUser exists')
+  }
+  async findWithUser(key: string): Promise<TokenWithUser | null> {
+    this.joined.push(key)
+    const token = this.tokens.get(key) ?? null
+    const user = token === null ? null : await this.users.findById(token.userId)
+    return token === null || user === null ? null : { token, user }
+  }
+}
+
+const noUsers = { findById: async (): Promise<never> => Promise.reject(new Error('users.findById must not be called')) }
+
+describe('TokenAuthentication: one lookup when the token store has findWithUser', () => {
+  it.each([
+    [BOB, 'bob'],
+    [CAROL, 'User inactive or deleted.'],
+    ['ghost-user', 'Invalid token.'],
+    ['nope', 'Invalid token.'],
+  ])('Token %s → %s, through findWithUser alone', async (key, expected) => {
+    const tokens = new JoinedTokenStore()
+    const scheme = new TokenAuthentication({ tokens, users: noUsers })
+    const outcome = await scheme
+      .authenticate(buildRequest({ headers: { Authorization: `Token ${key}` } }))
+      .then((r) => r?.user.username, (e: unknown) => (e as AuthenticationFailed).detail)
+    expect(outcome).toBe(expected)
+    expect(tokens.joined).toEqual([key])
+  })
+
+  it('auth is the token record from the joined lookup', async () => {
+    const result = await new TokenAuthentication({ tokens: new JoinedTokenStore(), users: noUsers }).authenticate(
+      buildRequest({ headers: { Authorization: `Token ${BOB}` } }),
+    )
+    expect(result?.auth).toMatchObject({ key: BOB, userId: 2 })
+  })
+})
+
+describe('TokenAuthentication: cache option', () => {
+  it("asks the cache, whose loader is the stores' lookup; the same DRF answers come out of it", async () => {
+    const asked: string[] = []
+    // A cache of one's own: remembers everything, forever (the interface is one method).
+    const remembered = new Map<string, TokenWithUser | null>()
+    const cache: TokenCache = {
+      async get(key, load) {
+        asked.push(key)
+        if (!remembered.has(key)) remembered.set(key, await load(key))
+        return remembered.get(key) ?? null
+      },
+    }
+    const tokens = new FakeTokenStore([[BOB, 2], [CAROL, 3]])
+    const scheme = new TokenAuthentication({ tokens, users: new FakeUserStore(), cache })
+    const run = (key: string): Promise<unknown> =>
+      scheme.authenticate(buildRequest({ headers: { Authorization: `Token ${key}` } })).then((r) => r?.user.username, (e: unknown) => (e as AuthenticationFailed).detail)
+    expect(await run(BOB)).toBe('bob')
+    tokens.tokens.delete(BOB)
+    expect(await run(BOB)).toBe('bob') // from the cache: the store was not asked again
+    expect(await run(CAROL)).toBe('User inactive or deleted.')
+    expect(await run('nope')).toBe('Invalid token.')
+    expect(asked).toEqual([BOB, BOB, CAROL, 'nope'])
+  })
+
+  it('header errors never reach the cache', async () => {
+    const cache: TokenCache = { get: async () => Promise.reject(new Error('the cache must not be asked')) }
+    const scheme = new TokenAuthentication({ tokens: new FakeTokenStore(), users: new FakeUserStore(), cache })
+    for (const header of ['Token', 'Token a b', 'Token \xff\xfe']) {
+      await expect(scheme.authenticate(buildRequest({ headers: { Authorization: header } }))).rejects.toBeInstanceOf(AuthenticationFailed)
+    }
   })
 })

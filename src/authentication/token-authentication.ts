@@ -1,16 +1,24 @@
 import type { ApiRequest } from '../core/api-request.js'
 import { AuthenticationFailed } from '../core/errors.js'
 import { decodeUtf8Strict, splitAuthorizationHeader } from '../http/authorization-header.js'
-import type { TokenRecord, TokenStore } from '../stores/token-store.js'
+import type { TokenRecord, TokenStore, TokenWithUser } from '../stores/token-store.js'
 import type { UserStore } from '../stores/user-store.js'
 import type { Authenticated, AuthenticationScheme } from './authentication-scheme.js'
+import type { TokenCache, TokenLoader } from './token-cache.js'
 
 /** Options for `TokenAuthentication`. */
 export interface TokenAuthenticationOptions {
-  readonly tokens: Pick<TokenStore, 'findByKey'>
+  /**
+   * Where tokens are looked up. When the store has `findWithUser` (a `KyselyTokenStore`
+   * given `users`), one lookup reads the token and its user together; otherwise the
+   * scheme calls `findByKey`, then `users.findById`.
+   */
+  readonly tokens: Pick<TokenStore, 'findByKey' | 'findWithUser'>
   readonly users: Pick<UserStore, 'findById'>
   /** The scheme keyword in `Authorization: <keyword> <key>`, matched case-insensitively. @default 'Token' */
   readonly keyword?: string
+  /** Keeps lookups between requests (`MemoryTokenCache`, or your own). @default none: every request asks the stores */
+  readonly cache?: TokenCache | undefined
 }
 
 /**
@@ -20,14 +28,19 @@ export interface TokenAuthenticationOptions {
 export class TokenAuthentication implements AuthenticationScheme<TokenRecord> {
   readonly name: string
   readonly keyword: string
-  private readonly tokens: Pick<TokenStore, 'findByKey'>
+  private readonly tokens: Pick<TokenStore, 'findByKey' | 'findWithUser'>
   private readonly users: Pick<UserStore, 'findById'>
+  private readonly cache: TokenCache | undefined
+  /** `lookup`, bound once, for the cache. */
+  private readonly loader: TokenLoader
 
   constructor(options: TokenAuthenticationOptions) {
     this.tokens = options.tokens
     this.users = options.users
+    this.cache = options.cache
     this.keyword = options.keyword ?? 'Token'
     this.name = `TokenAuthentication(${this.keyword})`
+    this.loader = (key) => this.lookup(key)
   }
 
   async authenticate(req: ApiRequest): Promise<Authenticated<TokenRecord> | null> {
@@ -44,14 +57,25 @@ export class TokenAuthentication implements AuthenticationScheme<TokenRecord> {
     return this.authenticateCredentials(key)
   }
 
-  /** Looks the key up; override to change the lookup. */
+  /** Looks the key up (through the cache when there is one) and checks the user; override to change the lookup. */
   protected async authenticateCredentials(key: string): Promise<Authenticated<TokenRecord>> {
+    const found = this.cache === undefined ? await this.lookup(key) : await this.cache.get(key, this.loader)
+    if (found === null) throw new AuthenticationFailed('Invalid token.')
+    if (!found.user.isActive) throw new AuthenticationFailed('User inactive or deleted.')
+    return { user: found.user, auth: found.token }
+  }
+
+  /**
+   * The token and its user from the stores: one `findWithUser` when the token store has
+   * it, else `findByKey` then `findById`. `null` for an unknown key or a token whose user
+   * is gone (both "Invalid token.").
+   */
+  protected async lookup(key: string): Promise<TokenWithUser | null> {
+    if (this.tokens.findWithUser !== undefined) return this.tokens.findWithUser(key)
     const token = await this.tokens.findByKey(key)
-    if (token === null) throw new AuthenticationFailed('Invalid token.')
+    if (token === null) return null
     const user = await this.users.findById(token.userId)
-    if (user === null) throw new AuthenticationFailed('Invalid token.')
-    if (!user.isActive) throw new AuthenticationFailed('User inactive or deleted.')
-    return { user, auth: token }
+    return user === null ? null : { token, user }
   }
 
   authenticateHeader(): string {

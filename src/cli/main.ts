@@ -2,7 +2,8 @@
  * The `gatehouse` command line, for a user's own database: it touches only the library's
  * tables (users, tokens, sessions) and its own migration table, and never seeds anything.
  * Django's `migrate`, `createsuperuser`, `changepassword`, `drf_create_token` and
- * `clearsessions`, in one command.
+ * `clearsessions`, in one command. Commands that change a user's credentials tell running
+ * servers' token caches through Redis pub/sub when `REDIS_URL` (or `--redis`) is set.
  */
 import { createInterface } from 'node:readline'
 import { Command, CommanderError, Option } from 'commander'
@@ -12,6 +13,7 @@ import { KyselyTokenStore } from '../kysely/kysely-token-store.js'
 import { KyselyUserStore } from '../kysely/kysely-user-store.js'
 import { authMigrations, migrate } from '../kysely/migrations.js'
 import type { AuthDatabase } from '../kysely/schema.js'
+import type { InvalidationBus } from '../stores/invalidation-bus.js'
 
 /** Where the command line reads and writes; the process's own streams by default. */
 export interface CliIo {
@@ -32,6 +34,14 @@ interface PasswordOptions {
   readonly passwordStdin?: boolean
 }
 
+interface InvalidationOptions {
+  readonly redis?: string
+  readonly channel: string
+}
+
+/** The channel `RedisInvalidationBus` uses by default. */
+const DEFAULT_CHANNEL = 'gatehouse:auth-invalidation'
+
 function databaseUrl(options: DatabaseOption, io: CliIo): string {
   const url = options.database ?? io.env['DATABASE_URL']
   if (url === undefined || url === '') {
@@ -48,6 +58,36 @@ async function withDatabase<T>(options: DatabaseOption, io: CliIo, fn: (database
     return await fn(database)
   } finally {
     await database.close()
+  }
+}
+
+/**
+ * Runs `fn` with a bus that tells running servers (through Redis pub/sub) about a change,
+ * when `--redis` or `REDIS_URL` names a Redis; else with none. The Redis driver is loaded
+ * only then (ioredis is an optional dependency). A change the servers could not be told
+ * of is still made: a warning says their caches catch up within their TTL.
+ */
+async function withInvalidation<T>(options: InvalidationOptions, io: CliIo, fn: (bus: InvalidationBus | undefined) => Promise<T>): Promise<T> {
+  const url = options.redis ?? io.env['REDIS_URL']
+  if (url === undefined || url === '') return fn(undefined)
+  const { createRedisClient } = await import('../redis/redis-client.js')
+  const { RedisInvalidationBus } = await import('../redis/redis-invalidation-bus.js')
+  // Connection trouble matters only if a message then fails to go out; its text says more than the publish error.
+  let connectionError: Error | null = null
+  let warned = false
+  const warn = (error: Error): void => {
+    if (warned) return
+    warned = true
+    const reason = connectionError?.message ?? error.message
+    io.stderr.write(`gatehouse: warning: running servers were not told through Redis (${reason}); their cached token authentications end within their cache's TTL\n`)
+  }
+  const redis = createRedisClient(url, { onError: (error) => (connectionError ??= error) })
+  const bus = new RedisInvalidationBus({ redis, channel: options.channel, onError: warn })
+  try {
+    return await fn(bus)
+  } finally {
+    await bus.close()
+    await redis.close()
   }
 }
 
@@ -122,6 +162,16 @@ function isUniqueViolation(error: unknown): boolean {
 
 const databaseOption = (): Option =>
   new Option('--database <url>', 'database URL: sqlite:<path>, file:<path> or postgres://… (default: $DATABASE_URL)')
+const redisOption = (): Option =>
+  new Option('--redis <url>', "Redis URL through which running servers' token caches are told of the change (default: $REDIS_URL; unset: not told)")
+const channelOption = (): Option => new Option('--channel <name>', 'the invalidation channel the servers listen on').default(DEFAULT_CHANNEL)
+
+/** A user of gatehouse's own table, by name, or a CliError. */
+async function existingUser(users: KyselyUserStore, username: string): Promise<{ readonly id: number | string }> {
+  const user = await users.findByUsername(username)
+  if (user === null) throw new CliError(`user ${username} does not exist`)
+  return user
+}
 
 /** Builds the command line; `io` receives its output. */
 export function buildCli(io: CliIo): Command {
@@ -171,32 +221,81 @@ export function buildCli(io: CliIo): Command {
     .description("set a user's password (GATEHOUSE_PASSWORD, --password-stdin, or a prompt)")
     .argument('<username>')
     .addOption(databaseOption())
+    .addOption(redisOption())
+    .addOption(channelOption())
     .option('--password-stdin', 'read the password from the first line of stdin')
-    .action(async (username: string, options: DatabaseOption & PasswordOptions) => {
-      await withDatabase(options, io, async (database) => {
-        const users = new KyselyUserStore({ db: database.db })
-        const user = await users.findByUsername(username)
-        if (user === null) throw new CliError(`user ${username} does not exist`)
-        const password = await readPassword(options, io)
-        await users.setPassword(user.id, password)
-        print(`Password changed successfully for user ${username}`)
-      })
+    .action(async (username: string, options: DatabaseOption & PasswordOptions & InvalidationOptions) => {
+      await withInvalidation(options, io, (invalidation) =>
+        withDatabase(options, io, async (database) => {
+          const users = new KyselyUserStore({ db: database.db, invalidation })
+          const user = await existingUser(users, username)
+          const password = await readPassword(options, io)
+          await users.setPassword(user.id, password)
+          print(`Password changed successfully for user ${username}`)
+        }),
+      )
     })
+
+  for (const [name, isActive] of [['deactivate-user', false], ['activate-user', true]] as const) {
+    program
+      .command(name)
+      .description(
+        isActive
+          ? 'activate a user again: their password, token and sessions work again'
+          : 'deactivate a user: their password, token and sessions stop working on every server (nothing is deleted)',
+      )
+      .argument('<username>')
+      .addOption(databaseOption())
+      .addOption(redisOption())
+      .addOption(channelOption())
+      .action(async (username: string, options: DatabaseOption & InvalidationOptions) => {
+        await withInvalidation(options, io, (invalidation) =>
+          withDatabase(options, io, async (database) => {
+            const users = new KyselyUserStore({ db: database.db, invalidation })
+            const user = await existingUser(users, username)
+            await users.setActive(user.id, isActive)
+            print(`${isActive ? 'Activated' : 'Deactivated'} user ${username}`)
+          }),
+        )
+      })
+  }
 
   program
     .command('create-token')
     .description("print a user's token, creating it if missing (DRF's drf_create_token)")
     .argument('<username>')
     .addOption(databaseOption())
+    .addOption(redisOption())
+    .addOption(channelOption())
     .option('-r, --reset', 'regenerate the token (for a leaked one): the old key stops working')
-    .action(async (username: string, options: DatabaseOption & { reset?: boolean }) => {
-      await withDatabase(options, io, async (database) => {
-        const user = await new KyselyUserStore({ db: database.db }).findByUsername(username)
-        if (user === null) throw new CliError(`Cannot create the Token: user ${username} does not exist`)
-        const tokens = new KyselyTokenStore({ db: database.db })
-        const token = options.reset === true ? await tokens.regenerate(user.id) : await tokens.getOrCreate(user.id)
-        print(`Generated token ${token.key} for user ${username}`)
-      })
+    .action(async (username: string, options: DatabaseOption & InvalidationOptions & { reset?: boolean }) => {
+      // Only a reset changes a key that servers may hold: plain get-or-create needs no Redis.
+      const run = async (invalidation: InvalidationBus | undefined): Promise<void> =>
+        withDatabase(options, io, async (database) => {
+          const user = await new KyselyUserStore({ db: database.db }).findByUsername(username)
+          if (user === null) throw new CliError(`Cannot create the Token: user ${username} does not exist`)
+          const tokens = new KyselyTokenStore({ db: database.db, invalidation })
+          const token = options.reset === true ? await tokens.regenerate(user.id) : await tokens.getOrCreate(user.id)
+          print(`Generated token ${token.key} for user ${username}`)
+        })
+      await (options.reset === true ? withInvalidation(options, io, run) : run(undefined))
+    })
+
+  program
+    .command('delete-token')
+    .description("delete a user's token: the key stops working on every server (create-token makes a new one)")
+    .argument('<username>')
+    .addOption(databaseOption())
+    .addOption(redisOption())
+    .addOption(channelOption())
+    .action(async (username: string, options: DatabaseOption & InvalidationOptions) => {
+      await withInvalidation(options, io, (invalidation) =>
+        withDatabase(options, io, async (database) => {
+          const user = await existingUser(new KyselyUserStore({ db: database.db }), username)
+          const deleted = await new KyselyTokenStore({ db: database.db, invalidation }).delete(user.id)
+          print(deleted ? `Deleted the token of user ${username}` : `User ${username} had no token`)
+        }),
+      )
     })
 
   program

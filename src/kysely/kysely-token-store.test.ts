@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openAuthDatabase, type AuthTestDatabase } from '../../test/helpers/auth-database.js'
 import { BACKENDS } from '../../test/helpers/databases.js'
+import { ConfigurationError } from '../core/errors.js'
+import type { UserId } from '../core/user.js'
+import { LocalInvalidationBus } from '../stores/local-invalidation-bus.js'
 import { runTokenStoreSuite } from '../testing/index.js'
 import { KyselyTokenStore } from './kysely-token-store.js'
 import { KyselyUserStore } from './kysely-user-store.js'
@@ -25,6 +28,51 @@ for (const backend of BACKENDS) {
       it,
       create: () => new KyselyTokenStore({ db: t.db }),
       createUser: async () => (await new KyselyUserStore({ db: t.db }).create({ username: `suite-${++made}`, password: null })).id,
+    })
+
+    runTokenStoreSuite({
+      describe,
+      it,
+      name: 'TokenStore contract, joined with the users table (findWithUser)',
+      create: () => new KyselyTokenStore({ db: t.db, users: new KyselyUserStore({ db: t.db }) }),
+      createUser: async () => (await new KyselyUserStore({ db: t.db }).create({ username: `joined-${++made}`, password: null })).id,
+    })
+
+    it('findWithUser exists only when the store is given users, and answers the user\'s flags', async () => {
+      expect(tokens.findWithUser).toBeUndefined()
+      const users = new KyselyUserStore({ db: t.db })
+      const joined = new KyselyTokenStore({ db: t.db, users })
+      const staff = await users.create({ username: 'joined-staff', password: null, isStaff: true, isActive: false })
+      const { key } = await joined.getOrCreate(staff.id)
+      const found = await joined.findWithUser?.(key)
+      expect(found?.user).toEqual({ id: staff.id, username: 'joined-staff', isActive: false, isStaff: true, isAuthenticated: true })
+      expect(found?.token).toEqual(await joined.findByKey(key))
+    })
+
+    it('users must be a KyselyUserStore: anything else is a ConfigurationError at construction', () => {
+      const notAStore = { findById: async () => null } as unknown as KyselyUserStore
+      expect(() => new KyselyTokenStore({ db: t.db, users: notAStore })).toThrow(ConfigurationError)
+    })
+
+    it('regenerate and delete tell the invalidation bus after the change; getOrCreate does not', async () => {
+      const bus = new LocalInvalidationBus()
+      const store = new KyselyTokenStore({ db: t.db, invalidation: bus })
+      const u = await new KyselyUserStore({ db: t.db }).create({ username: 'bus-token', password: null })
+      const heard: UserId[] = []
+      let visible: Promise<string | null> = Promise.resolve(null)
+      bus.subscribe((event) => {
+        if (event.type !== 'user') return
+        heard.push(event.userId)
+        visible = t.db.selectFrom('gatehouse_tokens').select('key').where('user_id', '=', Number(event.userId)).executeTakeFirst().then((r) => r?.key ?? null)
+      })
+      await store.getOrCreate(u.id)
+      expect(heard).toEqual([])
+      const fresh = await store.regenerate(u.id)
+      expect(await visible).toBe(fresh.key)
+      expect(await store.delete(u.id)).toBe(true)
+      expect(await visible).toBeNull()
+      expect(await store.delete(u.id)).toBe(false)
+      expect(heard).toEqual([u.id, u.id])
     })
 
     it('getOrCreate returns the same 40-hex key every time', async () => {

@@ -1,9 +1,12 @@
 import type { Kysely } from 'kysely'
+import { ConfigurationError } from '../core/errors.js'
 import type { UserId } from '../core/user.js'
 import { generateTokenKey } from '../crypto/random.js'
 import { timingSafeEqual } from '../crypto/timing-safe-equal.js'
 import { createHash } from 'node:crypto'
-import type { TokenRecord, TokenStore } from '../stores/token-store.js'
+import type { InvalidationBus } from '../stores/invalidation-bus.js'
+import type { TokenRecord, TokenStore, TokenWithUser } from '../stores/token-store.js'
+import { userJoin, type KyselyUserStore, type UserJoin } from './kysely-user-store.js'
 import { toDate, toUserId, type AuthDatabase, type TokensDatabase } from './schema.js'
 
 /** Hex SHA-256 of a token key: the indexed lookup column. */
@@ -25,23 +28,58 @@ export interface KyselyTokenStoreOptions<DB extends TokensDatabase = AuthDatabas
   readonly db: Kysely<DB>
   /** Key generator. @default 40 hex chars from `crypto.randomBytes(20)` */
   readonly generateKey?: () => string
+  /**
+   * The user store whose table the tokens belong to (gatehouse's own, or yours mapped by
+   * `table`/`columns`). Given, the store gains `findWithUser`: the token and its user in one
+   * SQL statement (a join on that table, in this store's database), which
+   * `TokenAuthentication` then uses instead of two lookups. @default none
+   */
+  readonly users?: KyselyUserStore<unknown> | undefined
+  /**
+   * Told after `regenerate` and `delete` change a user's token, so token caches drop the
+   * old key (the bus your `MemoryTokenCache` listens to). @default none
+   */
+  readonly invalidation?: InvalidationBus | undefined
 }
+
+/** The store's view of the database for the join: the users table is only known at run time. */
+type LooseDatabase = Record<string, Record<string, unknown>>
+
+/** Alias of the joined users table, and the prefix of its fields in the joined row. */
+const USER_ALIAS = 'gatehouse_token_user'
+const USER_PREFIX = 'u_'
 
 /**
  * DRF's authtoken table in SQL: one token per user (unique `user_id`), get-or-create, regenerate.
  *
  * @example
  * const tokens = new KyselyTokenStore({ db })
+ * const joined = new KyselyTokenStore({ db, users, invalidation: bus }) // one statement per token authentication
  */
 // DB only types the constructor's argument: stores of different databases are interchangeable.
 export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implements TokenStore {
+  /**
+   * The token with exactly this key and its user, in one statement; `null` for an unknown
+   * key or a token whose user is gone. Present only when the store was given `users`.
+   */
+  readonly findWithUser?: (key: string) => Promise<TokenWithUser | null>
   private readonly db: Kysely<TokensDatabase>
   private readonly generateKey: () => string
+  private readonly invalidation: InvalidationBus | undefined
 
+  /** @throws ConfigurationError when `users` is not a `KyselyUserStore`. */
   constructor(options: KyselyTokenStoreOptions<DB>) {
     // Kysely<DB> is invariant in DB; the store touches only gatehouse_tokens, which DB has.
     this.db = options.db as unknown as Kysely<TokensDatabase>
     this.generateKey = options.generateKey ?? generateTokenKey
+    this.invalidation = options.invalidation
+    if (options.users !== undefined) {
+      const join = userJoin(options.users)
+      if (join === undefined) {
+        throw new ConfigurationError('ERR_INVALID_SETTING', 'KyselyTokenStore option "users" must be a KyselyUserStore (the join reads its table and columns)')
+      }
+      this.findWithUser = (key) => this.findJoined(key, join)
+    }
   }
 
   async findByKey(key: string): Promise<TokenRecord | null> {
@@ -54,6 +92,21 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
       .executeTakeFirst()
     if (row === undefined || !timingSafeEqual(row.key, key)) return null
     return { key: row.key, userId: toUserId(row.user_id), created: toDate(row.created) }
+  }
+
+  private async findJoined(key: string, join: UserJoin): Promise<TokenWithUser | null> {
+    if (key.length === 0 || key.length > 40) return null
+    // The users table is named at run time (your own, mapped), hence the loose typing.
+    const db = this.db as unknown as Kysely<LooseDatabase>
+    const row: Readonly<Record<string, unknown>> | undefined = await db
+      .selectFrom('gatehouse_tokens')
+      .innerJoin(`${join.table} as ${USER_ALIAS}`, `${USER_ALIAS}.${join.idColumn}`, 'gatehouse_tokens.user_id')
+      .select(['gatehouse_tokens.key', 'gatehouse_tokens.user_id', 'gatehouse_tokens.created', ...join.selection(USER_ALIAS, USER_PREFIX)])
+      .where('gatehouse_tokens.key_digest', '=', digest(key))
+      .executeTakeFirst()
+    if (row === undefined || typeof row['key'] !== 'string' || !timingSafeEqual(row['key'], key)) return null
+    const token: TokenRecord = { key: row['key'], userId: toUserId(row['user_id']), created: toDate(row['created'] as Date | string) }
+    return { token, user: join.toUser(row, USER_PREFIX) }
   }
 
   async getOrCreate(userId: UserId): Promise<TokenRecord> {
@@ -71,6 +124,7 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
     return row
   }
 
+  /** Replaces the user's token (or creates one), then tells the `invalidation` bus. */
   async regenerate(userId: UserId): Promise<TokenRecord> {
     const record: TokenRecord = { key: this.generateKey(), userId, created: new Date() }
     const row = tokenRow(record.key, userId, record.created)
@@ -83,7 +137,19 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
         oc.column('user_id').doUpdateSet({ key: row.key, key_digest: row.key_digest, created: row.created }),
       )
       .execute()
+    await this.invalidation?.publish(userId)
     return record
+  }
+
+  /**
+   * Deletes the user's token (its key stops working; the next `getOrCreate` makes a new
+   * one), then tells the `invalidation` bus. @returns false when the user had no token.
+   */
+  async delete(userId: UserId): Promise<boolean> {
+    const result = await this.db.deleteFrom('gatehouse_tokens').where('user_id', '=', userId).executeTakeFirst()
+    const deleted = Number(result.numDeletedRows) > 0
+    if (deleted) await this.invalidation?.publish(userId)
+    return deleted
   }
 
   private async findByUser(userId: UserId): Promise<TokenRecord | null> {

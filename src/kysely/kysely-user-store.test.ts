@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openAuthDatabase, type AuthTestDatabase } from '../../test/helpers/auth-database.js'
 import { BACKENDS } from '../../test/helpers/databases.js'
+import type { UserId } from '../core/user.js'
+import { ConfigurationError } from '../core/errors.js'
+import { LocalInvalidationBus } from '../stores/local-invalidation-bus.js'
 import { runUserStoreSuite } from '../testing/index.js'
 import { KyselyUserStore } from './kysely-user-store.js'
 
@@ -23,6 +26,43 @@ for (const backend of BACKENDS) {
     afterAll(async () => t?.close())
 
     runUserStoreSuite({ describe, it, create: () => users })
+
+    it('setPassword and setActive tell the invalidation bus, after the change and only when a user changed', async () => {
+      const bus = new LocalInvalidationBus()
+      const store = new KyselyUserStore({ db: t.db, scrypt: { N: 1024, r: 8, p: 1 }, invalidation: bus })
+      const heard: UserId[] = []
+      let seen: Promise<boolean | undefined> = Promise.resolve(undefined)
+      bus.subscribe((event) => {
+        if (event.type !== 'user') return
+        heard.push(event.userId)
+        // What a cache would reload at that moment: the write must already be visible.
+        seen = store.findById(event.userId).then((u) => u?.isActive)
+      })
+      const u = await store.create({ username: 'bus-user', password: 'bus-pass-1' })
+      expect(heard).toEqual([])
+      expect(await store.setActive(u.id, false)).toBe(true)
+      expect(await seen).toBe(false)
+      expect(await store.setPassword(u.id, 'bus-pass-2')).toBe(true)
+      expect(await store.setActive(u.id, true)).toBe(true)
+      expect(await seen).toBe(true)
+      expect(await store.setActive(987_654_321, false)).toBe(false)
+      expect(await store.setPassword(987_654_321, 'x')).toBe(false)
+      expect(heard).toEqual([u.id, u.id, u.id])
+      // A rehash at login changes the stored hash but not the password: no event.
+      const stronger = new KyselyUserStore({ db: t.db, scrypt: { N: 2048, r: 8, p: 1 }, invalidation: bus })
+      expect((await stronger.authenticate('bus-user', 'bus-pass-2'))?.id).toBe(u.id)
+      const row = await t.db.selectFrom('gatehouse_users').select('password').where('id', '=', Number(u.id)).executeTakeFirstOrThrow()
+      expect(row.password).toMatch(/^scrypt\$2048\$/)
+      expect(heard).toHaveLength(3)
+    })
+
+    it('setActive writes the flag that findById and authenticate read', async () => {
+      const u = await users.create({ username: 'flip', password: 'flip-pass' })
+      await users.setActive(u.id, false)
+      const row = await t.db.selectFrom('gatehouse_users').select('is_active').where('id', '=', Number(u.id)).executeTakeFirstOrThrow()
+      expect(Number(row.is_active)).toBe(0)
+      expect(await users.authenticate('flip', 'flip-pass')).toBeNull()
+    })
 
     it('create returns the stored user with its flags', async () => {
       const u = await users.create({ username: 'new-one', password: 'x' })
@@ -135,3 +175,11 @@ for (const backend of BACKENDS) {
     })
   })
 }
+
+describe('KyselyUserStore.setActive without an isActive column', () => {
+  it('throws ConfigurationError: the mapping says every user is active', async () => {
+    const db = {} as import('kysely').Kysely<{ members: { member_no: number; handle: string; secret: string } }>
+    const store = new KyselyUserStore({ db, table: 'members', columns: { id: 'member_no', username: 'handle', password: 'secret' } })
+    await expect(store.setActive(1, false)).rejects.toThrow(ConfigurationError)
+  })
+})

@@ -3,6 +3,7 @@ import { sql, type AliasedRawBuilder, type Kysely } from 'kysely'
 import { ConfigurationError } from '../core/errors.js'
 import type { StoredUser, UserId } from '../core/user.js'
 import { DEFAULT_SCRYPT, hashPassword, needsRehash, verifyPasswordUniform, type ScryptParams } from '../crypto/passwords.js'
+import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { NewUser, UserStore } from '../stores/user-store.js'
 import { toUserId, type AuthDatabase, type UsersDatabase } from './schema.js'
 
@@ -44,6 +45,11 @@ interface CommonUserStoreOptions<DB> {
    * @default DEFAULT_SCRYPT (OWASP: N=2^17, r=8, p=1)
    */
   readonly scrypt?: ScryptParams
+  /**
+   * Told after `setPassword` and `setActive` change a user, so token caches drop what they
+   * hold about them (the bus your `MemoryTokenCache` listens to). @default none
+   */
+  readonly invalidation?: InvalidationBus | undefined
 }
 
 /** gatehouse's own `gatehouse_users` table (the default). */
@@ -101,6 +107,29 @@ function flag(value: unknown): boolean {
 type UserRow = Readonly<Record<string, unknown>>
 
 /**
+ * What another store needs to read this store's users inside its own statement (a join):
+ * the table, its id column, and the user's fields and mapping. Internal: reached through
+ * `userJoin()`, which the package does not export.
+ */
+export interface UserJoin {
+  /** The users table, as the store names it. */
+  readonly table: string
+  /** Its id column. */
+  readonly idColumn: string
+  /** The user's fields, read from `alias` (the joined table's alias), each aliased `prefix` + gatehouse's name. */
+  selection(alias: string, prefix: string): AliasedRawBuilder<unknown, string>[]
+  /** The user in a row selected by `selection(alias, prefix)`. */
+  toUser(row: UserRow, prefix: string): StoredUser
+}
+
+const JOINS = new WeakMap<object, UserJoin>()
+
+/** The join description of a `KyselyUserStore` (of any database type); `undefined` for anything else. */
+export function userJoin(store: KyselyUserStore<unknown>): UserJoin | undefined {
+  return JOINS.get(store)
+}
+
+/**
  * Users in SQL, passwords hashed with scrypt: gatehouse's `gatehouse_users` table, or your
  * own users table mapped by `table`, `columns` and `idType` (extra columns are ignored).
  *
@@ -120,6 +149,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
   private readonly columns: UserColumns
   private readonly idType: UserIdType
   private readonly scrypt: ScryptParams
+  private readonly invalidation: InvalidationBus | undefined
 
   /** @throws ConfigurationError when the mapping lacks `id`, `username` or `password`, or `idType` is unknown. */
   constructor(options: KyselyUserStoreOptions<DB>) {
@@ -129,6 +159,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     this.columns = options.table === undefined || options.columns === undefined ? OWN_COLUMNS : options.columns
     this.idType = options.idType ?? 'integer'
     this.scrypt = options.scrypt ?? DEFAULT_SCRYPT
+    this.invalidation = options.invalidation
     for (const field of ['id', 'username', 'password'] as const) {
       if (typeof this.columns[field] !== 'string' || this.columns[field] === '') {
         throw new ConfigurationError('ERR_INVALID_SETTING', `KyselyUserStore option "columns.${field}" must name a column`)
@@ -137,6 +168,12 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     if (this.idType !== 'integer' && this.idType !== 'uuid') {
       throw new ConfigurationError('ERR_INVALID_SETTING', 'KyselyUserStore option "idType" must be "integer" or "uuid"')
     }
+    JOINS.set(this, {
+      table: this.table,
+      idColumn: this.columns.id,
+      selection: (alias, prefix) => this.userSelection(alias, prefix),
+      toUser: (row, prefix) => this.toUser(row, prefix),
+    })
   }
 
 
@@ -145,21 +182,25 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     return this.idType === 'uuid' ? typeof id === 'string' && UUID.test(id) : Number.isSafeInteger(id)
   }
 
-  /** The selection of a user's public fields, aliased to fixed names whatever the mapping. */
-  private userSelection(): AliasedRawBuilder<unknown, string>[] {
+  /**
+   * The selection of a user's public fields, aliased to fixed names whatever the mapping
+   * (`prefix` + `id`, `username`, …), from `table` when given (a joined alias).
+   */
+  private userSelection(table?: string, prefix = ''): AliasedRawBuilder<unknown, string>[] {
     const c = this.columns
-    const fields: AliasedRawBuilder<unknown, string>[] = [sql.ref<unknown>(c.id).as('id'), sql.ref<unknown>(c.username).as('username')]
-    if (typeof c.isActive === 'string') fields.push(sql.ref<unknown>(c.isActive).as('is_active'))
-    if (typeof c.isStaff === 'string') fields.push(sql.ref<unknown>(c.isStaff).as('is_staff'))
+    const ref = (column: string): ReturnType<typeof sql.ref<unknown>> => sql.ref<unknown>(table === undefined ? column : `${table}.${column}`)
+    const fields: AliasedRawBuilder<unknown, string>[] = [ref(c.id).as(`${prefix}id`), ref(c.username).as(`${prefix}username`)]
+    if (typeof c.isActive === 'string') fields.push(ref(c.isActive).as(`${prefix}is_active`))
+    if (typeof c.isStaff === 'string') fields.push(ref(c.isStaff).as(`${prefix}is_staff`))
     return fields
   }
 
-  private toUser(row: UserRow): StoredUser {
+  private toUser(row: UserRow, prefix = ''): StoredUser {
     return Object.freeze({
-      id: toUserId(row['id']),
-      username: String(row['username']),
-      isActive: typeof this.columns.isActive === 'string' ? flag(row['is_active']) : true,
-      isStaff: typeof this.columns.isStaff === 'string' ? flag(row['is_staff']) : false,
+      id: toUserId(row[`${prefix}id`]),
+      username: String(row[`${prefix}username`]),
+      isActive: typeof this.columns.isActive === 'string' ? flag(row[`${prefix}is_active`]) : true,
+      isStaff: typeof this.columns.isStaff === 'string' ? flag(row[`${prefix}is_staff`]) : false,
       isAuthenticated: true as const,
     })
   }
@@ -251,17 +292,36 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
   }
 
   /**
-   * Sets a user's password (`null`: an unusable one, as Django's `set_unusable_password`).
+   * Sets a user's password (`null`: an unusable one, as Django's `set_unusable_password`),
+   * then tells the `invalidation` bus.
    * @returns false when there is no such user.
    */
   async setPassword(userId: UserId, password: string | null): Promise<boolean> {
     if (!this.validId(userId)) return false
     const hash = password === null ? '!' : await hashPassword(password, this.scrypt)
-    const result = await this.db
-      .updateTable(this.table)
-      .set({ [this.columns.password]: hash })
-      .where(sql.ref(this.columns.id), '=', userId)
-      .executeTakeFirst()
-    return Number(result.numUpdatedRows) > 0
+    return this.update(userId, { [this.columns.password]: hash })
+  }
+
+  /**
+   * Activates or deactivates a user (Django's `is_active`), then tells the `invalidation`
+   * bus. An inactive user no longer authenticates: password, token and session alike.
+   * @returns false when there is no such user.
+   * @throws ConfigurationError when the mapping has no `isActive` column (every user is active).
+   */
+  async setActive(userId: UserId, isActive: boolean): Promise<boolean> {
+    const column = this.columns.isActive
+    if (typeof column !== 'string') {
+      throw new ConfigurationError('ERR_INVALID_SETTING', 'KyselyUserStore.setActive needs an "isActive" column in "columns"')
+    }
+    if (!this.validId(userId)) return false
+    return this.update(userId, { [column]: isActive ? 1 : 0 })
+  }
+
+  /** Updates one user's row, and tells the bus when there was one. */
+  private async update(userId: UserId, values: Record<string, unknown>): Promise<boolean> {
+    const result = await this.db.updateTable(this.table).set(values).where(sql.ref(this.columns.id), '=', userId).executeTakeFirst()
+    const updated = Number(result.numUpdatedRows) > 0
+    if (updated) await this.invalidation?.publish(userId)
+    return updated
   }
 }

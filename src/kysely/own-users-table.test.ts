@@ -6,7 +6,9 @@ import { randomUUID } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BACKENDS, type TestDatabase } from '../../test/helpers/databases.js'
-import { ConfigurationError } from '../core/errors.js'
+import { buildRequest } from '../../test/helpers/build-request.js'
+import { TokenAuthentication } from '../authentication/token-authentication.js'
+import { AuthenticationFailed, ConfigurationError } from '../core/errors.js'
 import { runSessionStoreSuite, runTokenStoreSuite, runUserStoreSuite } from '../testing/index.js'
 import { openDatabase, type Database, type DialectName } from './database.js'
 import { KyselySessionStore } from './kysely-session-store.js'
@@ -86,6 +88,7 @@ for (const backend of BACKENDS) {
     }
     runUserStoreSuite({ describe, it, create: () => users })
     runTokenStoreSuite({ describe, it, create: () => new KyselyTokenStore({ db }), createUser })
+    runTokenStoreSuite({ describe, it, name: 'TokenStore contract, joined with the accounts table', create: () => new KyselyTokenStore({ db, users }), createUser })
     runSessionStoreSuite({ describe, it, create: (now) => new KyselySessionStore({ db, now }), createUser })
 
     it('creates only tokens and sessions, with user_id of the UUID type, and no gatehouse_users', async () => {
@@ -129,10 +132,30 @@ for (const backend of BACKENDS) {
       expect((await users.authenticate('app-made@example.com', 'app-pass-1'))?.id).toBe(id)
     })
 
+    it('findWithUser reads the mapped columns of the account in the same statement; setActive writes the mapped flag', async () => {
+      const tokens = new KyselyTokenStore({ db, users })
+      const user = await users.create({ username: 'joined@example.com', password: null, isStaff: true })
+      const { key } = await tokens.getOrCreate(user.id)
+      expect(await tokens.findWithUser?.(key)).toEqual({
+        token: { key, userId: user.id, created: expect.any(Date) },
+        user: { id: user.id, username: 'joined@example.com', isActive: true, isStaff: true, isAuthenticated: true },
+      })
+      expect(await users.setActive(user.id, false)).toBe(true)
+      const row = await db.selectFrom('accounts').select('enabled').where('account_id', '=', String(user.id)).executeTakeFirstOrThrow()
+      expect(row.enabled === false || row.enabled === 0).toBe(true)
+      expect((await tokens.findWithUser?.(key))?.user.isActive).toBe(false)
+      const scheme = new TokenAuthentication({ tokens, users })
+      const refused = await scheme.authenticate(buildRequest({ headers: { Authorization: `Token ${key}` } })).catch((e: unknown) => e)
+      expect((refused as AuthenticationFailed).detail).toBe('User inactive or deleted.')
+      expect(await users.setActive(user.id, true)).toBe(true)
+      expect((await scheme.authenticate(buildRequest({ headers: { Authorization: `Token ${key}` } })))?.user.id).toBe(user.id)
+    })
+
     it('ids that cannot be UUIDs are "not found", never a driver error', async () => {
       for (const id of [1, 0, -1, 'not-a-uuid', '', `${randomUUID()}x`, "' or 1=1 --", 'a\0b']) {
         expect(await users.findById(id)).toBeNull()
         expect(await users.setPassword(id, 'x')).toBe(false)
+        expect(await users.setActive(id, false)).toBe(false)
       }
     })
 
@@ -203,6 +226,25 @@ for (const backend of BACKENDS) {
       expect((await sessions.get('m1'))?.userId).toBe(user.id)
       // No foreign key: a token for a member not (yet) in the table is accepted.
       expect((await tokens.getOrCreate(9_999_999)).userId).toBe(9_999_999)
+    })
+
+    it('a token whose member is not in the table: findWithUser is null, and the scheme answers "Invalid token."', async () => {
+      const db = database.db
+      const users = new KyselyUserStore({ db, table: 'members', columns: { id: 'member_no', username: 'handle', password: 'secret' } })
+      const tokens = new KyselyTokenStore({ db, users })
+      const orphan = await tokens.getOrCreate(8_888_888)
+      expect(await tokens.findByKey(orphan.key)).not.toBeNull()
+      expect(await tokens.findWithUser?.(orphan.key)).toBeNull()
+      const member = await users.create({ username: 'nia', password: null })
+      const own = await tokens.getOrCreate(member.id)
+      expect((await tokens.findWithUser?.(own.key))?.user).toEqual({ id: member.id, username: 'nia', isActive: true, isStaff: false, isAuthenticated: true })
+      for (const scheme of [new TokenAuthentication({ tokens, users }), new TokenAuthentication({ tokens: new KyselyTokenStore({ db }), users })]) {
+        const error = await scheme.authenticate(buildRequest({ headers: { Authorization: `Token ${orphan.key}` } })).catch((e: unknown) => e)
+        expect(error).toBeInstanceOf(AuthenticationFailed)
+        expect((error as AuthenticationFailed).detail).toBe('Invalid token.')
+      }
+      // No isActive column: every member is active, and there is no flag to clear.
+      await expect(users.setActive(member.id, false)).rejects.toThrow(ConfigurationError)
     })
   })
 }

@@ -9,3 +9,4 @@ export {
 } from './redis-client.js'
 export { RedisThrottleStore, THROTTLE_SCRIPT, type RedisThrottleStoreOptions } from './redis-throttle-store.js'
 export { RedisSessionStore, type RedisSessionStoreOptions } from './redis-session-store.js'
+export { RedisInvalidationBus, type RedisInvalidationBusOptions } from './redis-invalidation-bus.js'

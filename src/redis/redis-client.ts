@@ -77,6 +77,8 @@ export interface RedisClientOptions {
 export interface RedisClient extends RedisLike {
   /** The underlying ioredis connection (for commands gatehouse does not wrap). */
   readonly connection: Redis
+  /** PUBLISH `message` on `channel`; answers how many subscribers received it. */
+  publish(channel: string, message: string): Promise<number>
   /** Closes the connection; pending commands fail. */
   close(): Promise<void>
 }
@@ -162,6 +164,10 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
     async del(key) {
       await whenStarted()
       return adapted.del(key)
+    },
+    async publish(channel, message) {
+      await whenStarted()
+      return connection.publish(channel, message)
     },
     async close() {
       if (connection.status === 'ready') {

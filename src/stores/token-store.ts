@@ -1,4 +1,4 @@
-import type { UserId } from '../core/user.js'
+import type { StoredUser, UserId } from '../core/user.js'
 
 /** DRF's `authtoken.Token`: one per user, no expiry. `String(token)` is not relied on: use `key`. */
 export interface TokenRecord {
@@ -7,12 +7,30 @@ export interface TokenRecord {
   readonly created: Date
 }
 
+/** A token and the user it belongs to, read together (`TokenStore.findWithUser`). */
+export interface TokenWithUser {
+  readonly token: TokenRecord
+  /** The token's user, active or not (`TokenAuthentication` refuses an inactive one). */
+  readonly user: StoredUser
+}
+
 /** Where tokens live. At most one token per user. */
 export interface TokenStore {
   /** The token with exactly this key, or `null`. */
   findByKey(key: string): Promise<TokenRecord | null>
+  /**
+   * Optional: the token with exactly this key together with its user, in one round trip to
+   * the store (a join), or `null` when there is no such token or its user no longer exists.
+   * `TokenAuthentication` uses it when present, else `findByKey` then `users.findById`.
+   */
+  findWithUser?(key: string): Promise<TokenWithUser | null>
   /** The user's token, created (40 hex chars from a CSPRNG) when missing. Same key on every call. */
   getOrCreate(userId: UserId): Promise<TokenRecord>
   /** Deletes the user's token and creates a new one, atomically. */
   regenerate(userId: UserId): Promise<TokenRecord>
+  /**
+   * Optional: deletes the user's token (its key stops working); the next `getOrCreate`
+   * makes a new one. @returns false when the user had no token.
+   */
+  delete?(userId: UserId): Promise<boolean>
 }

@@ -24,4 +24,14 @@ export interface UserStore {
   checkPassword(user: StoredUser, password: string): Promise<boolean>
   /** Creates a user. Throws on a duplicate username (the store's unique constraint). */
   create(user: NewUser): Promise<StoredUser>
+  /**
+   * Optional: sets a user's password (`null`: an unusable one, as Django's
+   * `set_unusable_password`). @returns false when there is no such user.
+   */
+  setPassword?(userId: UserId, password: string | null): Promise<boolean>
+  /**
+   * Optional: activates or deactivates a user. An inactive user keeps their rows but no
+   * longer authenticates by any scheme. @returns false when there is no such user.
+   */
+  setActive?(userId: UserId, isActive: boolean): Promise<boolean>
 }

@@ -7,7 +7,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import type { StoredUser, UserId } from '../core/user.js'
 import type { SessionRecord, SessionStore } from '../stores/session-store.js'
-import type { TokenRecord, TokenStore } from '../stores/token-store.js'
+import type { TokenRecord, TokenStore, TokenWithUser } from '../stores/token-store.js'
 import type { NewUser, UserStore } from '../stores/user-store.js'
 import { MemoryThrottleStore } from '../throttling/memory-throttle-store.js'
 import type { ThrottleHit, ThrottleStore } from '../throttling/throttle-store.js'
@@ -53,6 +53,18 @@ class MemoryUserStore implements UserStore {
     const row = this.rows.find((r) => r.id === user.id)
     return row !== undefined && row.hash !== null && timingSafeEqual(row.hash, digest(password))
   }
+  async setPassword(userId: UserId, password: string | null): Promise<boolean> {
+    const row = this.rows.find((r) => r.id === userId)
+    if (row === undefined) return false
+    row.hash = password === null ? null : digest(password)
+    return true
+  }
+  async setActive(userId: UserId, isActive: boolean): Promise<boolean> {
+    const row = this.rows.find((r) => r.id === userId)
+    if (row === undefined) return false
+    row.isActive = isActive
+    return true
+  }
   async create(user: NewUser): Promise<StoredUser> {
     if (this.rows.some((r) => r.username === user.username)) throw new Error('duplicate username')
     const row = {
@@ -84,6 +96,17 @@ class MemoryTokenStore implements TokenStore {
   }
 }
 
+/** The optional methods too: `delete`, and `findWithUser` over a user directory. */
+class FullMemoryTokenStore extends MemoryTokenStore {
+  async delete(userId: UserId): Promise<boolean> {
+    return this.byUser.delete(userId)
+  }
+  async findWithUser(key: string): Promise<TokenWithUser | null> {
+    const token = await this.findByKey(key)
+    return token === null ? null : { token, user: { id: token.userId, username: `user-${token.userId}`, isActive: true, isStaff: false, isAuthenticated: true } }
+  }
+}
+
 class MemorySessionStore implements SessionStore {
   readonly rows = new Map<string, string>()
   constructor(private readonly now: () => number) {}
@@ -110,6 +133,46 @@ describe('runUserStoreSuite', () => {
     expect(await failures((api) => runUserStoreSuite({ ...api, create: () => store }))).toEqual([])
   })
 
+  it('fails a store whose setPassword keeps the old password working, or whose setActive is not seen by authenticate', async () => {
+    class KeepsOldPassword extends MemoryUserStore {
+      private readonly old = new Map<UserId, Buffer | null>()
+      override async setPassword(userId: UserId, password: string | null): Promise<boolean> {
+        this.old.set(userId, this.rows.find((r) => r.id === userId)?.hash ?? null)
+        return super.setPassword(userId, password)
+      }
+      override async authenticate(username: string, password: string): Promise<StoredUser | null> {
+        const row = this.rows.find((r) => r.username === username)
+        const old = row === undefined ? null : this.old.get(row.id)
+        if (row !== undefined && row.isActive && old != null && timingSafeEqual(old, digest(password))) return this.findById(row.id)
+        return super.authenticate(username, password)
+      }
+    }
+    class CachedActive extends MemoryUserStore {
+      override async setActive(userId: UserId, isActive: boolean): Promise<boolean> {
+        // Writes a flag that findById reads but authenticate ignores.
+        const row = this.rows.find((r) => r.id === userId)
+        if (row === undefined) return false
+        const stale = { ...row }
+        row.isActive = isActive
+        if (!isActive) this.ignored.set(row.username, stale)
+        else this.ignored.delete(row.username)
+        return true
+      }
+      private readonly ignored = new Map<string, MemoryUserStore['rows'][number]>()
+      override async authenticate(username: string, password: string): Promise<StoredUser | null> {
+        const stale = this.ignored.get(username)
+        if (stale !== undefined && stale.hash !== null && timingSafeEqual(stale.hash, digest(password))) return this.findByUsername(username)
+        return super.authenticate(username, password)
+      }
+    }
+    expect(await failures((api) => runUserStoreSuite({ ...api, create: () => new KeepsOldPassword() }))).toEqual([
+      'setPassword (when present) replaces the password; null makes it unusable; false for an unknown user',
+    ])
+    expect(await failures((api) => runUserStoreSuite({ ...api, create: () => new CachedActive() }))).toEqual([
+      'setActive (when present) deactivates and reactivates; false for an unknown user',
+    ])
+  })
+
   it('fails a store that lets inactive users authenticate, or compares names case-insensitively', async () => {
     class LetsInactiveIn extends MemoryUserStore {
       override async authenticate(username: string, password: string): Promise<StoredUser | null> {
@@ -125,6 +188,7 @@ describe('runUserStoreSuite', () => {
     }
     expect(await failures((api) => runUserStoreSuite({ ...api, create: () => new LetsInactiveIn() }))).toEqual([
       'authenticate is null for an unknown user, an inactive one, and an unusable password',
+      'setActive (when present) deactivates and reactivates; false for an unknown user',
     ])
     expect(await failures((api) => runUserStoreSuite({ ...api, create: () => new CaseBlind() }))).toEqual([
       'refuses a duplicate username, and names are case-sensitive',
@@ -162,6 +226,43 @@ describe('runTokenStoreSuite', () => {
     expect(await failures((api) => runTokenStoreSuite({ ...api, create: () => new CaseBlind(shared), createUser }))).toEqual([
       'findByKey finds the exact key and nothing else',
     ])
+  })
+
+  it('passes a store with the optional findWithUser and delete', async () => {
+    const shared = new Map<UserId, TokenRecord>()
+    expect(await failures((api) => runTokenStoreSuite({ ...api, create: () => new FullMemoryTokenStore(shared), createUser }))).toEqual([])
+  })
+
+  it('fails a store whose findWithUser answers another user or a near key, or whose delete leaves the key working', async () => {
+    class WrongOwner extends FullMemoryTokenStore {
+      override async findWithUser(key: string): Promise<TokenWithUser | null> {
+        const found = await super.findWithUser(key)
+        return found === null ? null : { ...found, user: { ...found.user, id: `${String(found.user.id)}x` } }
+      }
+    }
+    class Prefix extends FullMemoryTokenStore {
+      override async findWithUser(key: string): Promise<TokenWithUser | null> {
+        const token = [...this.byUser.values()].find((t) => key.length > 0 && t.key.startsWith(key))
+        return token === undefined ? null : super.findWithUser(token.key)
+      }
+    }
+    class SoftDelete extends FullMemoryTokenStore {
+      private readonly deleted: TokenRecord[] = []
+      override async delete(userId: UserId): Promise<boolean> {
+        const token = this.byUser.get(userId)
+        if (token !== undefined) this.deleted.push(token)
+        return super.delete(userId)
+      }
+      override async findByKey(key: string): Promise<TokenRecord | null> {
+        return (await super.findByKey(key)) ?? this.deleted.find((t) => t.key === key) ?? null
+      }
+    }
+    const findWithUserCase = 'findWithUser (when present) answers the exact key with its user, and null for any other key'
+    const deleteCase = 'delete (when present) removes the token: its key stops working, getOrCreate makes a new one'
+    const shared = new Map<UserId, TokenRecord>()
+    expect(await failures((api) => runTokenStoreSuite({ ...api, create: () => new WrongOwner(shared), createUser }))).toEqual([findWithUserCase])
+    expect(await failures((api) => runTokenStoreSuite({ ...api, create: () => new Prefix(shared), createUser }))).toEqual([findWithUserCase])
+    expect(await failures((api) => runTokenStoreSuite({ ...api, create: () => new SoftDelete(shared), createUser }))).toEqual([deleteCase])
   })
 
   it('fails a store whose concurrent get-or-create makes several tokens (separate instances, no shared state)', async () => {

@@ -18,7 +18,9 @@ export interface TokenStoreSuiteOptions extends TestApi {
 /**
  * The `TokenStore` contract (DRF's `authtoken.Token`): one token per user, get-or-create
  * answers the same key every time, regenerate replaces it atomically, and only the exact
- * key is ever found, even under concurrent calls.
+ * key is ever found, even under concurrent calls. The optional methods, `findWithUser`
+ * and `delete`, are checked on a store that has them (a store without them passes those
+ * cases, which say "when present").
  *
  * @example
  * runTokenStoreSuite({ describe, it, create: () => new MyTokenStore(), createUser: async () => 42 })
@@ -79,6 +81,44 @@ export function runTokenStoreSuite(options: TokenStoreSuiteOptions): void {
       const fresh = await store.regenerate(userId)
       assert.equal((await store.findByKey(fresh.key))?.userId, userId)
       assert.equal((await store.getOrCreate(userId)).key, fresh.key)
+    })
+
+    it('findWithUser (when present) answers the exact key with its user, and null for any other key', async () => {
+      const store = await create()
+      if (store.findWithUser === undefined) return
+      const userId = await createUser()
+      const token = await store.getOrCreate(userId)
+      const found = await store.findWithUser(token.key)
+      assert.equal(found?.token.key, token.key)
+      assert.equal(found?.token.userId, userId, 'token.userId keeps its value and type')
+      assert.equal(found?.token.created.getTime(), token.created.getTime())
+      assert.equal(found?.user.id, userId, 'the user is the token owner')
+      assert.equal(found?.user.isAuthenticated, true)
+      assert.equal(typeof found?.user.isActive, 'boolean')
+      const key = token.key
+      for (const wrong of ['', key.toUpperCase(), key.slice(1), key.slice(0, -1), `${key}0`, ` ${key}`, `${key.slice(0, -1)}\0`, 'x'.repeat(10_000), '\ud800', "' or 1=1 --"]) {
+        if (wrong !== key) assert.equal(await store.findWithUser(wrong), null, `findWithUser(${JSON.stringify(wrong.slice(0, 50))})`)
+      }
+      const fresh = await store.regenerate(userId)
+      assert.equal(await store.findWithUser(key), null, 'the regenerated key is gone')
+      assert.equal((await store.findWithUser(fresh.key))?.user.id, userId)
+    })
+
+    it('delete (when present) removes the token: its key stops working, getOrCreate makes a new one', async () => {
+      const store = await create()
+      if (store.delete === undefined) return
+      const userId = await createUser()
+      const other = await store.getOrCreate(await createUser())
+      assert.equal(await store.delete(userId), false, 'false for a user without a token')
+      const old = await store.getOrCreate(userId)
+      assert.equal(await store.delete(userId), true)
+      assert.equal(await store.findByKey(old.key), null)
+      if (store.findWithUser !== undefined) assert.equal(await store.findWithUser(old.key), null)
+      assert.equal(await store.delete(userId), false, 'false once deleted')
+      const fresh = await store.getOrCreate(userId)
+      assert.notEqual(fresh.key, old.key)
+      assert.equal((await store.findByKey(fresh.key))?.userId, userId)
+      assert.equal((await store.findByKey(other.key))?.key, other.key, "other users' tokens are untouched")
     })
 
     it('concurrent getOrCreate for one user (separate store instances) yields one token', async () => {

@@ -30,6 +30,8 @@ function summary(user: StoredUser | null): object | null {
  * The `UserStore` contract (Django's ModelBackend): creating users, finding them by id and
  * by exact name, and `authenticate`/`checkPassword`, which never let an inactive user, a
  * wrong or empty password, an unusable password or odd input through, and never throw on it.
+ * The optional methods, `setPassword` and `setActive`, are checked on a store that has
+ * them (a store without them passes those cases, which say "when present").
  *
  * @example
  * import { describe, it } from 'vitest' // or 'node:test'
@@ -119,6 +121,38 @@ export function runUserStoreSuite(options: UserStoreSuiteOptions): void {
       const none = await store.create({ username: uniqueName('none'), password: null })
       assert.equal(await store.checkPassword(none, ''), false)
       assert.equal(await store.checkPassword(none, '!'), false)
+    })
+
+    it('setPassword (when present) replaces the password; null makes it unusable; false for an unknown user', async () => {
+      const store = await create()
+      if (store.setPassword === undefined) return
+      const username = uniqueName('setpw')
+      const user = await store.create({ username, password: 'old-pass-1' })
+      assert.equal(await store.setPassword(user.id, 'new-pass-2'), true)
+      assert.equal(await store.authenticate(username, 'old-pass-1'), null, 'the old password no longer works')
+      assert.equal((await store.authenticate(username, 'new-pass-2'))?.id, user.id)
+      assert.equal(await store.setPassword(user.id, null), true)
+      for (const password of ['new-pass-2', '', '!']) assert.equal(await store.authenticate(username, password), null, `unusable: ${JSON.stringify(password)}`)
+      assert.equal(await store.setPassword(unknownIdLike(user.id), 'x-pass-3'), false)
+      assert.equal(await store.setPassword(otherTypeId(user.id), 'x-pass-3'), false, 'an id of the other type')
+    })
+
+    it('setActive (when present) deactivates and reactivates; false for an unknown user', async () => {
+      const store = await create()
+      if (store.setActive === undefined) return
+      const username = uniqueName('active')
+      const user = await store.create({ username, password: 'active-pass-1' })
+      const other = await store.create({ username: uniqueName('bystander'), password: null })
+      assert.equal(await store.setActive(user.id, false), true)
+      assert.equal((await store.findById(user.id))?.isActive, false)
+      assert.equal((await store.findByUsername(username))?.isActive, false)
+      assert.equal(await store.authenticate(username, 'active-pass-1'), null, 'an inactive user does not authenticate')
+      assert.equal((await store.findById(other.id))?.isActive, true, 'other users are untouched')
+      assert.equal(await store.setActive(user.id, true), true)
+      assert.equal((await store.findById(user.id))?.isActive, true)
+      assert.equal((await store.authenticate(username, 'active-pass-1'))?.id, user.id)
+      assert.equal(await store.setActive(unknownIdLike(user.id), false), false)
+      assert.equal(await store.setActive(otherTypeId(user.id), false), false, 'an id of the other type')
     })
 
     it('stores a hash, not the password: findById and authenticate answer no password field', async () => {

@@ -7,6 +7,7 @@
  */
 import type { Generated, Kysely } from 'kysely'
 import type { StoredUser, UserId } from 'gatehouse'
+import { LocalInvalidationBus, MemoryTokenCache, TokenAuthentication } from 'gatehouse'
 import {
   KyselyPageSource,
   KyselySessionStore,
@@ -92,7 +93,11 @@ export async function ownUsersTable(db: Kysely<OwnUsersDb>): Promise<UserId | un
   const sessions = new KyselySessionStore({ db })
   const user = await users.authenticate('a@example.com', 'pw')
   if (user !== null) await sessions.save('k', { userId: user.id, data: {}, expiresAt: new Date() })
-  return (await tokens.findByKey('k'))?.userId
+  // The joined lookup takes the mapped user store of the same database type, no cast.
+  const joined = new KyselyTokenStore({ db, users, invalidation: new LocalInvalidationBus() })
+  const scheme = new TokenAuthentication({ tokens: joined, users, cache: new MemoryTokenCache({ ttlMs: 1_000, invalidation: new LocalInvalidationBus() }) })
+  void scheme
+  return (await joined.findWithUser?.('k'))?.token.userId ?? (await tokens.findByKey('k'))?.userId
 }
 
 export function refused(db: Kysely<OwnUsersDb>, books: Kysely<{ books: BooksTable }>): void {
@@ -110,4 +115,6 @@ export function refused(db: Kysely<OwnUsersDb>, books: Kysely<{ books: BooksTabl
   new KyselyTokenStore({ db: books })
   // @ts-expect-error no gatehouse_sessions
   new KyselySessionStore({ db: books })
+  // @ts-expect-error users must be a KyselyUserStore (the join needs its table and mapping)
+  new KyselyTokenStore({ db, users: { findById: async () => null } })
 }
