@@ -12,6 +12,8 @@ import { authMigrations, migrate } from 'gatehouse/kysely'
 import { createRedisClient, type RedisClient } from 'gatehouse/redis'
 import { RedisSessionStore } from 'gatehouse/redis'
 import { RedisThrottleStore } from 'gatehouse/redis'
+import { RedisInvalidationBus } from 'gatehouse/redis'
+import { LocalInvalidationBus, MemoryTokenCache } from 'gatehouse'
 import { PageNumberPagination, type CountStrategy } from 'gatehouse'
 import type { SessionStore } from 'gatehouse'
 import { MemoryThrottleStore } from 'gatehouse'
@@ -70,6 +72,12 @@ export interface ReferenceConfig {
    * they answer 429. Unset: off.
    */
   readonly loginFailures?: string | undefined
+  /**
+   * Token cache TTL in ms (`GATEHOUSE_TOKEN_CACHE_TTL_MS`): token → user answers are kept
+   * this long at most (invalidated at once on regenerate, delete, deactivate and password
+   * change, across instances through Redis when `redisUrl` is set). Unset: no cache.
+   */
+  readonly tokenCacheTtlMs?: number | undefined
   /**
    * How the global page-number style counts (`GATEHOUSE_COUNT`): `exact` (DRF's, the default),
    * `none`, `estimated` (PostgreSQL's planner), `capped:N` or `cached:MS`. For benchmarks and
@@ -145,7 +153,7 @@ async function storedSecret(db: Kysely<ReferenceDatabase>): Promise<string> {
 /**
  * The serve command's configuration from the environment: `DATABASE_URL`, `GATEHOUSE_DB_TIMEOUT_MS`,
  * `REDIS_URL`, `GATEHOUSE_REDIS_PREFIX`, `GATEHOUSE_REDIS_TIMEOUT_MS`, `GATEHOUSE_NUM_PROXIES`,
- * `GATEHOUSE_SCRYPT_N`, `GATEHOUSE_LOGIN_FAILURES` and `GATEHOUSE_COUNT`. A malformed number or rate throws, so a typo stops start-up instead of silently trusting no proxy.
+ * `GATEHOUSE_SCRYPT_N`, `GATEHOUSE_LOGIN_FAILURES`, `GATEHOUSE_COUNT` and `GATEHOUSE_TOKEN_CACHE_TTL_MS`. A malformed number or rate throws, so a typo stops start-up instead of silently trusting no proxy.
  */
 export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
   return {
@@ -159,6 +167,7 @@ export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Re
     scrypt: envScrypt(env),
     loginFailures: envRate(env, 'GATEHOUSE_LOGIN_FAILURES'),
     count: envCount(env),
+    tokenCacheTtlMs: envInteger(env, 'GATEHOUSE_TOKEN_CACHE_TTL_MS', 1),
     allowedHosts:
       env['GATEHOUSE_ALLOWED_HOSTS'] === undefined || env['GATEHOUSE_ALLOWED_HOSTS'] === ''
         ? undefined
@@ -216,8 +225,6 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
     await database.close()
     throw error
   }
-  const users = new KyselyUserStore({ db: database.db, ...(config.scrypt === undefined ? {} : { scrypt: config.scrypt }) })
-  const tokens = new KyselyTokenStore({ db: database.db })
   const redisPrefix = config.redisPrefix ?? 'gatehouse:'
   const redis =
     config.redisUrl === undefined
@@ -227,6 +234,10 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
             ? {}
             : { commandTimeoutMs: config.redisTimeoutMs, connectTimeoutMs: config.redisTimeoutMs }),
         })
+  const invalidation = redis === null ? new LocalInvalidationBus() : new RedisInvalidationBus({ redis, channel: `${redisPrefix}auth-invalidation` })
+  const users = new KyselyUserStore({ db: database.db, invalidation, ...(config.scrypt === undefined ? {} : { scrypt: config.scrypt }) })
+  const tokens = new KyselyTokenStore({ db: database.db, users, invalidation })
+  const tokenCache = config.tokenCacheTtlMs === undefined ? undefined : new MemoryTokenCache({ ttlMs: config.tokenCacheTtlMs, maxEntries: 10_000, invalidation })
   const sessions: SessionStore =
     redis === null ? new KyselySessionStore({ db: database.db }) : new RedisSessionStore({ redis, prefix: `${redisPrefix}session:` })
   const throttleStore: ReleasableThrottleStore =
@@ -236,7 +247,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
       ? undefined
       : new LoginFailureThrottle({ store: throttleStore, rate: config.loginFailures, numProxies: config.numProxies ?? 0 })
   const schemes = {
-    token: new TokenAuthentication({ tokens, users }),
+    token: new TokenAuthentication({ tokens, users, cache: tokenCache }),
     session: new SessionAuthentication({ sessions, users }),
     basic: new BasicAuthentication({ users, realm: 'api', loginFailures }),
   }
@@ -261,6 +272,8 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
     api,
     close: async () => {
       try {
+        tokenCache?.close()
+        if (invalidation instanceof RedisInvalidationBus) await invalidation.close()
         await redis?.close()
       } finally {
         await database.close()
