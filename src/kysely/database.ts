@@ -1,4 +1,5 @@
-import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type SqliteDatabase, type SqliteStatement } from 'kysely'
+import { createHash } from 'node:crypto'
+import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type PostgresPool, type PostgresPoolClient, type SqliteDatabase, type SqliteStatement } from 'kysely'
 import { ConfigurationError } from '../core/errors.js'
 
 /** Which SQL engine a `DATABASE_URL` points at. */
@@ -36,6 +37,60 @@ export interface OpenDatabaseOptions {
   readonly connectTimeoutMs?: number
   /** PostgreSQL: abort a statement after this many ms. @default 10000 */
   readonly statementTimeoutMs?: number
+  /**
+   * PostgreSQL: how many distinct SQL texts run as named prepared statements, parsed and
+   * planned once per connection and reused (beyond it, texts run unnamed). `0` turns it off,
+   * e.g. for an app that changes a table's columns while the pool is open. @default 256
+   */
+  readonly preparedStatements?: number
+}
+
+/** The part of a node-postgres client the prepared-statement wrapper uses. */
+interface PgClient {
+  query(config: { readonly name?: string; readonly text: string; readonly values: unknown[] }): Promise<never>
+  query(cursor: unknown): unknown
+  release(error?: Error | boolean): void
+}
+
+/**
+ * A node-postgres pool whose clients run each SQL text as a named prepared statement
+ * (node-postgres prepares a name once per connection, then only binds and executes it), for
+ * the first `max` distinct texts: the server parses and plans a request's statements once per
+ * connection instead of on every request. The name is a digest of the text, so one name
+ * never stands for two texts.
+ */
+export function withPreparedStatements(pool: { connect(): Promise<unknown>; end(): Promise<void> }, max = 256): PostgresPool {
+  const names = new Map<string, string | null>()
+  const nameOf = (text: string): string | undefined => {
+    let name = names.get(text)
+    if (name === undefined) {
+      name = names.size < max ? `gh_${createHash('sha256').update(text).digest('hex').slice(0, 24)}` : null
+      if (name !== null) names.set(text, name)
+    }
+    return name ?? undefined
+  }
+  // Kysely keys its connections by client object: hand out one wrapper per client.
+  const wrappers = new WeakMap<object, PostgresPoolClient>()
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = (await pool.connect()) as PgClient
+      let wrapper = wrappers.get(client)
+      if (wrapper === undefined) {
+        wrapper = {
+          query: ((sqlOrCursor: unknown, parameters?: readonly unknown[]) => {
+            if (typeof sqlOrCursor !== 'string') return client.query(sqlOrCursor)
+            const name = nameOf(sqlOrCursor)
+            const values = [...(parameters ?? [])]
+            return client.query(name === undefined ? { text: sqlOrCursor, values } : { name, text: sqlOrCursor, values })
+          }) as PostgresPoolClient['query'],
+          release: () => client.release(),
+        }
+        wrappers.set(client, wrapper)
+      }
+      return wrapper
+    },
+    end: () => pool.end(),
+  }
 }
 
 /** The part of a better-sqlite3 database the statement cache needs. */
@@ -109,7 +164,8 @@ export async function createDialect(target: DatabaseTarget, options: OpenDatabas
       console.error(`gatehouse: PostgreSQL connection lost mid-query (${error.message})`)
     })
   })
-  return new PostgresDialect({ pool })
+  const prepared = options.preparedStatements ?? 256
+  return new PostgresDialect({ pool: prepared > 0 ? withPreparedStatements(pool, prepared) : pool })
 }
 
 /** An open database: the Kysely instance and which engine it talks to. */
