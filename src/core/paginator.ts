@@ -60,6 +60,27 @@ export interface SeekArgs {
   readonly limit: number
 }
 
+/**
+ * What a position seek asks of a source: DRF's cursor semantics, used to honour cursors a
+ * Django REST Framework deployment handed out. Only the *first* ordering field is compared.
+ */
+export interface PositionSeekArgs {
+  /**
+   * The order to walk in (a backward walk passes its fields inverted); rows come in this
+   * order. A unique tiebreaker is included when the paginator has one.
+   */
+  readonly ordering: readonly OrderingField[]
+  /**
+   * A value of the first ordering field: only rows whose first field is strictly beyond it
+   * in that field's direction are returned (`>` ascending, `<` descending; rows where the
+   * field is null never are). `null`: no condition.
+   */
+  readonly position: KeyValue | null
+  /** Rows to skip after the position condition (SQL `OFFSET`); a small, capped number. */
+  readonly offset: number
+  readonly limit: number
+}
+
 /** A source cursor pagination can seek in: keyset conditions, never OFFSET. */
 export interface SeekSource<T> extends PageSource<T> {
   /** Rows beyond `after` in the ordering (reversed when `reverse`), at most `limit`. */
@@ -68,6 +89,12 @@ export interface SeekSource<T> extends PageSource<T> {
   keyOf(row: T, ordering: readonly OrderingField[]): readonly KeyValue[]
   /** False when a decoded key cannot be compared with the fields (wrong type): the cursor is invalid. */
   acceptsKey(key: readonly KeyValue[], ordering: readonly OrderingField[]): boolean
+  /**
+   * Optional: rows past a first-field position, skipping `offset` (DRF's cursor semantics),
+   * so `CursorPagination` can answer cursors issued by Django REST Framework. Without it,
+   * such cursors are `Invalid cursor`.
+   */
+  seekPosition?(args: PositionSeekArgs): Promise<readonly T[]>
 }
 
 /** One entry of numbers-style controls; a break has no url and no number (DRF's `PAGE_BREAK`). */

@@ -1,6 +1,6 @@
 import { sql, type CompiledQuery, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import { ConfigurationError } from '../core/errors.js'
-import type { KeyValue, OrderingField, SeekArgs, SeekSource } from '../pagination/paginator.js'
+import type { KeyValue, OrderingField, PositionSeekArgs, SeekArgs, SeekSource } from '../pagination/paginator.js'
 import type { DialectName } from './database.js'
 
 /** The SQL type of a column a cursor may page by; cursor keys are checked against it. */
@@ -282,6 +282,26 @@ export class KyselyPageSource<DB, TB extends keyof DB, O> implements SeekSource<
     )
     const raw: RawBuilder<O> = sql<O>`${union} order by ${outerOrder} limit ${limit}`
     return raw.compile(this.options.db)
+  }
+
+  /**
+   * The compiled position seek for `args` (DRF's cursor semantics): `WHERE first <op> $1`
+   * on the first ordering field only, the full ordering, `LIMIT` and `OFFSET`.
+   */
+  compileSeekPosition(args: PositionSeekArgs): CompiledQuery<O> {
+    const { ordering, position, offset, limit } = args
+    const lead = ordering[0]
+    let q = this.options.query
+    if (position !== null && lead !== undefined) {
+      const op = sql.raw(lead.descending ? '<' : '>')
+      q = q.where(sql<SqlBool>`${sql.ref(this.column(lead.field).ref)} ${op} ${this.bind(lead.field, position)}`)
+    }
+    return this.ordered(q, ordering).limit(limit).offset(offset).compile()
+  }
+
+  async seekPosition(args: PositionSeekArgs): Promise<readonly O[]> {
+    const result = await this.options.db.executeQuery(this.compileSeekPosition(args))
+    return result.rows
   }
 
   async seek(args: SeekArgs): Promise<readonly O[]> {

@@ -1,4 +1,4 @@
-import type { KeyValue, OrderingField, SeekArgs, SeekSource } from './paginator.js'
+import type { KeyValue, OrderingField, PositionSeekArgs, SeekArgs, SeekSource } from './paginator.js'
 
 type Comparable = string | number | boolean | bigint
 
@@ -100,5 +100,15 @@ export class ArrayPageSource<T> implements SeekSource<T> {
     keyed.sort((a, b) => sign * compareKeys(a.key, b.key, ordering))
     const beyond = after === null ? keyed : keyed.filter((r) => sign * compareKeys(r.key, after, ordering) > 0)
     return beyond.slice(0, limit).map((r) => r.row)
+  }
+
+  /** DRF's semantics: first field strictly beyond `position` (nulls never), then `offset` rows skipped. */
+  async seekPosition(args: PositionSeekArgs): Promise<readonly T[]> {
+    const { ordering, position, offset, limit } = args
+    const keyed = this.rows.map((row) => ({ row, key: ordering.map((f) => this.read(row, f.field)) }))
+    keyed.sort((a, b) => compareKeys(a.key, b.key, ordering))
+    const lead = ordering.slice(0, 1)
+    const beyond = position === null ? keyed : keyed.filter((r) => comparable(r.key[0]) !== null && compareKeys(r.key, [position], lead) > 0)
+    return beyond.slice(offset, offset + Math.max(0, limit)).map((r) => r.row)
   }
 }

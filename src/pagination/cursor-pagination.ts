@@ -3,6 +3,7 @@ import { jsonResponse, type ApiResponse } from '../core/api-response.js'
 import { ConfigurationError, NotFound } from '../core/errors.js'
 import { BasePagination, type BasePaginationOptions } from './base-pagination.js'
 import { decodeCursor, encodeCursor, type Cursor, type CursorSecret } from './cursor-codec.js'
+import { decodeDrfCursor, drfPositionCandidates, DRF_OFFSET_CUTOFF, type DrfCursor } from './drf-cursor.js'
 import {
   isSeekSource,
   type HtmlContext,
@@ -11,6 +12,7 @@ import {
   type Page,
   type PageSource,
   type PaginateOptions,
+  type SeekSource,
 } from './paginator.js'
 import { absoluteUrl, queryParam, queryParamReplacer, removeQueryParam } from './query-params.js'
 
@@ -34,6 +36,18 @@ export interface CursorPaginationOptions extends BasePaginationOptions {
   readonly secret: CursorSecret | readonly CursorSecret[]
   /** @default 'Invalid cursor' (DRF's text, no period) */
   readonly invalidCursorMessage?: string
+  /**
+   * Honour cursors issued by Django REST Framework (`base64("o=…&r=1&p=…")`), for clients
+   * caught mid-walk by a migration: such a page holds the rows DRF would have returned, and
+   * its links carry gatehouse cursors. Needs a source with `seekPosition` (both built-in
+   * sources have it). `false`: only gatehouse cursors are valid. @default true
+   */
+  readonly drfCursors?: boolean
+  /**
+   * The largest offset (`o=`) honoured in a DRF cursor; a larger one is clamped to it, as
+   * DRF clamps to its `offset_cutoff`. Each unit is a row read and skipped. @default 1000
+   */
+  readonly drfOffsetCutoff?: number
 }
 
 /** The minimum length of a cursor secret, in bytes (UTF-8 for a string). */
@@ -60,9 +74,12 @@ function checkSecrets(secret: CursorSecret | readonly CursorSecret[] | undefined
 
 /** Cursor state a custom response or template can read from `page.state`. */
 export interface CursorState {
+  /** The gatehouse cursor of the request (`{ reverse, key: null }` for a DRF cursor). */
   readonly cursor: Cursor
   readonly hasNext: boolean
   readonly hasPrevious: boolean
+  /** The Django REST Framework cursor the request carried, when it carried one. */
+  readonly drf?: DrfCursor
 }
 
 /** Parses `'-created'` / `['-score', 'id']` into fields, with the unique tiebreaker appended. */
@@ -92,6 +109,10 @@ export class CursorPagination extends BasePagination<CursorState> {
   readonly cursorQueryParam: string
   readonly ordering: readonly OrderingField[]
   readonly invalidCursorMessage: string
+  readonly drfCursors: boolean
+  /** How many leading fields of `ordering` were declared (the rest is the appended tiebreaker). */
+  private readonly declaredFields: number
+  readonly drfOffsetCutoff: number
   private readonly secrets: readonly CursorSecret[]
   private readonly scope: string
 
@@ -101,6 +122,13 @@ export class CursorPagination extends BasePagination<CursorState> {
     this.cursorQueryParam = options.cursorQueryParam ?? 'cursor'
     this.ordering = Object.freeze(parseOrdering(options.ordering ?? '-created', options.uniqueField === undefined ? 'id' : options.uniqueField))
     this.invalidCursorMessage = options.invalidCursorMessage ?? 'Invalid cursor'
+    this.drfCursors = options.drfCursors ?? true
+    const declared = options.ordering ?? '-created'
+    this.declaredFields = typeof declared === 'string' ? 1 : declared.length
+    this.drfOffsetCutoff = options.drfOffsetCutoff ?? DRF_OFFSET_CUTOFF
+    if (!Number.isSafeInteger(this.drfOffsetCutoff) || this.drfOffsetCutoff < 0) {
+      throw new ConfigurationError('ERR_INVALID_SETTING', 'CursorPagination option "drfOffsetCutoff" must be a non-negative integer')
+    }
     this.secrets = checkSecrets((options as { secret?: CursorPaginationOptions['secret'] }).secret)
     // Cursors are bound to the ordering: one minted for another ordering is invalid here.
     this.scope = this.ordering.map((f) => `${f.descending ? '-' : ''}${f.field}`).join(',')
@@ -127,9 +155,12 @@ export class CursorPagination extends BasePagination<CursorState> {
     let cursor: Cursor = { reverse: false, key: null }
     if (raw !== null && raw !== '') {
       const decoded = this.decode(raw)
-      if (decoded === null || (decoded.key !== null && !source.acceptsKey(decoded.key, this.ordering))) {
+      if (decoded === null) {
+        const drf = this.drfCursorFor(raw, source)
+        if (drf !== null) return this.drfPage(source, req, pageSize, drf.cursor, drf.position)
         throw new NotFound(this.invalidCursorMessage)
       }
+      if (decoded.key !== null && !source.acceptsKey(decoded.key, this.ordering)) throw new NotFound(this.invalidCursorMessage)
       cursor = decoded
     }
     const rows = await source.seek({ ordering: this.ordering, after: cursor.key, reverse: cursor.reverse, limit: pageSize + 1 })
@@ -138,11 +169,83 @@ export class CursorPagination extends BasePagination<CursorState> {
     if (cursor.reverse) items.reverse()
     const hasNext = cursor.reverse ? cursor.key !== null : extra
     const hasPrevious = cursor.reverse ? extra : cursor.key !== null
+    return this.pageOf(source, req, items, { cursor, hasNext, hasPrevious })
+  }
+
+  /**
+   * A DRF cursor and its position converted to the first ordering field's type, or `null`
+   * when `raw` is not one this paginator honours: DRF cursors off, a source without
+   * `seekPosition`, a gatehouse-shaped text (standard base64 never holds a `.`), what DRF
+   * itself rejects, or a position that fits no value the source accepts for the field.
+   */
+  private drfCursorFor<T>(raw: string, source: SeekSource<T>): { cursor: DrfCursor; position: KeyValue | null } | null {
+    if (!this.drfCursors || typeof source.seekPosition !== 'function' || raw.includes('.')) return null
+    const cursor = decodeDrfCursor(raw, this.drfOffsetCutoff)
+    if (cursor === null) return null
+    if (cursor.position === null) return { cursor, position: null }
+    const lead = this.ordering.slice(0, 1)
+    const position = drfPositionCandidates(cursor.position).find((value) => source.acceptsKey([value], lead))
+    return position === undefined ? null : { cursor, position }
+  }
+
+  /**
+   * The page DRF would answer for `drf` (drf-behaviors §14.4): rows whose first ordering
+   * field is strictly beyond the position, `offset` skipped; DRF's has-next / has-previous
+   * rules. Going backwards DRF inverts only the declared fields: rows tied on them keep the
+   * database's order (the tiebreaker's ascending order), so a reverse page lists ties the
+   * other way round than a forward page, and its rows are picked that way too. Its links are
+   * gatehouse cursors from the page's first and last rows in gatehouse's own order.
+   */
+  private async drfPage<T>(source: SeekSource<T>, req: ApiRequest, pageSize: number, drf: DrfCursor, position: KeyValue | null): Promise<Page<T, CursorState>> {
+    const seekPosition = source.seekPosition?.bind(source)
+    if (seekPosition === undefined) throw new NotFound(this.invalidCursorMessage)
+    const walk = drf.reverse ? this.ordering.map((f, i) => (i < this.declaredFields ? { ...f, descending: !f.descending } : f)) : this.ordering
+    const rows = await seekPosition({ ordering: walk, position, offset: drf.offset, limit: pageSize + 1 })
+    const extra = rows.length > pageSize
+    const items = rows.slice(0, pageSize)
+    if (drf.reverse) items.reverse()
+    const moved = drf.position !== null || drf.offset > 0
+    const hasNext = drf.reverse ? moved : extra
+    const hasPrevious = drf.reverse ? extra : moved
+    const inOrder = drf.reverse && this.declaredFields < this.ordering.length ? this.reverseWithinTies(source, items) : items
+    return this.pageOf(source, req, items, { cursor: { reverse: drf.reverse, key: null }, hasNext, hasPrevious, drf }, inOrder)
+  }
+
+  /** `items` (a reverse DRF page) in gatehouse's order: each run tied on the declared fields reversed. */
+  private reverseWithinTies<T>(source: SeekSource<T>, items: readonly T[]): T[] {
+    const declared = this.ordering.slice(0, this.declaredFields)
+    const same = (a: readonly KeyValue[], b: readonly KeyValue[]): boolean =>
+      a.every((value, i) => {
+        const other = b[i]
+        return value instanceof Date && other instanceof Date ? value.getTime() === other.getTime() : value === other
+      })
+    const out: T[] = []
+    let run: T[] = []
+    let runKey: readonly KeyValue[] | null = null
+    for (const item of items) {
+      const key = source.keyOf(item, declared)
+      if (runKey !== null && !same(runKey, key)) {
+        out.push(...run.reverse())
+        run = []
+      }
+      run.push(item)
+      runKey = key
+    }
+    out.push(...run.reverse())
+    return out
+  }
+
+  /**
+   * The page for `items` (in natural order) with gatehouse links from the first and last
+   * rows of `inOrder` (the same rows in gatehouse's order).
+   */
+  private pageOf<T>(source: SeekSource<T>, req: ApiRequest, items: readonly T[], state: CursorState, inOrder: readonly T[] = items): Page<T, CursorState> {
+    const { hasNext, hasPrevious } = state
     const url = absoluteUrl(req.url)
     let replacer: ((value: string) => string) | null = null
     const link = (c: Cursor): string => (replacer ??= queryParamReplacer(url, this.cursorQueryParam))(this.encode(c))
-    const first = items[0]
-    const last = items[items.length - 1]
+    const first = inOrder[0]
+    const last = inOrder[inOrder.length - 1]
     let next: string | null = null
     if (hasNext) {
       // Rows strictly after the last one shown; from an empty reversed page, the first page.
@@ -153,7 +256,6 @@ export class CursorPagination extends BasePagination<CursorState> {
       // Rows strictly before the first one shown; from an empty page past the end, the last page.
       previous = link({ reverse: true, key: first !== undefined ? source.keyOf(first, this.ordering) : null })
     }
-    const state: CursorState = { cursor, hasNext, hasPrevious }
     return {
       items,
       count: null,

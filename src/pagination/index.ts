@@ -7,6 +7,7 @@ export type {
   PageSource,
   PaginateOptions,
   Paginator,
+  PositionSeekArgs,
   SeekArgs,
   SeekSource,
   TemplateOption,

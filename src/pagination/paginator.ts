@@ -13,6 +13,7 @@ export type {
   PageSource,
   PaginateOptions,
   Paginator,
+  PositionSeekArgs,
   SeekArgs,
   SeekSource,
   TemplateName,
