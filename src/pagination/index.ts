@@ -23,6 +23,7 @@ export { CursorPagination, parseOrdering, type CursorPaginationOptions, type Cur
 export { LinkHeaderPagination } from './link-header-pagination.js'
 export type { CountStrategy } from './count-strategy.js'
 export { encodeCursor, decodeCursor, type Cursor } from './cursor-codec.js'
+export type { DrfCursor } from './drf-cursor.js'
 export { ArrayPageSource, type FieldReader } from './array-page-source.js'
 export { numbersTemplate, previousNextTemplate, escapeHtml, resolveTemplate } from '../html/control-templates.js'
 export { displayedPageNumbers, pageLinks, PAGE_BREAK } from './page-links.js'

@@ -182,12 +182,14 @@ for (const backend of BACKENDS) {
       const scoreCursor = new URL((await fetchPage(`${base}/api/articles/cursor-score/`)).next ?? '').searchParams.get('cursor') ?? ''
       const wrongType = encodeCursor({ reverse: false, key: ['abc', 'x'] }, '-created,id', server.ref.secrets[0] ?? '')
       const wrongLength = encodeCursor({ reverse: false, key: [5] }, '-created,id', server.ref.secrets[0] ?? '')
-      for (const bad of ['garbage', '123', `${flipped}.${mac}`, `${payload}.${mac}x`, scoreCursor, wrongType, wrongLength, '%E2%82%AC', 'bz01']) {
+      for (const bad of ['garbage', '123', `${flipped}.${mac}`, `${payload}.${mac}x`, scoreCursor, wrongType, wrongLength, '%E2%82%AC', 'bz0', 'bz01€']) {
         const res = await fetchPage(`${base}/api/articles/cursor/?cursor=${bad}`)
         expect([bad, res.status, res.body]).toEqual([bad, 404, { detail: 'Invalid cursor' }])
       }
       // DRF: an empty cursor is the first page.
       expect((await fetchPage(`${base}/api/articles/cursor/?cursor=`)).ids).toEqual(byCreated(null).slice(0, 10))
+      // `bz01` is a DRF cursor (`o=5`): honoured, DRF's rows (drfCursors is on by default).
+      expect((await fetchPage(`${base}/api/articles/cursor/?cursor=bz01`)).ids).toEqual(byCreated(null).slice(5, 15))
     })
 
     it('unknown author: empty pages in every style', async () => {
