@@ -67,11 +67,13 @@ export type {
   ControlTemplate,
   TemplateName,
   HtmlTemplates,
+  PositionSeekArgs,
 } from './pagination/paginator.js'
 export { isSeekSource } from './pagination/paginator.js'
 export { BasePagination, type BasePaginationOptions } from './pagination/base-pagination.js'
 export { PageNumberPagination, type PageNumberPaginationOptions, type PageNumberState } from './pagination/page-number-pagination.js'
 export { LimitOffsetPagination, type LimitOffsetPaginationOptions, type LimitOffsetState } from './pagination/limit-offset-pagination.js'
+export type { DrfCursor } from './pagination/drf-cursor.js'
 export { CursorPagination, parseOrdering, type CursorPaginationOptions, type CursorState } from './pagination/cursor-pagination.js'
 export { LinkHeaderPagination } from './pagination/link-header-pagination.js'
 export type { CountStrategy } from './pagination/count-strategy.js'
