@@ -3,8 +3,8 @@
  * outside the repo (no link back to the repo's node_modules) and use it from there.
  * Needs the npm registry (the peers the scratch app installs), like `npm ci` does.
  */
-import { execFileSync, spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -24,9 +24,28 @@ let app: string
 let tarball: string
 let tarballFiles: string[]
 
-function run(command: string, args: readonly string[], cwd: string, input?: string): { status: number; stdout: string; stderr: string } {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', input: input ?? '', timeout: 240_000 })
-  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr }
+/**
+ * Runs a command without blocking the test worker (a synchronous `npm pack` or `npm install`
+ * of a minute starves vitest's worker RPC and fails the run with an unhandled timeout).
+ */
+function run(command: string, args: readonly string[], cwd: string, input?: string): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000)
+    child.once('error', (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
+    child.once('close', (code) => {
+      clearTimeout(timer)
+      resolve({ status: code ?? -1, stdout, stderr })
+    })
+    child.stdin.end(input ?? '')
+  })
 }
 
 function installedPackages(dir: string): string[] {
@@ -37,18 +56,20 @@ function installedPackages(dir: string): string[] {
   )
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'gatehouse-pack-'))
-  const packed = execFileSync('npm', ['pack', '--json', '--pack-destination', work, ...NPM_QUIET], { cwd: ROOT, encoding: 'utf8' })
+  const pack = await run('npm', ['pack', '--json', '--pack-destination', work, ...NPM_QUIET], ROOT)
+  if (pack.status !== 0) throw new Error(`npm pack failed: ${pack.stderr}`)
+  const packed = pack.stdout
   const info = JSON.parse(packed.slice(packed.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>
   const first = info[0]
   if (first === undefined) throw new Error('npm pack printed no result')
   tarball = join(work, first.filename)
   tarballFiles = first.files.map((file) => file.path)
   app = join(work, 'app')
-  execFileSync('mkdir', ['-p', app])
+  mkdirSync(app, { recursive: true })
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'scratch-app', private: true, type: 'module' }))
-  const installed = run('npm', ['install', ...NPM_QUIET, tarball], app)
+  const installed = await run('npm', ['install', ...NPM_QUIET, tarball], app)
   if (installed.status !== 0) throw new Error(`npm install of the tarball failed: ${installed.stderr}`)
 }, 240_000)
 
@@ -80,18 +101,18 @@ describe('the packed tarball', () => {
     expect(native).toEqual([])
   })
 
-  it('loads its root entry with no peer installed', () => {
-    const result = run('node', ['--input-type=module', '-e', "const m = await import('gatehouse'); console.log(typeof m.createApi)"], app)
+  it('loads its root entry with no peer installed', async () => {
+    const result = await run('node', ['--input-type=module', '-e', "const m = await import('gatehouse'); console.log(typeof m.createApi)"], app)
     expect(result.stderr).toBe('')
     expect(result.stdout.trim()).toBe('function')
   })
 
   describe('with the peers an app would install', () => {
-    beforeAll(() => {
+    beforeAll(async () => {
       // hono is installed for the import check only: its own declarations need TypeScript >= 5.7
       // (generic Uint8Array), newer than the oldest version checked here.
       const peers = ['kysely', 'fastify', 'express', '@types/express', 'hono', 'ioredis', 'pg', `typescript@${OLDEST_TYPESCRIPT}`, '@types/node@20']
-      const installed = run('npm', ['install', ...NPM_QUIET, ...peers], app)
+      const installed = await run('npm', ['install', ...NPM_QUIET, ...peers], app)
       if (installed.status !== 0) throw new Error(`npm install of the peers failed: ${installed.stderr}`)
       // better-sqlite3 is native: copy the repo's built copy rather than compiling it again (a copy, not a link).
       for (const name of ['better-sqlite3', 'bindings', 'file-uri-to-path']) {
@@ -99,18 +120,18 @@ describe('the packed tarball', () => {
       }
     }, 240_000)
 
-    it('imports every entry of "exports"', () => {
+    it('imports every entry of "exports"', async () => {
       const entries = Object.keys(PACKAGE.exports).filter((key) => key !== './package.json')
       expect(entries).toEqual(expect.arrayContaining(['.', './kysely', './redis', './fastify', './express', './hono', './node', './testing']))
       for (const entry of entries) {
         const specifier = entry === '.' ? 'gatehouse' : `gatehouse/${entry.slice(2)}`
-        const result = run('node', ['--input-type=module', '-e', `const m = await import('${specifier}'); console.log(Object.keys(m).length)`], app)
+        const result = await run('node', ['--input-type=module', '-e', `const m = await import('${specifier}'); console.log(Object.keys(m).length)`], app)
         expect(result.stderr, specifier).toBe('')
         expect(Number(result.stdout.trim()), specifier).toBeGreaterThan(0)
       }
     })
 
-    it(`type-checks a strict app against the declarations with TypeScript ${OLDEST_TYPESCRIPT} (skipLibCheck off)`, () => {
+    it(`type-checks a strict app against the declarations with TypeScript ${OLDEST_TYPESCRIPT} (skipLibCheck off)`, async () => {
       writeFileSync(
         join(app, 'tsconfig.json'),
         JSON.stringify({
@@ -165,21 +186,21 @@ describe('the packed tarball', () => {
           '',
         ].join('\n'),
       )
-      const result = run(join(app, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], app)
+      const result = await run(join(app, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], app)
       expect(result.stdout + result.stderr).toBe('')
       expect(result.status).toBe(0)
     })
 
-    it('runs the command line: --help, and migrate on an empty SQLite file writes tables and no rows', () => {
+    it('runs the command line: --help, and migrate on an empty SQLite file writes tables and no rows', async () => {
       const bin = join(app, 'node_modules', '.bin', 'gatehouse')
-      const help = run(bin, ['--help'], app)
+      const help = await run(bin, ['--help'], app)
       expect(help.status).toBe(0)
       expect(help.stdout).toContain('migrate')
       const file = join(work, 'app.sqlite3')
-      const migrated = run(bin, ['migrate', '--database', `sqlite:${file}`], app)
+      const migrated = await run(bin, ['migrate', '--database', `sqlite:${file}`], app)
       expect(migrated.stderr).toBe('')
       expect(migrated.status).toBe(0)
-      const check = run(
+      const check = await run(
         'node',
         [
           '--input-type=module',
