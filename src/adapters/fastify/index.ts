@@ -11,7 +11,7 @@ import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, serializeBody, type ApiResponse } from '../../core/api-response.js'
 import type { Guard, GuardOptions } from '../../core/guard.js'
 import { PayloadTooLarge } from '../../core/errors.js'
-import { createApiRequest } from '../../core/request-factory.js'
+import { createApiRequest, type RawRequest } from '../../core/request-factory.js'
 import type { Route } from '../../core/route.js'
 import type { User } from '../../core/user.js'
 import type { ApiView, RequestContext } from '../../core/view.js'
@@ -53,11 +53,7 @@ function requestUrl(request: FastifyRequest): URL | null {
 export function toApiRequest(request: FastifyRequest, url: URL): ApiRequest {
   const body: unknown = request.body
   return createApiRequest({
-    method: request.method,
-    url,
-    headers: headerBag(request.headers),
-    remoteAddress: request.socket.remoteAddress ?? null,
-    params: stringParams(request.params),
+    ...requestParts(request, url),
     readBody: async () => (Buffer.isBuffer(body) ? new Uint8Array(body) : null),
     ...(body === undefined || body === null || Buffer.isBuffer(body) ? {} : { parsedBody: () => ({ data: body }) }),
   })
@@ -65,14 +61,18 @@ export function toApiRequest(request: FastifyRequest, url: URL): ApiRequest {
 
 /** An ApiRequest whose body was refused for its size: reading it throws `PayloadTooLarge`. */
 function oversizedRequest(request: FastifyRequest, url: URL): ApiRequest {
-  return createApiRequest({
+  return createApiRequest({ ...requestParts(request, url), readBody: () => Promise.reject(new PayloadTooLarge()) })
+}
+
+/** What every ApiRequest of a Fastify request shares, whatever its body. */
+function requestParts(request: FastifyRequest, url: URL): Omit<RawRequest, 'readBody' | 'parsedBody'> {
+  return {
     method: request.method,
     url,
     headers: headerBag(request.headers),
     remoteAddress: request.socket.remoteAddress ?? null,
     params: stringParams(request.params),
-    readBody: () => Promise.reject(new PayloadTooLarge()),
-  })
+  }
 }
 
 /** Fastify's decoded path parameters, keeping only string values (a wildcard `*` included). */
