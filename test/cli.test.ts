@@ -1,6 +1,6 @@
 // The `gatehouse` command line, spawned as a real process (tsx) against a fresh database:
 // create-token (DRF's drf_create_token), create-user and migrate.
-import { spawn } from 'node:child_process'
+import { runCommand, type CommandResult } from './helpers/run-command.js'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BACKENDS, type TestDatabase } from './helpers/databases.js'
@@ -10,26 +10,13 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const TSX = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url))
 const BOB_KEY = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 
-interface Run {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
+type Run = CommandResult
 
 /** Runs `tsx reference-api/main.ts <args>` with DATABASE_URL set; resolves when it exits. */
 function cli(databaseUrl: string, args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ['examples/reference-api/main.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl, GATEHOUSE_PASSWORD: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  return runCommand(TSX, ['examples/reference-api/main.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, GATEHOUSE_PASSWORD: '', ...env },
   })
 }
 

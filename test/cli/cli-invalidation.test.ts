@@ -2,7 +2,7 @@
 // changepassword, create-token -r), spawned as real processes: with REDIS_URL set they
 // tell a running server's token cache through Redis, so the server stops (or starts)
 // accepting the token without waiting for the cache's TTL; without Redis they still work.
-import { spawn } from 'node:child_process'
+import { runCommand, type CommandResult } from '../helpers/run-command.js'
 import { fileURLToPath } from 'node:url'
 import { Kysely } from 'kysely'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -23,26 +23,13 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url))
 const POLL = { timeout: 5_000, interval: 20 }
 
-interface Run {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
+type Run = CommandResult
 
 /** Runs `gatehouse <args>` with exactly the given DATABASE_URL / REDIS_URL ('' = unset). */
 function gatehouse(args: readonly string[], env: { readonly REDIS_URL: string; readonly GATEHOUSE_PASSWORD?: string }): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env }
-    delete childEnv['DATABASE_URL']
-    const child = spawn(TSX, ['src/cli/bin.ts', ...args], { cwd: ROOT, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end('')
-  })
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env }
+  delete childEnv['DATABASE_URL']
+  return runCommand(TSX, ['src/cli/bin.ts', ...args], { cwd: ROOT, env: childEnv })
 }
 
 for (const backend of BACKENDS) {

@@ -1,7 +1,7 @@
 // The library's `gatehouse` command line on a user's own database, spawned as a real
 // process: it touches only gatehouse's tables, beside the app's own Kysely migrations,
 // and never seeds anything.
-import { spawn } from 'node:child_process'
+import { runCommand, type CommandResult } from '../helpers/run-command.js'
 import { fileURLToPath } from 'node:url'
 import { Kysely, Migrator, sql, type Migration } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -13,26 +13,13 @@ import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url))
 
-interface Run {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
+type Run = CommandResult
 
 function gatehouse(args: readonly string[], options: { env?: Record<string, string>; stdin?: string } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, ...options.env }
-    delete env['DATABASE_URL']
-    if (options.env?.['GATEHOUSE_PASSWORD'] === undefined) delete env['GATEHOUSE_PASSWORD']
-    const child = spawn(TSX, ['src/cli/bin.ts', ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(options.stdin ?? '')
-  })
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env }
+  delete env['DATABASE_URL']
+  if (options.env?.['GATEHOUSE_PASSWORD'] === undefined) delete env['GATEHOUSE_PASSWORD']
+  return runCommand(TSX, ['src/cli/bin.ts', ...args], { cwd: ROOT, env, input: options.stdin ?? '' })
 }
 
 /** The app's own migration, in Kysely's default migration tables. */

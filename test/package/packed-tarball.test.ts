@@ -3,12 +3,12 @@
  * outside the repo (no link back to the repo's node_modules) and use it from there.
  * Needs the npm registry (the peers the scratch app installs), like `npm ci` does.
  */
-import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCommand } from '../helpers/run-command.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -24,28 +24,9 @@ let app: string
 let tarball: string
 let tarballFiles: string[]
 
-/**
- * Runs a command without blocking the test worker (a synchronous `npm pack` or `npm install`
- * of a minute starves vitest's worker RPC and fails the run with an unhandled timeout).
- */
+/** `runCommand` in `cwd`, at most 4 minutes (npm pack and installs are slow on a busy machine). */
 function run(command: string, args: readonly string[], cwd: string, input?: string): Promise<{ status: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000)
-    child.once('error', (error) => {
-      clearTimeout(timer)
-      reject(error)
-    })
-    child.once('close', (code) => {
-      clearTimeout(timer)
-      resolve({ status: code ?? -1, stdout, stderr })
-    })
-    child.stdin.end(input ?? '')
-  })
+  return runCommand(command, args, { cwd, timeoutMs: 240_000, ...(input === undefined ? {} : { input }) }).then((r) => ({ ...r, status: r.code ?? -1 }))
 }
 
 function installedPackages(dir: string): string[] {
