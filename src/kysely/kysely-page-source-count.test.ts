@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openReferenceContext, type ReferenceContext } from '../../examples/reference-api/context.js'
 import type { ArticleRow } from '../../examples/reference-api/routes/articles.js'
 import type { ReferenceDatabase } from '../../examples/reference-api/database.js'
+import { addBulkArticles } from '../../test/helpers/bulk-articles.js'
 import { BACKENDS, type TestDatabase } from '../../test/helpers/databases.js'
 import type { ApiRequest } from '../core/api-request.js'
 import { createApiRequest } from '../core/request-factory.js'
@@ -41,15 +42,7 @@ for (const backend of BACKENDS) {
     beforeAll(async () => {
       database = await backend.create()
       ref = await openReferenceContext({ databaseUrl: database.url })
-      if (ref.database.dialect === 'sqlite') {
-        await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${BULK})
-          insert into articles (title, author_id, score, created)
-          select 'Bulk ' || i, 1 + (i % 2), (i * 7) % 10, strftime('%Y-%m-%dT%H:%M:%S.000Z', '2023-01-01', '+' || i || ' minutes') from n`.execute(ref.db)
-      } else {
-        await sql`insert into articles (title, author_id, score, created)
-          select 'Bulk ' || i, 1 + (i % 2), (i * 7) % 10, timestamptz '2023-01-01' + i * interval '1 minute' from generate_series(1, ${BULK}) i`.execute(ref.db)
-      }
-      await sql`analyze`.execute(ref.db)
+      await addBulkArticles(ref, BULK)
       db = new Kysely<ReferenceDatabase>({
         dialect: await createDialect(parseDatabaseUrl(database.url)),
         log: (event: LogEvent) => {

@@ -3,7 +3,6 @@
  * (EXPLAIN QUERY PLAN) and PostgreSQL (EXPLAIN): no full scan of `articles` for
  * the `-created` and `-score, id` cursors, forward and back, at any depth.
  */
-import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openReferenceContext, type ReferenceContext } from '../../examples/reference-api/context.js'
 import { articleSource, type ArticleRow } from '../../examples/reference-api/routes/articles.js'
@@ -11,6 +10,7 @@ import type { RequestContext } from '../core/view.js'
 import type { KeyValue, OrderingField, SeekSource } from '../pagination/paginator.js'
 import { parseOrdering } from '../pagination/cursor-pagination.js'
 import { KyselyPageSource } from './kysely-page-source.js'
+import { addBulkArticles } from '../../test/helpers/bulk-articles.js'
 import { BACKENDS, type TestDatabase } from '../../test/helpers/databases.js'
 
 const BULK = 20_000
@@ -35,15 +35,7 @@ for (const backend of BACKENDS) {
     beforeAll(async () => {
       database = await backend.create()
       ref = await openReferenceContext({ databaseUrl: database.url })
-      if (ref.database.dialect === 'sqlite') {
-        await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${BULK})
-          insert into articles (title, author_id, score, created)
-          select 'Bulk ' || i, 1 + (i % 2), (i * 7) % 10, strftime('%Y-%m-%dT%H:%M:%S.000Z', '2023-01-01', '+' || i || ' minutes') from n`.execute(ref.db)
-      } else {
-        await sql`insert into articles (title, author_id, score, created)
-          select 'Bulk ' || i, 1 + (i % 2), (i * 7) % 10, timestamptz '2023-01-01' + i * interval '1 minute' from generate_series(1, ${BULK}) i`.execute(ref.db)
-      }
-      await sql`analyze`.execute(ref.db)
+      await addBulkArticles(ref, BULK)
     }, 60_000)
     afterAll(async () => {
       await ref?.close()
