@@ -11,13 +11,11 @@
  * `--env` is passed to every gatehouse instance (e.g. the count strategy or the token cache).
  * The database is new (`gh_bench_<random>`, dropped at the end). Needs wrk and nginx.
  */
-import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { startCluster, startInstance, type Instance } from '../scripts/multi-instance.js'
 import { freshPostgres } from '../test/helpers/databases.js'
-
-const BOB_TOKEN = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
+import { wrk as runWrk } from './wrk.js'
 
 const arg = (flag: string, fallback: string): string => {
   const i = process.argv.indexOf(flag)
@@ -25,21 +23,10 @@ const arg = (flag: string, fallback: string): string => {
 }
 const list = (text: string): number[] => text.split(',').map(Number)
 
-function toMs(text: string): number {
-  const match = /^([\d.]+)(us|ms|s)$/.exec(text)
-  if (match === null) return Number.NaN
-  const value = Number(match[1])
-  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value
-}
-
+/** req/s, p99 and the count of bad answers (non-2xx and socket errors) of one wrk run. */
 function wrk(url: string, connections: number, duration: number): { rps: number; p99ms: number; bad: number } {
-  const out = execFileSync(
-    'wrk',
-    ['-t2', `-c${connections}`, `-d${duration}s`, '--latency', '--timeout', '10s', '-H', `Authorization: Token ${BOB_TOKEN}`, url],
-    { encoding: 'utf8' },
-  )
-  const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0) + [...out.matchAll(/(connect|read|write|timeout) (\d+)/g)].reduce((s, m) => s + Number(m[2]), 0)
-  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0), p99ms: toMs(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? ''), bad }
+  const r = runWrk(url, connections, duration)
+  return { rps: r.rps, p99ms: r.p99ms, bad: r.non2xx + r.errors }
 }
 
 async function main(): Promise<void> {

@@ -18,13 +18,13 @@
  * baseline's byte for byte (ports masked): the baseline does the same work, not less.
  * Needs `wrk` (Debian package).
  */
-import { execFileSync, execSync } from 'node:child_process'
+import { execSync } from 'node:child_process'
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startInstance, type Instance } from '../scripts/multi-instance.js'
 import { freshPostgres, freshSqlite, type TestDatabase } from '../test/helpers/databases.js'
+import { BOB_TOKEN, wrk, type WrkResult } from './wrk.js'
 
-const BOB_TOKEN = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 const CLOCK_TICKS = Number(execSync('getconf CLK_TCK').toString().trim()) || 100
 
 interface Options {
@@ -102,40 +102,6 @@ function ticksDelta(before: Map<number, number>, after: Map<number, number>): nu
   let sum = 0
   for (const [pid, ticks] of after) sum += ticks - (before.get(pid) ?? 0)
   return sum
-}
-
-interface WrkResult {
-  requests: number
-  rps: number
-  p50ms: number
-  p99ms: number
-  non2xx: number
-  errors: number
-}
-
-/** Latency text such as `1.23ms`, `850.00us` or `1.02s`, in ms. */
-function toMs(text: string): number {
-  const match = /^([\d.]+)(us|ms|s)$/.exec(text)
-  if (match === null) return Number.NaN
-  const value = Number(match[1])
-  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value
-}
-
-function wrk(url: string, connections: number, duration: number): WrkResult {
-  const out = execFileSync(
-    'wrk',
-    ['-t2', `-c${connections}`, `-d${duration}s`, '--latency', '-H', `Authorization: Token ${BOB_TOKEN}`, '-H', 'Accept: application/json', url],
-    { encoding: 'utf8' },
-  )
-  const num = (re: RegExp): number => Number(re.exec(out)?.[1] ?? 0)
-  return {
-    requests: num(/(\d+) requests in/),
-    rps: num(/Requests\/sec:\s+([\d.]+)/),
-    p50ms: toMs(/^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? ''),
-    p99ms: toMs(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? ''),
-    non2xx: num(/Non-2xx or 3xx responses: (\d+)/),
-    errors: [...out.matchAll(/(connect|read|write|timeout) (\d+)/g)].reduce((sum, m) => sum + Number(m[2]), 0),
-  }
 }
 
 interface Server {
