@@ -177,6 +177,30 @@ describe('referenceConfigFromEnv', () => {
     }
   })
 
+  it('GATEHOUSE_TOKEN_CACHE_TTL_MS turns the token cache on; a regenerated token is dropped from it at once (in-process bus)', async () => {
+    expect(referenceConfigFromEnv({ GATEHOUSE_TOKEN_CACHE_TTL_MS: '60000' }).tokenCacheTtlMs).toBe(60000)
+    expect(() => referenceConfigFromEnv({ GATEHOUSE_TOKEN_CACHE_TTL_MS: '0' })).toThrow(/GATEHOUSE_TOKEN_CACHE_TTL_MS/)
+    const database = freshSqlite()
+    const ref = await openReferenceContext({ databaseUrl: database.url, tokenCacheTtlMs: 60_000 })
+    const withToken = (key: string): ReturnType<typeof createApiRequest> =>
+      createApiRequest({ method: 'GET', url: new URL('http://localhost/'), headers: { get: (n) => (n.toLowerCase() === 'authorization' ? `Token ${key}` : null) }, remoteAddress: null, readBody: async () => null })
+    const bobKey = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
+    try {
+      const first = await ref.schemes.token.authenticate(withToken(bobKey))
+      expect(first?.user.username).toBe('bob')
+      // Cached now: a change made behind the stores' back (raw SQL, no invalidation) is not seen...
+      await ref.db.deleteFrom('gatehouse_tokens').where('user_id', '=', Number(first?.user.id)).execute()
+      expect((await ref.schemes.token.authenticate(withToken(bobKey)))?.user.username).toBe('bob')
+      // ...but a regeneration through the store publishes on the bus, and the old key stops working at once.
+      const renewed = await ref.tokens.regenerate(first?.user.id ?? 0)
+      await expect(ref.schemes.token.authenticate(withToken(bobKey))).rejects.toThrow('Invalid token.')
+      expect((await ref.schemes.token.authenticate(withToken(renewed.key)))?.user.username).toBe('bob')
+    } finally {
+      await ref.close()
+      await database.drop()
+    }
+  })
+
   it('uses SQL sessions without Redis', async () => {
     const database = freshSqlite()
     const ref = await openReferenceContext({ databaseUrl: database.url })
