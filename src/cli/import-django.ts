@@ -441,7 +441,7 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
     }
     for (const [kind, names] of uncheckable) {
       notes.push(
-        `${names.length} user${names.length === 1 ? ' has' : 's have'} a ${kind} password hash, which gatehouse cannot check: copied as it is; they cannot log in with a password until one is set (gatehouse changepassword <username>): ${listed(names.map(shown))}`,
+        `${names.length} user${names.length === 1 ? ' has a password hash' : 's have password hashes'} gatehouse cannot check (${kind}): copied as ${names.length === 1 ? 'it is' : 'they are'}; no password logs them in until one is set (gatehouse changepassword <username>): ${listed(names.map(shown))}`,
       )
     }
     if (unusable > 0) notes.push(`${unusable} imported user${unusable === 1 ? ' has' : 's have'} no usable password, as in Django (token or other schemes only)`)
