@@ -91,7 +91,8 @@ export interface ImportDjangoReport {
 const MAX_USERNAME = 150
 const MAX_PASSWORD = 255
 const MAX_KEY = 40
-const MAX_SERIAL = 2 ** 31 - 1
+/** The largest id kept: PostgreSQL's `serial` ends at 2^31-1, and its sequence must be able to move past every kept id. */
+const MAX_SERIAL = 2 ** 31 - 2
 /** Rows per INSERT statement (well under SQLite's and PostgreSQL's parameter limits). */
 const CHUNK = 200
 
@@ -260,10 +261,11 @@ function hasher(password: string): string {
 
 /** Why a Django user cannot go into gatehouse's table as it is, or `null`. */
 function unfit(user: DjangoUser): string | null {
-  if (user.username === '' || user.username.length > MAX_USERNAME || user.username.includes('\0')) {
+  // Lengths in characters (code points), as varchar counts them.
+  if (user.username === '' || [...user.username].length > MAX_USERNAME || user.username.includes('\0')) {
     return `its username is empty, longer than ${MAX_USERNAME} characters or contains NUL`
   }
-  if (user.password.length > MAX_PASSWORD || user.password.includes('\0')) return `its password field is longer than ${MAX_PASSWORD} characters or contains NUL`
+  if ([...user.password].length > MAX_PASSWORD || user.password.includes('\0')) return `its password field is longer than ${MAX_PASSWORD} characters or contains NUL`
   return null
 }
 
