@@ -7,6 +7,10 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { openDatabase, type Database } from '../../src/kysely/database.js'
 import { KyselyUserStore } from '../../src/kysely/kysely-user-store.js'
 import { toDate, type AuthDatabase } from '../../src/kysely/schema.js'
+import { createRedisClient } from '../../src/redis/redis-client.js'
+import { RedisInvalidationBus } from '../../src/redis/redis-invalidation-bus.js'
+import type { InvalidationEvent } from '../../src/stores/invalidation-bus.js'
+import { REDIS_URL, uniquePrefix } from '../redis/redis-helpers.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
 import { createDjangoDatabase, djangoAvailable, type DjangoDatabase } from '../helpers/django.js'
 import { startReference, TEST_SCRYPT, type RunningReference } from '../helpers/reference-server.js'
@@ -293,3 +297,59 @@ for (const backend of BACKENDS) {
     }, 120_000)
   })
 }
+
+for (const source of SOURCES) {
+  describe.skipIf(!source.available)(`import-django into the Django database itself (${source.engine})`, () => {
+    let django: DjangoDatabase | null = null
+    afterEach(async () => {
+      await django?.drop()
+      django = null
+    })
+
+    it("puts gatehouse's tables beside Django's and imports into them; Django's rows are untouched", async () => {
+      django = await createDjangoDatabase(source.engine)
+      const djangoRows = "import hashlib\nfrom django.contrib.auth.models import User\nfrom rest_framework.authtoken.models import Token\nprint(hashlib.sha256(repr([list(User.objects.order_by('id').values_list()), list(Token.objects.order_by('key').values_list())]).encode()).hexdigest())"
+      const djangoBefore = await django.shell(djangoRows)
+      const first = await gatehouse(['import-django', '--from', django.url, '--database', django.url])
+      expect(first).toMatchObject({ code: 0, stderr: '' })
+      expect(first.stdout).toContain('Users: 4 created, 0 updated, 0 unchanged, 0 skipped\nTokens: 2 created, 0 updated, 0 unchanged, 0 skipped\n')
+      const imported = await snapshot(django.url)
+      expect(imported.users.map((u) => (u as { username: string }).username)).toEqual(['alice', 'bob', 'carol', 'admin'])
+      const second = await gatehouse(['import-django', '--from', django.url, '--database', django.url])
+      expect(second.stdout).toContain('Users: 0 created, 0 updated, 4 unchanged, 0 skipped\n')
+      expect(await snapshot(django.url)).toEqual(imported)
+      // Django reads its own users and tokens as they were.
+      expect(await django.shell(djangoRows)).toBe(djangoBefore)
+      expect(djangoBefore).toMatch(/^[0-9a-f]{64}\n$/)
+    }, 120_000)
+  })
+}
+
+describe.skipIf(!djangoAvailable('sqlite') || REDIS_URL === undefined)('import-django --update tells running servers through Redis', () => {
+  it('publishes the ids of the users it changed on --channel', async () => {
+    const django = await createDjangoDatabase('sqlite')
+    const target = BACKENDS[0] === undefined ? null : await BACKENDS[0].create()
+    const redis = createRedisClient(REDIS_URL ?? '', { onError: () => {} })
+    const channel = `${uniquePrefix()}auth-invalidation`
+    const bus = new RedisInvalidationBus({ redis, channel })
+    const heard: InvalidationEvent[] = []
+    const unsubscribe = bus.subscribe((event) => void heard.push(event))
+    try {
+      const url = target?.url ?? ''
+      expect((await gatehouse(['import-django', '--from', django.url, '--database', url])).code).toBe(0)
+      await django.shell("from django.contrib.auth.models import User\nUser.objects.filter(username='carol').update(is_active=True)")
+      await expect.poll(() => bus.listening, { timeout: 5_000, interval: 20 }).toBe(true)
+      const update = await gatehouse(['import-django', '--update', '--from', django.url, '--database', url, '--channel', channel], { REDIS_URL: REDIS_URL ?? '' })
+      expect(update).toMatchObject({ code: 0, stderr: '' })
+      expect(update.stdout).toContain('Users: 0 created, 1 updated, 3 unchanged, 0 skipped\n')
+      await expect.poll(() => heard, { timeout: 5_000, interval: 20 }).toContainEqual({ type: 'user', userId: 3 })
+      expect(heard.filter((event) => event.type === 'user').map((event) => (event as { userId: unknown }).userId)).toEqual([3])
+    } finally {
+      unsubscribe()
+      await bus.close()
+      await redis.close()
+      await target?.drop()
+      await django.drop()
+    }
+  }, 120_000)
+})
