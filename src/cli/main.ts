@@ -8,6 +8,7 @@
 import { createInterface } from 'node:readline'
 import { Command, CommanderError, Option } from 'commander'
 import { openDatabase, type Database } from '../kysely/database.js'
+import { formatImportReport, importDjango, readDjangoDatabase } from './import-django.js'
 import { KyselySessionStore } from '../kysely/kysely-session-store.js'
 import { KyselyTokenStore } from '../kysely/kysely-token-store.js'
 import { KyselyUserStore } from '../kysely/kysely-user-store.js'
@@ -307,6 +308,33 @@ export function buildCli(io: CliIo): Command {
         const removed = await new KyselySessionStore({ db: database.db }).clearExpired()
         print(`Deleted ${removed} expired session${removed === 1 ? '' : 's'}`)
       })
+    })
+
+  program
+    .command('import-django')
+    .description("copy users (auth_user) and DRF tokens (authtoken_token) from a Django database into gatehouse's tables; running it again changes nothing")
+    .requiredOption('--from <url>', 'the Django database, read only: sqlite:<path>, file:<path> or postgres://…')
+    .addOption(databaseOption())
+    .option('--update', "refresh users already in gatehouse from Django (flags, date joined, token, and a password gatehouse never set); default: leave them as they are")
+    .option('--superusers-as-staff', 'make Django superusers staff (default: is_staff as it is)')
+    .option('--dry-run', 'do everything in a transaction, print the counts, then roll back')
+    .addOption(redisOption())
+    .addOption(channelOption())
+    .action(async (options: DatabaseOption & InvalidationOptions & { from: string; update?: boolean; superusersAsStaff?: boolean; dryRun?: boolean }) => {
+      // Everything is read before the target is opened: source and target may be one database.
+      const source = await readDjangoDatabase(options.from)
+      const run = async (invalidation: InvalidationBus | undefined): Promise<void> =>
+        withDatabase(options, io, async (database) => {
+          const report = await importDjango(database, source, {
+            update: options.update === true,
+            dryRun: options.dryRun === true,
+            superusersAsStaff: options.superusersAsStaff === true,
+          })
+          for (const line of formatImportReport(report)) print(line)
+          for (const id of report.changedUserIds) await invalidation?.publish(id)
+        })
+      // Only --update changes what running servers may have cached.
+      await (options.update === true && options.dryRun !== true ? withInvalidation(options, io, run) : run(undefined))
     })
 
   return program
