@@ -108,7 +108,14 @@ export class ApiView {
     const accept = this.formats.length > 1 ? ['Accept'] : []
     // DRF's finalize_response: once a renderer was negotiated, errors are rendered by it too.
     // A failed negotiation (406, unknown ?format=) answers with the first renderer, JSON.
-    if (negotiated.format === 'html' && isJson(response)) response = this.page(req, response, accept)
+    if (negotiated.format === 'html' && isJson(response)) {
+      try {
+        response = this.page(req, response, accept)
+      } catch (error) {
+        // A body JSON cannot serialise (a BigInt, a cycle): the logged 500, in JSON.
+        response = this.guard.renderErrorOr500(error, req)
+      }
+    }
     // A session answer depends on the Cookie header: shared caches must know.
     return finishResponse(response, { method: req.method, allow: this.allow, vary: [...accept, ...varyOf(consulted)] })
   }
@@ -120,7 +127,10 @@ export class ApiView {
    */
   private page(req: ApiRequest, response: ApiResponse, accept: readonly string[]): ApiResponse {
     const own = response.headers.filter(([name]) => name.toLowerCase() === 'vary').flatMap(([, value]) => value.split(','))
-    const vary = [...new Set([...own, ...accept].map((v) => v.trim()).filter((v) => v !== ''))]
+    const vary: string[] = []
+    for (const value of [...own, ...accept].map((v) => v.trim())) {
+      if (value !== '' && !vary.some((seen) => seen.toLowerCase() === value.toLowerCase())) vary.push(value)
+    }
     return renderBrowsablePage({
       title: this.options.name ?? 'View',
       method: req.method,

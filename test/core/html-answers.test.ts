@@ -167,6 +167,14 @@ describe('HTML answers of an ApiView', () => {
     expect([problem.status, header(problem, 'Content-Type'), header(problem, 'X-Error')]).toEqual([401, 'application/problem+json', 'yes'])
   })
 
+  it('a body the page cannot serialise is the logged JSON 500, never a throw', async () => {
+    const logged: unknown[] = []
+    const v = createApi({ logError: (e) => logged.push(e) }).view({ handlers: { GET: async () => jsonResponse(200, { n: 1n }) } })
+    const response = await v.handle(buildRequest({ headers: HTML }))
+    expect([response.status, header(response, 'Content-Type'), response.body]).toEqual([500, 'application/json', { detail: 'A server error occurred.' }])
+    expect(logged).toHaveLength(1)
+  })
+
   it('page controls given with formatResponse are shown on the page only', async () => {
     const v = view({}, { handlers: { GET: async (ctx) => formatResponse(ctx, jsonResponse(200, []), '<ul class="pager"></ul>') } })
     const page = await v({ headers: HTML })
