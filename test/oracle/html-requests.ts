@@ -68,6 +68,11 @@ export const HTML_REQUESTS: readonly ExchangeRequest[] = [
   html('anonymous', '/api/whoami/', {}, 'OPTIONS'),
   html('anonymous (401)', '/api/private/', {}, 'OPTIONS'),
   html('anonymous', '/api/articles/', {}, 'OPTIONS'),
+  html('anonymous', '/api/auth/csrf/', {}, 'OPTIONS'),
+  html('anonymous', '/api/auth/logout/', {}, 'OPTIONS'),
+  // OPTIONS in JSON: renders lists text/html (the default renderers), the token view JSON only.
+  { ...html('in JSON', '/api/whoami/', {}, 'OPTIONS'), headers: {} },
+  { ...html('in JSON', '/api/schemes/session/', {}, 'OPTIONS'), headers: {} },
   html('anonymous', '/api/whoami/', {}, 'HEAD'),
   html('anonymous (401)', '/api/private/', {}, 'HEAD'),
   // Negotiation and the ?format= override.
