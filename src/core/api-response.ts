@@ -5,6 +5,11 @@ export interface ApiResponse {
   readonly headers: readonly (readonly [name: string, value: string])[]
   /** JSON-serialisable value, a string (already rendered, e.g. HTML), or `undefined` for no body. */
   readonly body: unknown
+  /**
+   * Markup shown above the response when it is rendered as an HTML page (a paginator's page
+   * controls); ignored in JSON. Set it with `formatResponse`.
+   */
+  readonly pageControls?: string
 }
 
 /** A JSON response, DRF style: compact, `Content-Type: application/json`. */

@@ -1,6 +1,7 @@
 import type { ApiRequest } from './api-request.js'
 import { jsonResponse, type ApiResponse } from './api-response.js'
 import type { AuthenticationScheme } from './authentication-scheme.js'
+import { isJson, renderBrowsablePage } from './browsable-page.js'
 import { DEFAULT_PARSED_MEDIA_TYPES } from './body-parser.js'
 import { ConfigurationError, MethodNotAllowed, NotFound } from './errors.js'
 import { Guard, type GuardOptions } from './guard.js'
@@ -35,7 +36,11 @@ export type Handler = ((ctx: RequestContext) => Promise<ApiResponse>) & {
 export interface ViewOptions extends GuardOptions {
   readonly description?: string
   readonly handlers: Partial<Readonly<Record<HandlerMethod, Handler>>>
-  /** Formats the view renders, in preference order. @default ['json'] */
+  /**
+   * Formats the view renders, in preference order, as DRF's `renderer_classes`. With `html`,
+   * a client negotiating `text/html` gets every JSON answer of the view, errors included,
+   * shown on an HTML page with the same status and headers. @default ['json', 'html']
+   */
   readonly formats?: readonly Format[]
 }
 
@@ -72,7 +77,7 @@ export class ApiView {
     }
     for (const handler of Object.values(handlers)) handler?.validate?.(this.guard.settings, where)
     this.options = options
-    this.formats = Object.freeze([...(formats ?? ['json'])])
+    this.formats = Object.freeze([...(formats ?? ['json', 'html'])])
     const methods: string[] = METHOD_ORDER.filter((m) => handlers[m] !== undefined)
     if (handlers.GET !== undefined) methods.push('HEAD')
     methods.push('OPTIONS')
@@ -93,21 +98,53 @@ export class ApiView {
   /** Runs DRF's dispatch: negotiate → authenticate → permissions → throttles → handler. */
   async handle(req: ApiRequest): Promise<ApiResponse> {
     const consulted: AuthenticationScheme[] = []
+    const negotiated: { format: Format | null } = { format: null }
     let response: ApiResponse
     try {
-      response = await this.dispatch(req, consulted)
+      response = await this.dispatch(req, consulted, negotiated)
     } catch (error) {
       response = this.guard.renderErrorOr500(error, req)
     }
+    const accept = this.formats.length > 1 ? ['Accept'] : []
+    // DRF's finalize_response: once a renderer was negotiated, errors are rendered by it too.
+    // A failed negotiation (406, unknown ?format=) answers with the first renderer, JSON.
+    if (negotiated.format === 'html' && isJson(response)) {
+      try {
+        response = this.page(req, response, accept)
+      } catch (error) {
+        // A body JSON cannot serialise (a BigInt, a cycle): the logged 500, in JSON.
+        response = this.guard.renderErrorOr500(error, req)
+      }
+    }
     // A session answer depends on the Cookie header: shared caches must know.
-    const vary = this.formats.length > 1 ? ['Accept', ...varyOf(consulted)] : varyOf(consulted)
-    return finishResponse(response, { method: req.method, allow: this.allow, vary })
+    return finishResponse(response, { method: req.method, allow: this.allow, vary: [...accept, ...varyOf(consulted)] })
   }
 
-  private async dispatch(req: ApiRequest, consulted: AuthenticationScheme[]): Promise<ApiResponse> {
+  /**
+   * The HTML page showing `response`, with the headers DRF's page shows: the response's own,
+   * `Allow` and `Vary: Accept` (what the consulted schemes add to `Vary` is sent, not shown,
+   * as Django's middleware adds `Cookie` after DRF rendered the page).
+   */
+  private page(req: ApiRequest, response: ApiResponse, accept: readonly string[]): ApiResponse {
+    const own = response.headers.filter(([name]) => name.toLowerCase() === 'vary').flatMap(([, value]) => value.split(','))
+    const vary: string[] = []
+    for (const value of [...own, ...accept].map((v) => v.trim())) {
+      if (value !== '' && !vary.some((seen) => seen.toLowerCase() === value.toLowerCase())) vary.push(value)
+    }
+    return renderBrowsablePage({
+      title: this.options.name ?? 'View',
+      method: req.method,
+      url: req.url,
+      response,
+      shownHeaders: [['Allow', this.allow], ...(vary.length > 0 ? [['Vary', vary.join(', ')] as const] : [])],
+    })
+  }
+
+  private async dispatch(req: ApiRequest, consulted: AuthenticationScheme[], negotiated: { format: Format | null }): Promise<ApiResponse> {
     // The host is checked before negotiation, as Django checks it before any view code.
     checkHost(req, this.guard.settings)
     const format = negotiateFormat(req.headers.get('accept'), this.formatsFor(req))
+    negotiated.format = format
     const state = await this.guard.check(req, consulted)
     const method = req.method === 'HEAD' ? 'GET' : req.method
     if (method === 'OPTIONS') return this.metadata()

@@ -1,11 +1,8 @@
+import { escapeHtml } from '../core/browsable-page.js'
 import type { ControlTemplate, HtmlTemplates, TemplateName } from '../core/paginator.js'
 
 export type { ControlTemplate, HtmlTemplates, TemplateName } from '../core/paginator.js'
-
-/** Escapes text for HTML element content and double-quoted attributes. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`)
-}
+export { escapeHtml }
 
 /** DRF's `numbers.html`: «, the page links with breaks, ». */
 export const numbersTemplate: ControlTemplate = (ctx) => {

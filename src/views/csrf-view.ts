@@ -35,6 +35,5 @@ export function csrfView(options: CsrfViewOptions = {}): ViewOptions {
     handlers: { GET: get },
     permissions: [new AllowAny()],
     ...(options.authentication === undefined ? {} : { authentication: options.authentication }),
-    formats: ['json'],
   }
 }

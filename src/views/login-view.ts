@@ -76,6 +76,5 @@ export function loginView(options: LoginViewOptions): ViewOptions {
     ...(options.throttles === undefined ? {} : { throttles: options.throttles }),
     ...(options.throttleScope === undefined ? {} : { throttleScope: options.throttleScope }),
     ...(options.authentication === undefined ? {} : { authentication: options.authentication }),
-    formats: ['json'],
   }
 }

@@ -42,6 +42,5 @@ export function logoutView(options: LogoutViewOptions): ViewOptions {
     handlers: { POST: post },
     permissions: [new AllowAny()],
     ...(options.authentication === undefined ? {} : { authentication: options.authentication }),
-    formats: ['json'],
   }
 }

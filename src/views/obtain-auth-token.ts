@@ -85,6 +85,7 @@ export function obtainAuthTokenView(options: ObtainAuthTokenOptions): ViewOption
     throttles: options.throttles ?? [],
     ...(options.throttleScope === undefined ? {} : { throttleScope: options.throttleScope }),
     ...(options.authentication === undefined ? {} : { authentication: options.authentication }),
+    // JSON only, as DRF's ObtainAuthToken (renderer_classes = JSONRenderer): Accept text/html alone is a 406.
     formats: ['json'],
   }
 }

@@ -138,7 +138,7 @@ for (const backend of BACKENDS) {
       expect(head.text).toBe('')
       const options = await send(server.baseUrl, 'OPTIONS', '/api/whoami/')
       expect(options.status).toBe(200)
-      expect(options.body).toMatchObject({ name: 'Who Am I', renders: ['application/json'] })
+      expect(options.body).toMatchObject({ name: 'Who Am I', renders: ['application/json', 'text/html'] })
     })
 
     it('negotiation: 406 before authentication, ?format=xml is 404, no slash is 404', async () => {
@@ -149,12 +149,12 @@ for (const backend of BACKENDS) {
       expect((await get('/api/private')).status).toBe(404)
     })
 
-    it('Vary: Cookie exactly when the session scheme was consulted', async () => {
-      expect((await get('/api/private/')).headers['vary']).toBe('Cookie')
-      expect((await get('/api/private/', auth('token bob'))).headers['vary']).toBeUndefined()
-      expect((await get('/api/private/', auth('token unknown'))).headers['vary']).toBeUndefined()
-      expect((await get('/api/schemes/basic/', auth('basic alice'))).headers['vary']).toBeUndefined()
-      expect((await get('/api/schemes/session-basic/', auth('basic alice'))).headers['vary']).toBe('Cookie')
+    it('Vary: Accept (JSON and HTML renderers, as DRF), and Cookie exactly when the session scheme was consulted', async () => {
+      expect((await get('/api/private/')).headers['vary']).toBe('Accept, Cookie')
+      expect((await get('/api/private/', auth('token bob'))).headers['vary']).toBe('Accept')
+      expect((await get('/api/private/', auth('token unknown'))).headers['vary']).toBe('Accept')
+      expect((await get('/api/schemes/basic/', auth('basic alice'))).headers['vary']).toBe('Accept')
+      expect((await get('/api/schemes/session-basic/', auth('basic alice'))).headers['vary']).toBe('Accept, Cookie')
     })
 
     it('the token record is the auth of a token request (carol\'s is refused as inactive)', async () => {

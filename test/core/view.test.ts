@@ -216,23 +216,23 @@ describe('methods, negotiation and headers', () => {
     expect(json.status).toBe(406)
   })
 
-  it('Vary: Accept only when the view renders more than one format', async () => {
-    expect(header(await view({})({}), 'Vary')).toBeUndefined()
-    const two = createApi().view({ handlers: { GET: whoami }, formats: ['json', 'html'] })
-    expect(header(await two.handle(buildRequest()), 'Vary')).toBe('Accept')
+  it('Vary: Accept only when the view renders more than one format (by default JSON and HTML, as DRF)', async () => {
+    expect(header(await view({})({}), 'Vary')).toBe('Accept')
+    const one = createApi().view({ handlers: { GET: whoami }, formats: ['json'] })
+    expect(header(await one.handle(buildRequest()), 'Vary')).toBeUndefined()
   })
 
   it('Vary: Cookie whenever the session scheme was consulted (Django session middleware)', async () => {
-    const tokenFirst = view({ authentication: [token, session], permissions: [new AllowAny()] })
+    const tokenFirst = view({ authentication: [token, session], permissions: [new AllowAny()] }, { formats: ['json'] })
     expect(header(await tokenFirst({ headers: { Authorization: BOB_TOKEN } }), 'Vary')).toBeUndefined()
     expect(header(await tokenFirst({}), 'Vary')).toBe('Cookie')
     expect(header(await tokenFirst({ headers: { Cookie: 'sessionid=s-alice' } }), 'Vary')).toBe('Cookie')
     // Token failed first: the session scheme never ran.
     expect(header(await tokenFirst({ headers: { Authorization: 'Token nope' } }), 'Vary')).toBeUndefined()
     // A CSRF failure is still a consulted session.
-    const post = view({ authentication: [session] }, { handlers: { POST: whoami } })
+    const post = view({ authentication: [session] }, { handlers: { POST: whoami }, formats: ['json'] })
     expect(header(await post({ method: 'POST', headers: { Cookie: 'sessionid=s-alice' } }), 'Vary')).toBe('Cookie')
-    expect(header(await view({ authentication: [basic, token] })({}), 'Vary')).toBeUndefined()
+    expect(header(await view({ authentication: [basic, token] }, { formats: ['json'] })({}), 'Vary')).toBeUndefined()
   })
 
   it('one merged Vary header: the handler\'s values, then Accept, then the schemes\'', async () => {
@@ -250,9 +250,11 @@ describe('methods, negotiation and headers', () => {
     expect(response.body).toEqual({
       name: 'Who Am I',
       description: 'Says who.',
-      renders: ['application/json'],
+      renders: ['application/json', 'text/html'],
       parses: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
     })
+    const jsonOnly = await view({}, { formats: ['json'] })({ method: 'OPTIONS' })
+    expect((jsonOnly.body as { renders: unknown }).renders).toEqual(['application/json'])
     const denied = await view({ authentication: [token], permissions: [new IsAuthenticated()] })({ method: 'OPTIONS' })
     expect(denied.status).toBe(401)
   })

@@ -171,7 +171,8 @@ export function comparable(result: ExchangeResult, request?: ExchangeRequest): R
     'www-authenticate': result.headers['www-authenticate'] ?? null,
     allow: result.headers['allow'] ?? null,
     'retry-after': result.headers['retry-after'] ?? null,
-    // Only Cookie: DRF's views also vary on Accept (Browsable API), the reference identity views render JSON only.
+    // Accept: every view with two renderers (JSON and the browsable API), as DRF's.
+    'vary-accept': /(^|,)\s*accept\s*(,|$)/i.test(result.headers['vary'] ?? ''),
     'vary-cookie': /(^|,)\s*cookie\s*(,|$)/i.test(result.headers['vary'] ?? ''),
     'content-type': contentType === '' ? null : contentType,
     body: contentType === 'application/json' ? maskBody(result.body) : result.text === '' ? '' : '<non-JSON body>',
