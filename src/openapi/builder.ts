@@ -2,6 +2,7 @@ import { schemeName } from '../core/authentication-scheme.js'
 import { DEFAULT_PARSED_MEDIA_TYPES } from '../core/body-parser.js'
 import type { JsonObject, JsonValue, OperationDescription } from '../core/openapi-types.js'
 import type { Paginator } from '../core/paginator.js'
+import type { Settings } from '../core/settings.js'
 import type { ApiView, Handler, HandlerMethod } from '../core/view.js'
 
 const METHODS: readonly HandlerMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
@@ -174,8 +175,21 @@ export class OpenApiBuilder {
       op['requestBody'] = { required: true, content }
     }
 
-    // Security: each scheme is one alternative, in the view's order; `{}` when anonymous requests may pass.
-    const security: JsonValue[] = []
+    const { security, undescribed, anonymous } = this.security(settings, method)
+    op['security'] = [...security]
+    if (undescribed.length > 0) op['x-undescribed-authentication'] = undescribed
+
+    op['responses'] = this.responses(method, d, paginator, pathParams.length > 0, view, anonymous)
+    return op
+  }
+
+  /**
+   * The security requirements of a request with `method` under `settings`: each scheme one
+   * alternative, in order (its components added), then `{}` when anonymous requests may
+   * pass the permissions. `undescribed`: schemes without `openApiSecurity`.
+   */
+  security(settings: Settings, method: string): { readonly security: readonly JsonObject[]; readonly undescribed: readonly string[]; readonly anonymous: boolean } {
+    const security: JsonObject[] = []
     const seen = new Set<string>()
     const undescribed: string[] = []
     for (const scheme of settings.authentication) {
@@ -192,11 +206,7 @@ export class OpenApiBuilder {
     }
     const anonymous = settings.permissions.every((p) => p.openApiAllowsAnonymous?.(method) === true)
     if (anonymous) security.push({})
-    op['security'] = security
-    if (undescribed.length > 0) op['x-undescribed-authentication'] = undescribed
-
-    op['responses'] = this.responses(method, d, paginator, pathParams.length > 0, view, anonymous)
-    return op
+    return { security, undescribed, anonymous }
   }
 
   private responses(method: HandlerMethod, d: OperationDescription, paginator: Paginator | null, hasParams: boolean, view: ApiView, anonymous: boolean): JsonObject {

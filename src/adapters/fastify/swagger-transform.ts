@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../core/openapi-types.js'
+import type { Guard } from '../../core/guard.js'
 import type { ApiView } from '../../core/view.js'
 import { OpenApiBuilder, openApiPath, type OpenApiTarget } from '../../openapi/builder.js'
 import { toOpenApi30 } from '../../openapi/openapi-30.js'
@@ -6,6 +7,8 @@ import { toOpenApi30 } from '../../openapi/openapi-30.js'
 /** What @fastify/swagger passes a route's `config.swaggerTransform` (the parts read here). */
 export interface SwaggerTransformArgs {
   readonly url: string
+  readonly schema?: unknown
+  readonly route?: { readonly method?: string | readonly string[] }
   readonly openapiObject?: unknown
   readonly swaggerObject?: unknown
 }
@@ -45,5 +48,28 @@ export function swaggerTransformFor(view: ApiView): (args: SwaggerTransformArgs)
       }
     }
     return { schema: { hide: true }, url }
+  }
+}
+
+const SAFE = ['GET', 'HEAD', 'OPTIONS', 'TRACE']
+
+/**
+ * The `config.swaggerTransform` of a route the middleware-style `gatehouse` plugin guards:
+ * @fastify/swagger keeps describing the route from its own schema, with the guard's
+ * security requirements added (its schemes' components written into the document). The
+ * added `security` is for the document only: a transform's schema never reaches Fastify's
+ * validation. For a route of several methods, an unsafe one's requirements are used (the
+ * session's CSRF header included).
+ */
+export function guardSwaggerTransform(guard: Guard): (args: SwaggerTransformArgs) => { readonly schema: Record<string, unknown>; readonly url: string } {
+  return ({ url, schema, route, openapiObject }) => {
+    const own = isRecord(schema) ? schema : {}
+    if (!isRecord(openapiObject) || typeof openapiObject['openapi'] !== 'string') return { schema: own, url }
+    openapiObject['paths'] = isRecord(openapiObject['paths']) ? openapiObject['paths'] : {}
+    openapiObject['components'] = isRecord(openapiObject['components']) ? openapiObject['components'] : {}
+    const methods = route?.method === undefined ? ['GET'] : typeof route.method === 'string' ? [route.method] : [...route.method]
+    const method = methods.find((m) => !SAFE.includes(m.toUpperCase())) ?? methods[0] ?? 'GET'
+    const { security } = new OpenApiBuilder(openapiObject as unknown as OpenApiTarget).security(guard.settings, method.toUpperCase())
+    return { schema: { ...own, security }, url }
   }
 }

@@ -18,7 +18,8 @@ import { listHandler } from '../../pagination/list-handler.js'
 import { PageNumberPagination } from '../../pagination/page-number-pagination.js'
 import { IsAuthenticatedOrReadOnly } from '../../permissions/is-authenticated-or-read-only.js'
 import { jsonResponse } from '../../core/api-response.js'
-import { gatehouseViews } from './index.js'
+import { IsAuthenticated } from '../../permissions/is-authenticated.js'
+import { gatehouse, gatehouseViews } from './index.js'
 
 type Json = Record<string, unknown>
 const at = (value: unknown, ...keys: string[]): unknown => {
@@ -134,5 +135,39 @@ describe('@fastify/swagger with gatehouseViews', () => {
     // Anonymous POST: the permission answers first (IsAuthenticatedOrReadOnly, Token first: 401).
     expect(post.status).toBe(401)
     expect(await post.json()).toEqual({ detail: 'Authentication credentials were not provided.' })
+  })
+
+  it('adds the guard\'s security to routes of the middleware-style plugin, keeping @fastify/swagger\'s own description of them', async () => {
+    const instance = Fastify()
+    app = instance
+    await instance.register(swagger, { openapi: { openapi: '3.1.0', info: { title: 'Books', version: '1.0.0' } } })
+    const api = createApi({
+      authentication: [new BasicAuthentication({ users: nobody }), new SessionAuthentication({ sessions: nobody, users: nobody })],
+      permissions: [new IsAuthenticated()],
+    })
+    await instance.register(gatehouse, {
+      api,
+      plugin: async (scope) => {
+        scope.get('/me', { config: { gatehouse: {} }, schema: { querystring: { type: 'object', properties: { verbose: { type: 'boolean' } } } } }, async () => ({ ok: true }))
+        scope.post('/notes', { config: { gatehouse: {} } }, async () => ({ ok: true }))
+        scope.get('/open', async () => ({ ok: true }))
+      },
+    })
+    await instance.ready()
+    const doc = instance.swagger() as unknown as Json
+    const result = await new Validator().validate(doc)
+    expect(result.errors).toBeUndefined()
+    expect(result.valid).toBe(true)
+    expect(at(doc, 'paths', '/me', 'get', 'security')).toEqual([{ basicAuth: [] }, { cookieAuth: [] }])
+    expect(at(doc, 'paths', '/notes', 'post', 'security')).toEqual([{ basicAuth: [] }, { cookieAuth: [], csrfToken: [] }])
+    expect(at(doc, 'paths', '/open', 'get', 'security')).toBeUndefined()
+    // @fastify/swagger's own description (the app's querystring schema) is kept.
+    expect((at(doc, 'paths', '/me', 'get', 'parameters') as Json[]).map((p) => p['name'])).toEqual(['verbose'])
+    expect(Object.keys(at(doc, 'components', 'securitySchemes') as Json).sort()).toEqual(['basicAuth', 'cookieAuth', 'csrfToken'])
+    // The guard still runs: anonymous is 401 with Basic's challenge.
+    const address = await instance.listen({ port: 0, host: '127.0.0.1' })
+    const res = await fetch(`${address}/me`)
+    expect(res.status).toBe(401)
+    expect(res.headers.get('www-authenticate')).toBe('Basic realm="api"')
   })
 })
