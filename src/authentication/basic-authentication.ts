@@ -7,6 +7,7 @@ import {
 } from '../http/authorization-header.js'
 import type { UserStore } from '../stores/user-store.js'
 import type { LoginFailureThrottle } from '../throttling/login-failure-throttle.js'
+import type { OpenApiSecurityScheme } from '../core/openapi-types.js'
 import type { Authenticated, AuthenticationScheme } from './authentication-scheme.js'
 
 /** Options for `BasicAuthentication`. */
@@ -80,5 +81,10 @@ export class BasicAuthentication implements AuthenticationScheme<null> {
 
   authenticateHeader(): string {
     return `Basic realm="${this.realm}"`
+  }
+
+  /** OpenAPI: `basicAuth`, `{ type: 'http', scheme: 'basic' }`. */
+  openApiSecurity(): readonly OpenApiSecurityScheme[] {
+    return [{ name: 'basicAuth', scheme: { type: 'http', scheme: 'basic' } }]
   }
 }

@@ -3,6 +3,7 @@ import type { ApiRequest } from '../core/api-request.js'
 import { ConfigurationError } from '../core/errors.js'
 import type { StoredUser } from '../core/user.js'
 import type { UserStore } from '../stores/user-store.js'
+import type { OpenApiSecurityScheme } from '../core/openapi-types.js'
 import type { Authenticated, AuthenticationScheme } from './authentication-scheme.js'
 
 /** Options for `RemoteUserAuthentication`. */
@@ -108,5 +109,15 @@ export class RemoteUserAuthentication implements AuthenticationScheme<null> {
     }
     if (user === null || !user.isActive) return null
     return { user, auth: null }
+  }
+
+  /** OpenAPI: `remoteUserAuth`, the header as an API key (only a trusted front server may set it). */
+  openApiSecurity(): readonly OpenApiSecurityScheme[] {
+    return [
+      {
+        name: 'remoteUserAuth',
+        scheme: { type: 'apiKey', in: 'header', name: this.header, description: 'The user name, set by a trusted front server (never by clients).' },
+      },
+    ]
   }
 }

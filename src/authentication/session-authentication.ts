@@ -1,6 +1,7 @@
 import type { ApiRequest } from '../core/api-request.js'
 import type { SessionStore } from '../stores/session-store.js'
 import type { UserStore } from '../stores/user-store.js'
+import type { OpenApiSecurityScheme } from '../core/openapi-types.js'
 import type { Authenticated, AuthenticationScheme } from './authentication-scheme.js'
 import { CSRF_SAFE_METHODS, enforceCsrf, resolveCsrfOptions, type CsrfOptions, type ResolvedCsrfOptions } from './csrf.js'
 
@@ -45,5 +46,28 @@ export class SessionAuthentication implements AuthenticationScheme<null> {
     if (user === null || !user.isActive) return null
     if (!CSRF_SAFE_METHODS.includes(req.method)) await enforceCsrf(req, this.csrf)
     return { user, auth: null }
+  }
+
+  /**
+   * OpenAPI: the session cookie (`cookieAuth`, an API key `in: cookie`) and, for unsafe
+   * methods, the CSRF header with it (`csrfToken`, an API key `in: header`): both in one
+   * security requirement, since a session request without the header is refused.
+   */
+  openApiSecurity(method: string): readonly OpenApiSecurityScheme[] {
+    const cookie: OpenApiSecurityScheme = {
+      name: 'cookieAuth',
+      scheme: { type: 'apiKey', in: 'cookie', name: this.cookieName, description: 'The session cookie set by the login view.' },
+    }
+    if (CSRF_SAFE_METHODS.includes(method.toUpperCase())) return [cookie]
+    const csrf: OpenApiSecurityScheme = {
+      name: 'csrfToken',
+      scheme: {
+        type: 'apiKey',
+        in: 'header',
+        name: this.csrf.headerName,
+        description: `Required with the session cookie on unsafe methods: the value of the \`${this.csrf.cookieName}\` cookie (or a masked token, as the csrf view returns).`,
+      },
+    }
+    return [cookie, csrf]
   }
 }

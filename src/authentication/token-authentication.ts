@@ -3,6 +3,7 @@ import { AuthenticationFailed } from '../core/errors.js'
 import { decodeUtf8Strict, splitAuthorizationHeader } from '../http/authorization-header.js'
 import type { TokenRecord, TokenStore, TokenWithUser } from '../stores/token-store.js'
 import type { UserStore } from '../stores/user-store.js'
+import type { OpenApiSecurityScheme } from '../core/openapi-types.js'
 import type { Authenticated, AuthenticationScheme } from './authentication-scheme.js'
 import type { TokenCache, TokenLoader } from './token-cache.js'
 
@@ -80,5 +81,26 @@ export class TokenAuthentication implements AuthenticationScheme<TokenRecord> {
 
   authenticateHeader(): string {
     return this.keyword
+  }
+
+  /**
+   * OpenAPI: keyword `Bearer` is the registered HTTP scheme (`bearerAuth`, `{ type: 'http',
+   * scheme: 'bearer' }`). Any other keyword (`Token`) is not a registered HTTP
+   * authentication scheme, so it is an API key in the `Authorization` header whose value
+   * carries the keyword (`tokenAuth`), as drf-spectacular describes DRF's `TokenAuthentication`.
+   */
+  openApiSecurity(): readonly OpenApiSecurityScheme[] {
+    if (this.keyword.toLowerCase() === 'bearer') return [{ name: 'bearerAuth', scheme: { type: 'http', scheme: 'bearer' } }]
+    return [
+      {
+        name: `${this.keyword.toLowerCase().replace(/[^a-z0-9._-]/g, '_')}Auth`,
+        scheme: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: `Token-based authentication with required prefix "${this.keyword}": \`Authorization: ${this.keyword} <key>\``,
+        },
+      },
+    ]
   }
 }

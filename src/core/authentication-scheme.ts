@@ -1,4 +1,5 @@
 import type { ApiRequest } from './api-request.js'
+import type { OpenApiSecurityScheme } from './openapi-types.js'
 import type { User } from './user.js'
 
 /** A successful authentication: DRF's `(user, auth)` pair. */
@@ -45,6 +46,13 @@ export interface AuthenticationScheme<A = unknown> {
    * reuse answers to requests with `Authorization`.
    */
   readonly vary?: readonly string[]
+  /**
+   * Describes the scheme to an OpenAPI document: the security schemes a request with
+   * `method` must satisfy together (Session: the cookie, plus the CSRF header on unsafe
+   * methods). Absent or empty: the scheme is left out of the document (and noted in the
+   * operation's `x-undescribed-authentication`).
+   */
+  openApiSecurity?(method: string): readonly OpenApiSecurityScheme[]
 }
 
 /** The display name of a scheme: its `name`, else its class name. */

@@ -1,5 +1,6 @@
 import type { ApiRequest } from './api-request.js'
 import type { ApiResponse } from './api-response.js'
+import type { JsonObject, OpenApiPaginatedResponse, OpenApiParameter } from './openapi-types.js'
 
 /**
  * Where a paginator reads rows from. Arrays (`ArrayPageSource`) and Kysely queries
@@ -182,4 +183,15 @@ export interface Paginator<State = unknown> {
    * naming `where` otherwise. Optional: styles that need no particular field omit it.
    */
   validateFields?(fields: readonly string[], where: string): void
+  /**
+   * The query parameters this style reads, as OpenAPI Parameter Objects (DRF's
+   * `get_schema_operation_parameters`). Optional: without it a list operation lists none.
+   */
+  openApiParameters?(): readonly OpenApiParameter[]
+  /**
+   * The paginated response for items described by `item` (DRF's
+   * `get_paginated_response_schema`), with any headers it sets. Optional: without it the
+   * document describes the body as any JSON value.
+   */
+  openApiResponse?(item: JsonObject): OpenApiPaginatedResponse
 }

@@ -10,4 +10,9 @@ export interface Permission {
   /** Message for the 403 when an authenticated request is refused; DRF's default when absent. */
   readonly message?: ErrorDetail
   readonly code?: string
+  /**
+   * Whether an anonymous request with `method` can pass, for OpenAPI documents (an operation
+   * anonymous requests may call lists the empty security requirement `{}`). Absent: assumed not.
+   */
+  openApiAllowsAnonymous?(method: string): boolean
 }

@@ -7,6 +7,7 @@ import { ConfigurationError, MethodNotAllowed, NotFound } from './errors.js'
 import { Guard, type GuardOptions } from './guard.js'
 import { MEDIA_TYPES, negotiateFormat, type Format } from './negotiation.js'
 import { checkHost, varyOf, type RequestState } from './pipeline.js'
+import type { OperationDescription } from './openapi-types.js'
 import type { ViewInfo } from './policy-context.js'
 import { finishResponse } from './response-finishing.js'
 import type { Settings } from './settings.js'
@@ -30,6 +31,8 @@ export interface RequestContext extends RequestState {
  */
 export type Handler = ((ctx: RequestContext) => Promise<ApiResponse>) & {
   readonly validate?: (settings: Settings, where: string) => void
+  /** What OpenAPI documents say about the handler's operation (`listHandler` sets it). */
+  readonly openApi?: OperationDescription
 }
 
 /** Per-view options. Keys shared with `Settings` replace the global value. */
@@ -88,6 +91,11 @@ export class ApiView {
   /** What policies are told about this view. */
   get info(): ViewInfo {
     return this.guard.info
+  }
+
+  /** The options the view was declared with (name, description, handlers), for documentation generators. */
+  get declared(): ViewOptions {
+    return this.options
   }
 
   /** The view's resolved settings (global ⊕ per-view). */

@@ -1,7 +1,9 @@
 import type { ApiRequest } from '../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../core/api-response.js'
 import { ConfigurationError, NotFound } from '../core/errors.js'
+import type { JsonObject, OpenApiPaginatedResponse, OpenApiParameter } from '../core/openapi-types.js'
 import { BasePagination, type BasePaginationOptions } from './base-pagination.js'
+import { envelopeSchema, pageSizeParameter, queryParameter } from './openapi-schemas.js'
 import { decodeCursor, encodeCursor, type Cursor, type CursorSecret } from './cursor-codec.js'
 import { decodeDrfCursor, drfPositionCandidates, DRF_OFFSET_CUTOFF, type DrfCursor } from './drf-cursor.js'
 import {
@@ -278,6 +280,18 @@ export class CursorPagination extends BasePagination<CursorState> {
   }
 
   /** DRF's cursor body: `{"next", "previous", "results"}`, no count. */
+  /** DRF's parameters: the cursor, and the page size when clients may choose it. */
+  openApiParameters(): readonly OpenApiParameter[] {
+    const cursor = queryParameter(this.cursorQueryParam, 'The pagination cursor value.', 'string')
+    return this.pageSizeQueryParam === null ? [cursor] : [cursor, pageSizeParameter(this.pageSizeQueryParam)]
+  }
+
+  /** DRF's `{next, previous, results}`: no count. */
+  openApiResponse(item: JsonObject): OpenApiPaginatedResponse {
+    const c = this.cursorQueryParam
+    return { schema: envelopeSchema(item, 'absent', `${c}=cD00ODY%3D`, `${c}=cj0xJnA9NDg3`) }
+  }
+
   override paginatedResponse(page: Page<unknown, CursorState>, data: readonly unknown[]): ApiResponse {
     return jsonResponse(200, { next: page.next, previous: page.previous, results: data })
   }

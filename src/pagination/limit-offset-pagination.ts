@@ -1,6 +1,8 @@
 import type { ApiRequest } from '../core/api-request.js'
 import type { ControlTemplate, TemplateName } from '../html/control-templates.js'
+import type { JsonObject, OpenApiPaginatedResponse, OpenApiParameter } from '../core/openapi-types.js'
 import { BasePagination } from './base-pagination.js'
+import { envelopeSchema, queryParameter } from './openapi-schemas.js'
 import { Counter, type CountStrategy } from './count-strategy.js'
 import { displayedPageNumbers, pageLinks } from './page-links.js'
 import type { HtmlContext, Page, PageSource, PaginateOptions } from './paginator.js'
@@ -145,6 +147,22 @@ export class LimitOffsetPagination extends BasePagination<LimitOffsetState> {
     }
     const state: LimitOffsetState = { limit, offset, url, knownCount, countExact }
     return { items, count, next, previous, displayPageControls: knownCount > limit && this.template !== null, state }
+  }
+
+  /** DRF's parameters: `limit` and `offset`. */
+  openApiParameters(): readonly OpenApiParameter[] {
+    return [
+      queryParameter(this.limitQueryParam, 'Number of results to return per page.', 'integer'),
+      queryParameter(this.offsetQueryParam, 'The initial index from which to return the results.', 'integer'),
+    ]
+  }
+
+  /** DRF's `{count, next, previous, results}` (`count` nullable under `count: 'none'`). */
+  openApiResponse(item: JsonObject): OpenApiPaginatedResponse {
+    const l = this.limitQueryParam
+    const o = this.offsetQueryParam
+    const count = this.countStrategy === 'none' ? 'nullable' : 'integer'
+    return { schema: envelopeSchema(item, count, `${o}=400&${l}=100`, `${o}=200&${l}=100`) }
   }
 
   htmlContext(page: Page<unknown, LimitOffsetState>): HtmlContext {

@@ -1,5 +1,6 @@
 import type { ApiResponse } from '../core/api-response.js'
 import { jsonResponse } from '../core/api-response.js'
+import type { JsonObject, OpenApiPaginatedResponse } from '../core/openapi-types.js'
 import { PageNumberPagination, type PageNumberState } from './page-number-pagination.js'
 import type { Page } from './paginator.js'
 
@@ -18,5 +19,14 @@ export class LinkHeaderPagination extends PageNumberPagination {
     const headers: [string, string][] = page.count === null ? [] : [['X-Total-Count', String(page.count)]]
     if (links.length > 0) headers.push(['Link', links.join(', ')])
     return jsonResponse(200, data, headers)
+  }
+
+  /** The plain array; the links and the total in headers. */
+  override openApiResponse(item: JsonObject): OpenApiPaginatedResponse {
+    const headers: Record<string, JsonObject> = {
+      Link: { description: 'RFC 8288 links to the next and previous pages (`rel="next"`, `rel="prev"`); absent when there is neither.', schema: { type: 'string' } },
+    }
+    if (this.countStrategy !== 'none') headers['X-Total-Count'] = { description: 'The number of items in the whole collection.', schema: { type: 'integer' } }
+    return { schema: { type: 'array', items: item }, headers }
   }
 }

@@ -1,4 +1,5 @@
 import { jsonResponse, type ApiResponse } from '../core/api-response.js'
+import type { JsonObject } from '../core/openapi-types.js'
 import type { Settings } from '../core/settings.js'
 import type { Handler, RequestContext } from '../core/view.js'
 import { formatResponse } from '../html/browsable-page.js'
@@ -16,6 +17,11 @@ export interface ListHandlerOptions<T> {
    * by a field the source lacks is a `ConfigurationError` at start-up, not a 500 per request.
    */
   readonly fields?: readonly string[]
+  /**
+   * The JSON Schema of one serialized item, for OpenAPI documents (`openApiDocument`): the
+   * operation's response is the view's paginated envelope of such items. @default `{}` (any value)
+   */
+  readonly itemSchema?: JsonObject
 }
 
 /**
@@ -56,11 +62,13 @@ export async function paginatedList<T>(
  * })
  */
 export function listHandler<T>(options: ListHandlerOptions<T>): Handler {
-  const { fields } = options
+  const { fields, itemSchema } = options
   const handle = async (ctx: RequestContext): Promise<ApiResponse> =>
     paginatedList(ctx, ctx.settings.pagination, await options.source(ctx), options.serialize)
-  if (fields === undefined) return handle
+  const openApi = { list: itemSchema === undefined ? {} : { item: itemSchema } }
+  if (fields === undefined) return Object.assign(handle, { openApi })
   return Object.assign(handle, {
+    openApi,
     validate: (settings: Settings, where: string): void => settings.pagination?.validateFields?.(fields, where),
   })
 }

@@ -1,6 +1,8 @@
 import type { ApiRequest } from '../core/api-request.js'
 import { NotFound } from '../core/errors.js'
+import type { JsonObject, OpenApiPaginatedResponse, OpenApiParameter } from '../core/openapi-types.js'
 import { BasePagination, type BasePaginationOptions } from './base-pagination.js'
+import { envelopeSchema, pageSizeParameter, queryParameter } from './openapi-schemas.js'
 import { Counter, type CountStrategy } from './count-strategy.js'
 import { displayedPageNumbers, pageLinks } from './page-links.js'
 import type { HtmlContext, Page, PageSource, PaginateOptions } from './paginator.js'
@@ -155,6 +157,18 @@ export class PageNumberPagination extends BasePagination<PageNumberState> {
       displayPageControls: numPages > 1 && this.template !== null,
       state,
     }
+  }
+
+  /** DRF's parameters: the page number, and the page size when clients may choose it. */
+  openApiParameters(): readonly OpenApiParameter[] {
+    const page = queryParameter(this.pageQueryParam, 'A page number within the paginated result set.', 'integer')
+    return this.pageSizeQueryParam === null ? [page] : [page, pageSizeParameter(this.pageSizeQueryParam)]
+  }
+
+  /** DRF's `{count, next, previous, results}` (`count` nullable under `count: 'none'`). */
+  openApiResponse(item: JsonObject): OpenApiPaginatedResponse {
+    const p = this.pageQueryParam
+    return { schema: envelopeSchema(item, this.countStrategy === 'none' ? 'nullable' : 'integer', `${p}=4`, `${p}=2`) }
   }
 
   htmlContext(page: Page<unknown, PageNumberState>): HtmlContext {

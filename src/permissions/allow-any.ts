@@ -5,4 +5,8 @@ export class AllowAny implements Permission {
   hasPermission(): boolean {
     return true
   }
+
+  openApiAllowsAnonymous(): boolean {
+    return true
+  }
 }

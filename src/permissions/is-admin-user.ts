@@ -6,4 +6,8 @@ export class IsAdminUser implements Permission {
   hasPermission(ctx: PolicyContext): boolean {
     return ctx.user.isAuthenticated && ctx.user.isStaff
   }
+
+  openApiAllowsAnonymous(): boolean {
+    return false
+  }
 }

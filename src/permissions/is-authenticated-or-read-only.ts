@@ -8,4 +8,9 @@ export class IsAuthenticatedOrReadOnly implements Permission {
   hasPermission(ctx: PolicyContext): boolean {
     return SAFE_METHODS.includes(ctx.request.method) || ctx.user.isAuthenticated
   }
+
+  /** Anonymous requests may read. */
+  openApiAllowsAnonymous(method: string): boolean {
+    return SAFE_METHODS.includes(method)
+  }
 }

@@ -6,4 +6,8 @@ export class IsAuthenticated implements Permission {
   hasPermission(ctx: PolicyContext): boolean {
     return ctx.user.isAuthenticated
   }
+
+  openApiAllowsAnonymous(): boolean {
+    return false
+  }
 }

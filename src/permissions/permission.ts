@@ -10,6 +10,7 @@ export function and(...permissions: readonly Permission[]): Permission {
       for (const p of permissions) if (!(await p.hasPermission(ctx))) return false
       return true
     },
+    openApiAllowsAnonymous: (method: string): boolean => permissions.every((p) => p.openApiAllowsAnonymous?.(method) === true),
   }
 }
 
@@ -20,6 +21,7 @@ export function or(...permissions: readonly Permission[]): Permission {
       for (const p of permissions) if (await p.hasPermission(ctx)) return true
       return false
     },
+    openApiAllowsAnonymous: (method: string): boolean => permissions.some((p) => p.openApiAllowsAnonymous?.(method) === true),
   }
 }
 
@@ -29,5 +31,7 @@ export function not(permission: Permission): Permission {
     async hasPermission(ctx: PolicyContext): Promise<boolean> {
       return !(await permission.hasPermission(ctx))
     },
+    // A permission that cannot say is assumed to refuse anonymous requests; its negation is not assumed to allow them.
+    openApiAllowsAnonymous: (method: string): boolean => permission.openApiAllowsAnonymous?.(method) === false,
   }
 }

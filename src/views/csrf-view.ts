@@ -1,5 +1,5 @@
 import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
-import { csrfSecretOf, maskCsrfSecret, newCsrfSecret } from '../authentication/csrf.js'
+import { csrfSecretOf, maskCsrfSecret, newCsrfSecret, resolveCsrfOptions } from '../authentication/csrf.js'
 import { jsonResponse, type ApiResponse } from '../core/api-response.js'
 import type { RequestContext, ViewOptions } from '../core/view.js'
 import { AllowAny } from '../permissions/allow-any.js'
@@ -32,7 +32,14 @@ export function csrfView(options: CsrfViewOptions = {}): ViewOptions {
   }
   return {
     name: options.name ?? 'Csrf',
-    handlers: { GET: get },
+    handlers: {
+      GET: Object.assign(get, {
+        openApi: {
+          description: `Sets the \`${cookies.csrfCookieName}\` cookie; send \`csrfToken\` (or the cookie's value) in the \`${resolveCsrfOptions(cookies.csrf).headerName}\` header of unsafe requests.`,
+          response: { type: 'object', required: ['csrfToken'], properties: { csrfToken: { type: 'string' } } },
+        },
+      }),
+    },
     permissions: [new AllowAny()],
     ...(options.authentication === undefined ? {} : { authentication: options.authentication }),
   }

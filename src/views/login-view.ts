@@ -7,6 +7,7 @@ import type { SessionStore } from '../stores/session-store.js'
 import type { UserStore } from '../stores/user-store.js'
 import type { LoginFailureThrottle } from '../throttling/login-failure-throttle.js'
 import type { Throttle } from '../throttling/throttle.js'
+import { CREDENTIALS_SCHEMA } from './credentials-schema.js'
 import { authenticateCredentials } from './authenticate-credentials.js'
 import {
   csrfCookieHeader,
@@ -71,7 +72,24 @@ export function loginView(options: LoginViewOptions): ViewOptions {
   }
   return {
     name: options.name ?? 'Login',
-    handlers: { POST: post },
+    handlers: {
+      POST: Object.assign(post, {
+        openApi: {
+          description: `Starts a session (sets the \`${cookies.cookieName}\` cookie). Needs the CSRF token, as every unsafe session request.`,
+          parameters: [
+            {
+              name: csrf.headerName,
+              in: 'header',
+              required: false,
+              description: `The CSRF token (from the csrf view, or the \`${csrf.cookieName}\` cookie); or the \`${csrf.formField}\` form field.`,
+              schema: { type: 'string' },
+            },
+          ],
+          requestBody: CREDENTIALS_SCHEMA,
+          response: { type: 'object', required: ['username'], properties: { username: { type: 'string' } } },
+        },
+      }),
+    },
     permissions: [new AllowAny()],
     ...(options.throttles === undefined ? {} : { throttles: options.throttles }),
     ...(options.throttleScope === undefined ? {} : { throttleScope: options.throttleScope }),

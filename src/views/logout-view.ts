@@ -39,7 +39,7 @@ export function logoutView(options: LogoutViewOptions): ViewOptions {
   }
   return {
     name: options.name ?? 'Logout',
-    handlers: { POST: post },
+    handlers: { POST: Object.assign(post, { openApi: { status: 204, description: 'Ends the session named by the session cookie.' } }) },
     permissions: [new AllowAny()],
     ...(options.authentication === undefined ? {} : { authentication: options.authentication }),
   }

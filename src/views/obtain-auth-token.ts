@@ -7,6 +7,7 @@ import type { UserStore } from '../stores/user-store.js'
 import type { LoginFailureThrottle } from '../throttling/login-failure-throttle.js'
 import type { Throttle } from '../throttling/throttle.js'
 import { authenticateCredentials } from './authenticate-credentials.js'
+import { CREDENTIALS_SCHEMA } from './credentials-schema.js'
 
 /** Extra response fields of a derived token view, written after `token`. */
 export type TokenResponseFields = (
@@ -80,7 +81,19 @@ export function obtainAuthTokenView(options: ObtainAuthTokenOptions): ViewOption
   return {
     name: options.name ?? 'Obtain Auth Token',
     ...(options.description === undefined ? {} : { description: options.description }),
-    handlers: { POST: post },
+    handlers: {
+      POST: Object.assign(post, {
+        openApi: {
+          requestBody: CREDENTIALS_SCHEMA,
+          response: {
+            type: 'object',
+            required: ['token'],
+            properties: { token: { type: 'string' } },
+            ...(extraFields === undefined ? { additionalProperties: false } : {}),
+          },
+        },
+      }),
+    },
     permissions: [],
     throttles: options.throttles ?? [],
     ...(options.throttleScope === undefined ? {} : { throttleScope: options.throttleScope }),

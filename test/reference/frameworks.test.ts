@@ -100,6 +100,8 @@ const EXTRA_REQUESTS: readonly ExchangeRequest[] = [
   { name: 'lower-case method', method: 'get', path: '/api/whoami/' },
   { name: 'PATCH with a body', method: 'PATCH', path: '/api/whoami/', headers: JSON_HEADERS, body: '{}' },
   { name: 'percent-encoded query', method: 'GET', path: '/api/articles/?author=%61lice&page=%32' },
+  { name: 'OpenAPI document', method: 'GET', path: '/api/openapi.json' },
+  { name: 'OpenAPI document HEAD', method: 'HEAD', path: '/api/openapi.json' },
 ]
 
 describe('Fastify, Express, Hono and node:http give the same answers', () => {

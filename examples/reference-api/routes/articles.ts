@@ -11,6 +11,7 @@ import { LinkHeaderPagination } from 'gatehouse'
 import { listHandler, paginatedList } from 'gatehouse'
 import { PageNumberPagination } from 'gatehouse'
 import type { Page, PageNumberState, Paginator, SeekSource } from 'gatehouse'
+import { describeHandler, type JsonObject, type OpenApiPaginatedResponse } from 'gatehouse'
 import { parsePythonInt, queryParam } from 'gatehouse'
 import { IsAuthenticatedOrReadOnly } from 'gatehouse'
 import type { ReferenceContext } from '../context.js'
@@ -39,6 +40,26 @@ export function formatCreated(value: Date | string): string {
 /** `{"id", "title", "author", "score", "created"}`, in that order. */
 export function serializeArticle(row: ArticleRow): Record<string, unknown> {
   return { id: row.id, title: row.title, author: row.author, score: row.score, created: formatCreated(row.created) }
+}
+
+/** One serialized article, for the OpenAPI document. */
+export const ARTICLE_SCHEMA: JsonObject = {
+  type: 'object',
+  required: ['id', 'title', 'author', 'score', 'created'],
+  properties: {
+    id: { type: 'integer' },
+    title: { type: 'string', maxLength: 200 },
+    author: { type: 'string' },
+    score: { type: 'integer' },
+    created: { type: 'string', format: 'date-time' },
+  },
+}
+
+/** The body `POST /api/articles/` reads (the author is the requester, `created` is now). */
+const NEW_ARTICLE_SCHEMA: JsonObject = {
+  type: 'object',
+  required: ['title', 'score'],
+  properties: { title: { type: 'string', maxLength: 200 }, score: { type: 'integer', minimum: -2147483648, maximum: 2147483647 } },
 }
 
 const COLUMNS: Readonly<Record<string, ColumnSpec>> = {
@@ -77,6 +98,22 @@ export function articleSource(ref: ReferenceContext, ctx: RequestContext): SeekS
 export class NestedPagination extends PageNumberPagination {
   override paginatedResponse(page: Page<unknown, PageNumberState>, data: readonly unknown[]): ApiResponse {
     return jsonResponse(200, { links: { next: page.next, previous: page.previous }, count: page.count, results: data })
+  }
+
+  /** The document describes this body, not the inherited `{count, next, previous, results}`. */
+  override openApiResponse(item: JsonObject): OpenApiPaginatedResponse {
+    const link = { type: ['string', 'null'], format: 'uri' }
+    return {
+      schema: {
+        type: 'object',
+        required: ['links', 'count', 'results'],
+        properties: {
+          links: { type: 'object', required: ['next', 'previous'], properties: { next: link, previous: link } },
+          count: { type: 'integer', example: 123 },
+          results: { type: 'array', items: item },
+        },
+      },
+    }
   }
 }
 
@@ -153,11 +190,14 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
   const cursorSecret = { secret: ref.secrets }
   const permissions = [new IsAuthenticatedOrReadOnly()]
   // `fields`: each view's cursor ordering is checked against the source's columns when the view is declared.
-  const list = listHandler<ArticleRow>({ source: (ctx) => articleSource(ref, ctx), serialize: serializeArticle, fields: Object.keys(COLUMNS) })
+  const list = listHandler<ArticleRow>({ source: (ctx) => articleSource(ref, ctx), serialize: serializeArticle, fields: Object.keys(COLUMNS), itemSchema: ARTICLE_SCHEMA })
   const common = { permissions, formats: ['json', 'html'] as const }
 
   // The global default style (context.ts sets page number); the fallback keeps the route paginated regardless.
-  add('/api/articles/', api.view({ name: 'Article List', description: 'Global default pagination (page number, 10); POST creates.', ...common, handlers: { GET: list, POST: (ctx) => createArticle(ref, ctx) } }))
+  add('/api/articles/', api.view({ name: 'Article List', description: 'Global default pagination (page number, 10); POST creates.', ...common, handlers: {
+    GET: list,
+    POST: describeHandler((ctx) => createArticle(ref, ctx), { status: 201, requestBody: NEW_ARTICLE_SCHEMA, response: ARTICLE_SCHEMA }),
+  } }))
   const styled = (path: string, name: string, pagination: Paginator | null): void => {
     add(path, api.view({ name, ...common, pagination, handlers: { GET: list } }))
   }
@@ -180,7 +220,11 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
       name: 'Article Manual',
       description: 'A plain APIView that calls the page-number paginator itself.',
       ...common,
-      handlers: { GET: (ctx) => paginatedList(ctx, manual, articleSource(ref, ctx), serializeArticle, { controls: false }) },
+      handlers: {
+        GET: describeHandler((ctx) => paginatedList(ctx, manual, articleSource(ref, ctx), serializeArticle, { controls: false }), {
+          list: { item: ARTICLE_SCHEMA, paginator: manual },
+        }),
+      },
     }),
   )
   return routes

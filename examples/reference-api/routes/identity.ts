@@ -10,10 +10,22 @@ import { IsAdminUser } from 'gatehouse'
 import { IsAuthenticated } from 'gatehouse'
 import type { Permission } from 'gatehouse'
 import type { TokenRecord } from 'gatehouse'
+import { describeHandler, type JsonObject } from 'gatehouse'
 import type { ReferenceContext } from '../context.js'
 
+/** What every identity route answers, for the OpenAPI document. */
+const WHOAMI_SCHEMA: JsonObject = {
+  type: 'object',
+  required: ['username', 'authenticated', 'auth'],
+  properties: {
+    username: { type: ['string', 'null'] },
+    authenticated: { type: 'boolean' },
+    auth: { type: ['string', 'null'], description: 'The token key when a token authenticated the request.' },
+  },
+}
+
 /** `{"username", "authenticated", "auth"}`: who the request is, as every identity route answers. */
-export async function whoami(ctx: RequestContext): Promise<ApiResponse> {
+async function whoamiHandler(ctx: RequestContext): Promise<ApiResponse> {
   const authenticated = ctx.user.isAuthenticated
   const auth = ctx.auth as Partial<TokenRecord> | null
   return jsonResponse(200, {
@@ -22,6 +34,9 @@ export async function whoami(ctx: RequestContext): Promise<ApiResponse> {
     auth: ctx.authenticator instanceof TokenAuthentication && typeof auth?.key === 'string' ? auth.key : null,
   })
 }
+
+/** The identity handler, described for the OpenAPI document. */
+export const whoami = describeHandler(whoamiHandler, { response: WHOAMI_SCHEMA })
 
 /** The spec 5.4 example scheme: the user named by `X-Username`; unknown names fail. */
 export function xUsernameScheme(ref: ReferenceContext): AuthenticationScheme<null> {
@@ -34,6 +49,8 @@ export function xUsernameScheme(ref: ReferenceContext): AuthenticationScheme<nul
       if (user === null) throw new AuthenticationFailed('No such user')
       return { user, auth: null }
     },
+    // A custom scheme describes itself to the OpenAPI document as the built-ins do.
+    openApiSecurity: () => [{ name: 'xUsernameAuth', scheme: { type: 'apiKey', in: 'header', name: 'X-Username' } }],
   }
 }
 

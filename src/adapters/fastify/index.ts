@@ -16,6 +16,7 @@ import type { Route } from '../../core/route.js'
 import type { User } from '../../core/user.js'
 import type { ApiView, RequestContext } from '../../core/view.js'
 import { headerBag } from '../node-http/index.js'
+import { guardSwaggerTransform, swaggerTransformFor } from './swagger-transform.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -114,6 +115,9 @@ function mountOne(app: FastifyInstance, path: string, view: ApiView, views?: Map
     method: [...app.supportedMethods],
     url: path,
     exposeHeadRoute: false,
+    // Read by @fastify/swagger when the app registers it: the view's operations, described
+    // without a route `schema` (which would make Fastify validate and serialize).
+    config: { swaggerTransform: swaggerTransformFor(view) },
     handler: async (request, reply) => {
       const url = requestUrl(request)
       if (url === null) return writeResponse(reply, jsonResponse(400, INVALID_HOST))
@@ -206,6 +210,12 @@ export const gatehouse: FastifyPluginAsync<GatehouseOptions> = async (scope, opt
     const guardOptions = routeOptions.config?.gatehouse
     if (guardOptions === undefined) return
     const guard = options.api.guard({ name: `${routeOptions.method.toString()} ${routeOptions.url}`, ...guardOptions })
+    // Read by @fastify/swagger when the app registers it: the guard's security requirements (document only).
+    const config: Record<string, unknown> = { ...routeOptions.config }
+    if (config['swaggerTransform'] === undefined) {
+      config['swaggerTransform'] = guardSwaggerTransform(guard)
+      routeOptions.config = config as NonNullable<typeof routeOptions.config>
+    }
     const check: preHandlerHookHandler = async function (request, reply) {
       const url = requestUrl(request)
       if (url === null) return writeResponse(reply, jsonResponse(400, INVALID_HOST))

@@ -1,0 +1,75 @@
+import type { JsonValue } from '../../core/openapi-types.js'
+import type { Guard } from '../../core/guard.js'
+import type { ApiView } from '../../core/view.js'
+import { OpenApiBuilder, openApiPath, type OpenApiTarget } from '../../openapi/builder.js'
+import { toOpenApi30 } from '../../openapi/openapi-30.js'
+
+/** What @fastify/swagger passes a route's `config.swaggerTransform` (the parts read here). */
+export interface SwaggerTransformArgs {
+  readonly url: string
+  readonly schema?: unknown
+  readonly route?: { readonly method?: string | readonly string[] }
+  readonly openapiObject?: unknown
+  readonly swaggerObject?: unknown
+}
+
+/** What the transform answers: @fastify/swagger's own description of the route is hidden. */
+export interface SwaggerTransformResult {
+  readonly schema: { readonly hide: true }
+  readonly url: string
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * The `config.swaggerTransform` of a view's Fastify route, read by @fastify/swagger (never
+ * imported: the route only carries this function). In OpenAPI mode it writes the view's
+ * operations (those of its handlers, as `openApiDocument` describes them) and their
+ * components into the document being generated, and hides the route from @fastify/swagger's
+ * own description, which would list every method Fastify routes and knows nothing of the
+ * view's policies. The route has no `schema`, so Fastify neither validates nor serializes
+ * anything: the view's answers are unchanged. In Swagger 2.0 mode the route is left out.
+ */
+export function swaggerTransformFor(view: ApiView): (args: SwaggerTransformArgs) => SwaggerTransformResult {
+  return ({ url, openapiObject }) => {
+    if (isRecord(openapiObject) && typeof openapiObject['openapi'] === 'string') {
+      openapiObject['paths'] = isRecord(openapiObject['paths']) ? openapiObject['paths'] : {}
+      openapiObject['components'] = isRecord(openapiObject['components']) ? openapiObject['components'] : {}
+      const target = openapiObject as unknown as OpenApiTarget
+      new OpenApiBuilder(target).addRoute(url, view)
+      if (openapiObject['openapi'].startsWith('3.0')) {
+        const path = openApiPath(url).path
+        const item = target.paths[path]
+        if (item !== undefined) target.paths[path] = toOpenApi30(item) as Record<string, JsonValue>
+        for (const kind of ['schemas', 'securitySchemes'] as const) {
+          const map = target.components[kind]
+          if (map !== undefined) target.components[kind] = toOpenApi30(map) as Record<string, JsonValue>
+        }
+      }
+    }
+    return { schema: { hide: true }, url }
+  }
+}
+
+const SAFE = ['GET', 'HEAD', 'OPTIONS', 'TRACE']
+
+/**
+ * The `config.swaggerTransform` of a route the middleware-style `gatehouse` plugin guards:
+ * @fastify/swagger keeps describing the route from its own schema, with the guard's
+ * security requirements added (its schemes' components written into the document). The
+ * added `security` is for the document only: a transform's schema never reaches Fastify's
+ * validation. For a route of several methods, an unsafe one's requirements are used (the
+ * session's CSRF header included).
+ */
+export function guardSwaggerTransform(guard: Guard): (args: SwaggerTransformArgs) => { readonly schema: Record<string, unknown>; readonly url: string } {
+  return ({ url, schema, route, openapiObject }) => {
+    const own = isRecord(schema) ? schema : {}
+    if (!isRecord(openapiObject) || typeof openapiObject['openapi'] !== 'string') return { schema: own, url }
+    openapiObject['paths'] = isRecord(openapiObject['paths']) ? openapiObject['paths'] : {}
+    openapiObject['components'] = isRecord(openapiObject['components']) ? openapiObject['components'] : {}
+    const methods = route?.method === undefined ? ['GET'] : typeof route.method === 'string' ? [route.method] : [...route.method]
+    const method = methods.find((m) => !SAFE.includes(m.toUpperCase())) ?? methods[0] ?? 'GET'
+    const { security } = new OpenApiBuilder(openapiObject as unknown as OpenApiTarget).security(guard.settings, method.toUpperCase())
+    return { schema: { ...own, security }, url }
+  }
+}

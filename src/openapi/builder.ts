@@ -1,0 +1,251 @@
+import { schemeName } from '../core/authentication-scheme.js'
+import { DEFAULT_PARSED_MEDIA_TYPES } from '../core/body-parser.js'
+import type { JsonObject, JsonValue, OperationDescription } from '../core/openapi-types.js'
+import type { Paginator } from '../core/paginator.js'
+import type { Settings } from '../core/settings.js'
+import type { ApiView, Handler, HandlerMethod } from '../core/view.js'
+
+const METHODS: readonly HandlerMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
+const BODY_METHODS: readonly string[] = ['POST', 'PUT', 'PATCH']
+const STATUS_TEXT: Readonly<Record<number, string>> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content' }
+
+/** The error body every gatehouse error answers with: `{"detail": "…"}`. */
+const ERROR_SCHEMA: JsonObject = {
+  type: 'object',
+  required: ['detail'],
+  properties: { detail: { type: 'string' } },
+}
+
+/** DRF's validation errors: field name (or `non_field_errors`) → messages. */
+const VALIDATION_ERROR_SCHEMA: JsonObject = {
+  type: 'object',
+  description: 'Messages by field name (`non_field_errors` for the body as a whole).',
+  additionalProperties: { type: 'array', items: { type: 'string' } },
+}
+
+/** A mutable OpenAPI document the builder writes into (a fresh one, or @fastify/swagger's). */
+export interface OpenApiTarget {
+  paths: Record<string, Record<string, JsonValue>>
+  components: { securitySchemes?: Record<string, JsonValue>; schemas?: Record<string, JsonValue>; [key: string]: JsonValue | undefined }
+}
+
+/** JSON text with object keys sorted, so two equal descriptions compare equal. */
+function canonical(value: JsonValue | undefined): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, JsonValue>)[k])}`)
+    return `{${entries.join(',')}}`
+  }
+  return JSON.stringify(value ?? null)
+}
+
+/** `/books/:id/` → `/books/{id}/` and the parameter names. */
+export function openApiPath(path: string): { readonly path: string; readonly params: readonly string[] } {
+  const params: string[] = []
+  const converted = path
+    .split('/')
+    .map((segment) => {
+      if (!segment.startsWith(':')) return segment
+      params.push(segment.slice(1))
+      return `{${segment.slice(1)}}`
+    })
+    .join('/')
+  return { path: converted, params }
+}
+
+/** `'Article List'` → `'ArticleList'`; `''` for a name without letters or digits. */
+function pascal(text: string): string {
+  return text
+    .split(/[^A-Za-z0-9]+/)
+    .filter((w) => w !== '')
+    .map((w) => w[0]?.toUpperCase() + w.slice(1))
+    .join('')
+}
+
+/** DRF's action names: `list`, `retrieve`, `create`, `update`, `partialUpdate`, `destroy`. */
+function action(method: HandlerMethod, isList: boolean): string {
+  switch (method) {
+    case 'GET':
+      return isList ? 'list' : 'retrieve'
+    case 'POST':
+      return 'create'
+    case 'PUT':
+      return 'update'
+    case 'PATCH':
+      return 'partialUpdate'
+    case 'DELETE':
+      return 'destroy'
+  }
+}
+
+/** The first path segment that is not `api` or a parameter: DRF's default tag. */
+function tagOf(path: string): string | null {
+  const segments = path.split('/').filter((s) => s !== '' && !s.startsWith(':') && !s.startsWith('{'))
+  const first = segments[0] === 'api' && segments.length > 1 ? segments[1] : segments[0]
+  return first ?? null
+}
+
+const errorResponse = (description: string, ref: string, headers?: JsonObject): JsonObject => ({
+  description,
+  ...(headers === undefined ? {} : { headers }),
+  content: { 'application/json': { schema: { $ref: ref } } },
+})
+
+/**
+ * Describes gatehouse views into an OpenAPI 3.1 document: one operation per handler, its
+ * security from the view's schemes and permissions, its pagination from the paginator,
+ * its error answers from its policies. Components (security schemes, the error schemas)
+ * are added once; a name taken by a different object gets a suffix (`tokenAuth_2`).
+ */
+export class OpenApiBuilder {
+  private readonly target: OpenApiTarget
+  private readonly operationIds = new Set<string>()
+
+  constructor(target: OpenApiTarget) {
+    this.target = target
+    for (const item of Object.values(target.paths)) {
+      for (const op of Object.values(item)) {
+        const id = typeof op === 'object' && op !== null && !Array.isArray(op) ? (op as JsonObject)['operationId'] : undefined
+        if (typeof id === 'string') this.operationIds.add(id)
+      }
+    }
+  }
+
+  /** Adds `value` under `components[kind][name]` (or a suffixed name when taken by another value); returns the name used. */
+  private component(kind: 'securitySchemes' | 'schemas', name: string, value: JsonObject): string {
+    const map = (this.target.components[kind] ??= {})
+    for (let i = 1; ; i++) {
+      const candidate = i === 1 ? name : `${name}_${i}`
+      const existing = map[candidate]
+      if (existing === undefined) {
+        map[candidate] = value
+        return candidate
+      }
+      if (canonical(existing) === canonical(value)) return candidate
+    }
+  }
+
+  private uniqueOperationId(base: string): string {
+    let id = base
+    for (let i = 2; this.operationIds.has(id); i++) id = `${base}${i}`
+    this.operationIds.add(id)
+    return id
+  }
+
+  /** Describes `view` at `path` (`:name` parameters, as routes declare them). */
+  addRoute(path: string, view: ApiView): void {
+    const { path: openPath, params } = openApiPath(path)
+    const item = (this.target.paths[openPath] ??= {})
+    const handlers = view.declared.handlers
+    for (const method of METHODS) {
+      const handler = handlers[method]
+      if (handler !== undefined) item[method.toLowerCase()] = this.operation(path, params, view, method, handler)
+    }
+  }
+
+  private operation(path: string, pathParams: readonly string[], view: ApiView, method: HandlerMethod, handler: Handler): JsonObject {
+    const declared = view.declared
+    const settings = view.settings
+    const d: OperationDescription = handler.openApi ?? {}
+    const op: Record<string, JsonValue> = {}
+
+    const name = declared.name ?? ''
+    const base = pascal(name) || pascal(path) || 'Root'
+    op['operationId'] = this.uniqueOperationId(action(method, d.list !== undefined) + base)
+    const summary = d.summary ?? (name === '' ? undefined : name)
+    if (summary !== undefined) op['summary'] = summary
+    const description = d.description ?? declared.description
+    if (description !== undefined && description !== '') op['description'] = description
+    const tag = tagOf(path)
+    const tags = d.tags ?? (tag === null ? [] : [tag])
+    if (tags.length > 0) op['tags'] = [...tags]
+
+    // Parameters: the path's, the paginator's (list reads), then the handler's own.
+    const paginator: Paginator | null = d.list === undefined ? null : d.list.paginator === undefined ? settings.pagination : d.list.paginator
+    const parameters: JsonValue[] = pathParams.map((p) => ({ name: p, in: 'path', required: true, schema: { type: 'string' } }))
+    if (method === 'GET' && paginator !== null) parameters.push(...(paginator.openApiParameters?.() ?? []))
+    parameters.push(...(d.parameters ?? []))
+    if (parameters.length > 0) op['parameters'] = parameters
+
+    if (d.requestBody !== undefined) {
+      const content: Record<string, JsonValue> = {}
+      for (const media of DEFAULT_PARSED_MEDIA_TYPES) content[media] = { schema: d.requestBody }
+      op['requestBody'] = { required: true, content }
+    }
+
+    const { security, undescribed, anonymous } = this.security(settings, method)
+    op['security'] = [...security]
+    if (undescribed.length > 0) op['x-undescribed-authentication'] = undescribed
+
+    op['responses'] = this.responses(method, d, paginator, pathParams.length > 0, view, anonymous)
+    return op
+  }
+
+  /**
+   * The security requirements of a request with `method` under `settings`: each scheme one
+   * alternative, in order (its components added), then `{}` when anonymous requests may
+   * pass the permissions. `undescribed`: schemes without `openApiSecurity`.
+   */
+  security(settings: Settings, method: string): { readonly security: readonly JsonObject[]; readonly undescribed: readonly string[]; readonly anonymous: boolean } {
+    const security: JsonObject[] = []
+    const seen = new Set<string>()
+    const undescribed: string[] = []
+    for (const scheme of settings.authentication) {
+      const entries = scheme.openApiSecurity?.(method) ?? []
+      if (entries.length === 0) {
+        undescribed.push(schemeName(scheme))
+        continue
+      }
+      const requirement: Record<string, JsonValue> = {}
+      for (const entry of entries) requirement[this.component('securitySchemes', entry.name, entry.scheme)] = []
+      const key = canonical(requirement)
+      if (!seen.has(key)) security.push(requirement)
+      seen.add(key)
+    }
+    const anonymous = settings.permissions.every((p) => p.openApiAllowsAnonymous?.(method) === true)
+    if (anonymous) security.push({})
+    return { security, undescribed, anonymous }
+  }
+
+  private responses(method: HandlerMethod, d: OperationDescription, paginator: Paginator | null, hasParams: boolean, view: ApiView, anonymous: boolean): JsonObject {
+    const settings = view.settings
+    const responses: Record<string, JsonValue> = {}
+    const status = d.status ?? 200
+    const success: Record<string, JsonValue> = { description: STATUS_TEXT[status] ?? 'Success' }
+    if (d.list !== undefined) {
+      const item = d.list.item ?? {}
+      const paginated = paginator === null ? null : (paginator.openApiResponse?.(item) ?? { schema: {} })
+      if (paginated?.headers !== undefined) success['headers'] = paginated.headers
+      success['content'] = { 'application/json': { schema: paginated === null ? { type: 'array', items: item } : paginated.schema } }
+    } else if (status !== 204) {
+      success['content'] = { 'application/json': { schema: d.response ?? {} } }
+    }
+    responses[String(status)] = success
+
+    const error = `#/components/schemas/${this.component('schemas', 'Error', ERROR_SCHEMA)}`
+    if (d.requestBody !== undefined || BODY_METHODS.includes(method)) {
+      const invalid = `#/components/schemas/${this.component('schemas', 'ValidationError', VALIDATION_ERROR_SCHEMA)}`
+      responses['400'] = {
+        description: 'Invalid request body: messages by field, or `{"detail"}` for a body that does not parse.',
+        content: { 'application/json': { schema: { anyOf: [{ $ref: invalid }, { $ref: error }] } } },
+      }
+    }
+    const schemes = settings.authentication
+    const first = schemes[0]
+    if (first !== undefined && typeof first.authenticateHeader === 'function') {
+      responses['401'] = errorResponse('Authentication failed or was required.', error, {
+        'WWW-Authenticate': { description: 'The challenge of the view\'s first scheme.', schema: { type: 'string' } },
+      })
+    }
+    if (schemes.length > 0 || !anonymous) responses['403'] = errorResponse('Permission denied (or authentication failed, when the first scheme has no challenge).', error)
+    if (hasParams || paginator !== null) responses['404'] = errorResponse(paginator !== null ? 'Not found, or an invalid page or cursor.' : 'Not found.', error)
+    if (settings.throttles.length > 0) {
+      responses['429'] = errorResponse('Request was throttled.', error, {
+        'Retry-After': { description: 'Seconds until a request may succeed.', schema: { type: 'integer' } },
+      })
+    }
+    return responses
+  }
+}

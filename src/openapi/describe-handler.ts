@@ -1,0 +1,18 @@
+import type { OperationDescription } from '../core/openapi-types.js'
+import type { Handler } from '../core/view.js'
+
+/**
+ * A copy of `handler` carrying `description` for OpenAPI documents (merged over what it
+ * already says: `listHandler`'s `list`, a previous `describeHandler`). The handler runs
+ * exactly as before.
+ *
+ * @example
+ * handlers: { POST: describeHandler(createBook, { status: 201, requestBody: bookInput, response: book }) }
+ */
+export function describeHandler(handler: Handler, description: OperationDescription): Handler {
+  const copy = (ctx: Parameters<Handler>[0]): ReturnType<Handler> => handler(ctx)
+  return Object.assign(copy, {
+    ...(handler.validate === undefined ? {} : { validate: handler.validate }),
+    openApi: { ...handler.openApi, ...description },
+  })
+}

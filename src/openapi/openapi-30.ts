@@ -1,0 +1,22 @@
+import type { JsonValue } from '../core/openapi-types.js'
+
+/**
+ * Rewrites 3.1 schema keywords the descriptions use into OpenAPI 3.0's: a type list with
+ * `'null'` (`type: ['string', 'null']`) becomes `type: 'string', nullable: true`. For
+ * documents written as 3.0 (@fastify/swagger's default `openapi` version).
+ */
+export function toOpenApi30(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(toOpenApi30)
+  if (typeof value !== 'object' || value === null) return value
+  const out: Record<string, JsonValue> = {}
+  for (const [key, child] of Object.entries(value as Record<string, JsonValue>)) {
+    if (key === 'type' && Array.isArray(child)) {
+      const types = child.filter((t) => t !== 'null')
+      if (types.length !== child.length) out['nullable'] = true
+      out['type'] = types.length === 1 ? (types[0] as JsonValue) : types
+    } else {
+      out[key] = toOpenApi30(child)
+    }
+  }
+  return out
+}
