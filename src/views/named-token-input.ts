@@ -59,7 +59,7 @@ export function parseExpiresIn(raw: unknown): { readonly value: number | null } 
   const digits = text.replace(/^[+-]/, '').replace(/^0+/, '')
   // Past 10 digits the value is out of range whatever the digits (and exact comparison needs no BigInt).
   const value = digits.length > 10 ? Infinity : Number(digits)
-  if (negative ? value > 0 : value < 1) return { errors: ['Ensure this value is greater than or equal to 1.'] }
+  if (negative || value < 1) return { errors: ['Ensure this value is greater than or equal to 1.'] }
   if (value > MAX_EXPIRES_IN) return { errors: [`Ensure this value is less than or equal to ${MAX_EXPIRES_IN}.`] }
   return { value }
 }
