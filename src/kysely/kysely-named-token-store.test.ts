@@ -81,7 +81,12 @@ for (const backend of BACKENDS) {
       expect(await store.findByKey(key)).not.toBeNull()
       now = new Date('2030-01-01T01:00:00.000Z')
       expect(await store.findByKey(key)).toBeNull()
-      expect((await store.list(user)).map((token) => token.name)).toEqual(['short'])
+      now = new Date('2030-01-01T00:00:00.000Z')
+      const relative = await store.create(user, { name: 'relative', expiresIn: 90 })
+      expect(relative.info.expiresAt?.toISOString()).toBe('2030-01-01T00:01:30.000Z')
+      now = new Date('2030-01-01T00:01:30.000Z')
+      expect(await store.findByKey(relative.key)).toBeNull()
+      expect((await store.list(user)).map((token) => token.name)).toEqual(['short', 'relative'])
     })
 
     it('revoke deletes one of the user\'s tokens only (another user\'s id is false) and tells the bus; revokeAll deletes all', async () => {

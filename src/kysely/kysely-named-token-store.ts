@@ -126,7 +126,10 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
 
   async create(userId: UserId, token: NewNamedToken): Promise<CreatedNamedToken> {
     const key = this.generateKey()
-    const info = await this.insert(userId, key, token.name, this.now(), token.expiresAt ?? null)
+    const created = this.now()
+    const expiresIn = token.expiresIn ?? null
+    const expiresAt = token.expiresAt ?? (expiresIn === null ? null : new Date(created.getTime() + expiresIn * 1000))
+    const info = await this.insert(userId, key, token.name, created, expiresAt)
     if (info === null) throw new Error('a new token collided with an existing digest')
     return { key, info }
   }

@@ -32,6 +32,11 @@ export interface NewNamedToken {
   readonly name: string
   /** When the token stops working. @default null: never */
   readonly expiresAt?: Date | null
+  /**
+   * Or: seconds from its creation time until it stops working (counted on the store's
+   * clock, so `expiresAt - created` is exactly this). Ignored when `expiresAt` is given.
+   */
+  readonly expiresIn?: number | null
 }
 
 /** A token just created: the only time its plaintext `key` exists outside the client. */

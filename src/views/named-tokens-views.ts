@@ -18,8 +18,6 @@ export interface NamedTokenViewOptions {
   readonly authentication?: readonly AuthenticationScheme[]
   /** @default the API's global throttles */
   readonly throttles?: readonly Throttle[]
-  /** @default () => new Date() (the clock `expires_in` counts from) */
-  readonly now?: () => Date
 }
 
 /** How a token is listed: `{id, name, prefix, created, expires, last_used}`, never the token itself. */
@@ -63,14 +61,11 @@ function common(options: NamedTokenViewOptions, name: string): Omit<ViewOptions,
  */
 export function namedTokensView(options: NamedTokenViewOptions): ViewOptions {
   const { tokens } = options
-  const now = options.now ?? ((): Date => new Date())
   const list = async (ctx: RequestContext): Promise<ApiResponse> =>
     jsonResponse(200, (await tokens.list(requesterId(ctx))).map(namedTokenJson))
   const create = async (ctx: RequestContext): Promise<ApiResponse> => {
     const input = validateNewToken(await ctx.request.body(), ctx.request)
-    const start = now()
-    const expiresAt = input.expiresIn === null ? null : new Date(start.getTime() + input.expiresIn * 1000)
-    const created = await tokens.create(requesterId(ctx), { name: input.name, expiresAt })
+    const created = await tokens.create(requesterId(ctx), { name: input.name, expiresIn: input.expiresIn })
     return jsonResponse(201, { ...namedTokenJson(created.info), token: created.key })
   }
   return { ...common(options, 'Named Tokens'), handlers: { GET: list, POST: create } }
