@@ -1,7 +1,8 @@
 // The safer token mode of the reference API (/api/auth/tokens/…) over a real socket, on
 // SQLite and (when DATABASE_URL points at it) PostgreSQL, on each framework: create with
 // Basic, use, list, revoke one, revoke all; expired, revoked and unknown tokens all answer
-// the same 401; the table holds no usable token; DRF tokens keep working beside them.
+// the same 401; the table holds no usable token; DRF tokens keep working beside them. The
+// server caches token lookups (MemoryTokenCache), so revocations must invalidate it.
 import { sql, type Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BACKENDS } from '../helpers/databases.js'
@@ -35,7 +36,8 @@ for (const backend of BACKENDS) {
     let server: RunningReference
 
     beforeAll(async () => {
-      server = await startReference(await backend.create())
+      // With a token cache whose TTL outlasts the run: a revocation is seen only through invalidation.
+      server = await startReference(await backend.create(), { tokenCacheTtlMs: 3_600_000 })
     })
     afterAll(async () => {
       await server?.close()
@@ -90,6 +92,8 @@ for (const backend of BACKENDS) {
     it('revoked, expired and unknown tokens all answer 401 {"detail":"Invalid token."} with WWW-Authenticate: Token', async () => {
       const revoked = await create(BOB_BASIC, { name: 'to-revoke' })
       const expired = await create(BOB_BASIC, { name: 'to-expire', expires_in: 60 })
+      // Used once, so the cache holds it when it is revoked.
+      expect((await send('GET', '/api/private/', { Authorization: `Token ${revoked.token ?? ''}` })).status).toBe(200)
       expect((await send('DELETE', `/api/auth/tokens/${revoked.id}/`, { Authorization: BOB_BASIC })).status).toBe(204)
       const past = backend.name === 'postgres' ? new Date(Date.now() - 1000) : new Date(Date.now() - 1000).toISOString()
       await sql`update gatehouse_named_tokens set expires_at = ${past} where id = ${expired.id}`.execute(db())
@@ -139,6 +143,7 @@ for (const backend of BACKENDS) {
       const alices = await create(ALICE_BASIC, { name: 'alice-keeps' })
       const first = await create(BOB_BASIC, { name: 'first' })
       const second = await create(BOB_BASIC, { name: 'second' })
+      expect((await send('GET', '/api/private/', { Authorization: `Token ${second.token ?? ''}` })).status).toBe(200)
       const reply = await send('POST', '/api/auth/tokens/revoke-all/', { Authorization: `Token ${first.token ?? ''}` })
       expect(reply.status).toBe(204)
       expect(reply.text).toBe('')
