@@ -1,6 +1,6 @@
 import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
 import { emptyResponse, jsonResponse, type ApiResponse } from '../core/api-response.js'
-import { NotFound } from '../core/errors.js'
+import { ConfigurationError, NotFound, PermissionDenied } from '../core/errors.js'
 import type { UserId } from '../core/user.js'
 import type { RequestContext, ViewOptions } from '../core/view.js'
 import { IsAuthenticated } from '../permissions/is-authenticated.js'
@@ -18,6 +18,12 @@ export interface NamedTokenViewOptions {
   readonly authentication?: readonly AuthenticationScheme[]
   /** @default the API's global throttles */
   readonly throttles?: readonly Throttle[]
+  /**
+   * `namedTokensView` only: a user holding this many tokens (expired ones included) cannot
+   * create another, `403 {"detail": "Maximum amount of tokens allowed per user exceeded."}`
+   * (knox's `TOKEN_LIMIT_PER_USER`). @default no limit
+   */
+  readonly maxTokensPerUser?: number | undefined
 }
 
 /** How a token is listed: `{id, name, prefix, created, expires, last_used}`, never the token itself. */
@@ -60,12 +66,20 @@ function common(options: NamedTokenViewOptions, name: string): Omit<ViewOptions,
  * mountView(app, '/api/auth/tokens/', api.view(namedTokensView({ tokens: namedTokens })))
  */
 export function namedTokensView(options: NamedTokenViewOptions): ViewOptions {
-  const { tokens } = options
+  const { tokens, maxTokensPerUser } = options
+  if (maxTokensPerUser !== undefined && (!Number.isSafeInteger(maxTokensPerUser) || maxTokensPerUser < 1)) {
+    throw new ConfigurationError('ERR_INVALID_SETTING', 'namedTokensView option "maxTokensPerUser" must be a positive integer')
+  }
   const list = async (ctx: RequestContext): Promise<ApiResponse> =>
     jsonResponse(200, (await tokens.list(requesterId(ctx))).map(namedTokenJson))
   const create = async (ctx: RequestContext): Promise<ApiResponse> => {
     const input = validateNewToken(await ctx.request.body(), ctx.request)
-    const created = await tokens.create(requesterId(ctx), { name: input.name, expiresIn: input.expiresIn })
+    const userId = requesterId(ctx)
+    // Checked before writing (concurrent requests may overshoot by a few: a bound, not a quota).
+    if (maxTokensPerUser !== undefined && (await tokens.list(userId)).length >= maxTokensPerUser) {
+      throw new PermissionDenied('Maximum amount of tokens allowed per user exceeded.')
+    }
+    const created = await tokens.create(userId, { name: input.name, expiresIn: input.expiresIn })
     return jsonResponse(201, { ...namedTokenJson(created.info), token: created.key })
   }
   return { ...common(options, 'Named Tokens'), handlers: { GET: list, POST: create } }
