@@ -46,7 +46,7 @@ function prefixOption(value: string | undefined, kit: NamedTokenCommandKit): { p
   return { prefix: value }
 }
 
-/** Adds `create-named-token`, `list-named-tokens`, `revoke-named-token` and `migrate-tokens` to `program`. */
+/** Adds `create-named-token`, `list-named-tokens`, `revoke-named-token`, `clear-expired-tokens` and `migrate-tokens` to `program`. */
 export function addNamedTokenCommands(program: Command, kit: NamedTokenCommandKit): void {
   const { print } = kit
 
@@ -120,6 +120,17 @@ export function addNamedTokenCommands(program: Command, kit: NamedTokenCommandKi
           }
         }),
       )
+    })
+
+  program
+    .command('clear-expired-tokens')
+    .description('delete expired named tokens (they are refused anyway; this keeps the table small)')
+    .addOption(kit.databaseOption())
+    .action(async (options: DatabaseOption) => {
+      await kit.withDatabase(options, async (database) => {
+        const removed = await new KyselyNamedTokenStore({ db: database.db }).clearExpired()
+        print(`Deleted ${removed} expired named token${removed === 1 ? '' : 's'}`)
+      })
     })
 
   program

@@ -87,6 +87,12 @@ for (const backend of BACKENDS) {
       now = new Date('2030-01-01T00:01:30.000Z')
       expect(await store.findByKey(relative.key)).toBeNull()
       expect((await store.list(user)).map((token) => token.name)).toEqual(['short', 'relative'])
+      const forever = await store.create(user, { name: 'forever' })
+      now = new Date('2030-01-01T01:00:00.000Z')
+      // Both expired ones go (this user's; other tests' tokens expire in 2099 or never).
+      expect(await store.clearExpired()).toBeGreaterThanOrEqual(2)
+      expect((await store.list(user)).map((token) => token.name)).toEqual(['forever'])
+      expect(await store.findByKey(forever.key)).not.toBeNull()
     })
 
     it('revoke deletes one of the user\'s tokens only (another user\'s id is false) and tells the bus; revokeAll deletes all', async () => {

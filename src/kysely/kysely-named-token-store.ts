@@ -253,6 +253,16 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
     return deleted
   }
 
+  /**
+   * Deletes every expired token (of every user), from a scheduled job or
+   * `gatehouse clear-expired-tokens`. Nothing is published: expired tokens are refused anyway.
+   * @returns how many were deleted
+   */
+  async clearExpired(): Promise<number> {
+    const result = await this.db.deleteFrom('gatehouse_named_tokens').where('expires_at', '<=', this.now().toISOString()).executeTakeFirst()
+    return Number(result.numDeletedRows)
+  }
+
   /** Deletes every token of the user, then tells the `invalidation` bus. @returns how many there were. */
   async revokeAll(userId: UserId): Promise<number> {
     const result = await this.db.deleteFrom('gatehouse_named_tokens').where('user_id', '=', userId).executeTakeFirst()

@@ -70,7 +70,9 @@ for (const backend of BACKENDS) {
         stderr: 'gatehouse: --expires-in: A valid integer is required.\n',
       })
       expect(await gatehouse(['create-named-token', 'nobody', '--name', 'x', '--database', url])).toMatchObject({ code: 1, stderr: 'gatehouse: user nobody does not exist\n' })
-    }, 120_000) // eight CLI processes: slow on a loaded two-core machine
+      await new KyselyNamedTokenStore({ db }).create(bob.id, { name: 'old', expiresAt: new Date(Date.now() - 1000) })
+      expect(await gatehouse(['clear-expired-tokens', '--database', url])).toMatchObject({ code: 0, stdout: 'Deleted 1 expired named token\n' })
+    }, 150_000) // nine CLI processes: slow on a loaded two-core machine
 
     it('migrate-tokens moves DRF keys into named tokens: same keys work, DRF rows go, a second run changes nothing', async () => {
       const { db } = await open()
