@@ -299,7 +299,7 @@ export function buildCli(io: CliIo): Command {
       )
     })
 
-  // The safer token mode: create-named-token, list-named-tokens, revoke-named-token, migrate-tokens.
+  // The safer token mode: create-named-token, list-named-tokens, revoke-named-token, clear-expired-tokens, migrate-tokens.
   addNamedTokenCommands(program, {
     print,
     withDatabase: (options, fn) => withDatabase(options, io, fn),
