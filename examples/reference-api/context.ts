@@ -7,6 +7,8 @@ import { createApi, type Api } from 'gatehouse'
 import { openDatabase, type Database } from 'gatehouse/kysely'
 import { KyselySessionStore } from 'gatehouse/kysely'
 import { KyselyTokenStore } from 'gatehouse/kysely'
+import { KyselyNamedTokenStore } from 'gatehouse/kysely'
+import { chainTokenStores } from 'gatehouse'
 import { KyselyUserStore } from 'gatehouse/kysely'
 import { authMigrations, migrate } from 'gatehouse/kysely'
 import { createRedisClient, type RedisClient } from 'gatehouse/redis'
@@ -187,6 +189,8 @@ export interface ReferenceContext {
   readonly db: Kysely<ReferenceDatabase>
   readonly users: KyselyUserStore<ReferenceDatabase>
   readonly tokens: KyselyTokenStore<ReferenceDatabase>
+  /** The safer token mode (`/api/auth/tokens/`): named tokens, kept as digests, prefixed `gth_`. */
+  readonly namedTokens: KyselyNamedTokenStore<ReferenceDatabase>
   /** SQL sessions, or Redis ones when `redisUrl` is set. */
   readonly sessions: SessionStore
   /** Where throttle counters live: Redis when `redisUrl` is set, else this process's memory. */
@@ -237,6 +241,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
   const invalidation = redis === null ? new LocalInvalidationBus() : new RedisInvalidationBus({ redis, channel: `${redisPrefix}auth-invalidation` })
   const users = new KyselyUserStore({ db: database.db, invalidation, ...(config.scrypt === undefined ? {} : { scrypt: config.scrypt }) })
   const tokens = new KyselyTokenStore({ db: database.db, users, invalidation })
+  const namedTokens = new KyselyNamedTokenStore({ db: database.db, users, invalidation })
   const tokenCache = config.tokenCacheTtlMs === undefined ? undefined : new MemoryTokenCache({ ttlMs: config.tokenCacheTtlMs, maxEntries: 10_000, invalidation })
   const sessions: SessionStore =
     redis === null ? new KyselySessionStore({ db: database.db }) : new RedisSessionStore({ redis, prefix: `${redisPrefix}session:` })
@@ -247,7 +252,8 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
       ? undefined
       : new LoginFailureThrottle({ store: throttleStore, rate: config.loginFailures, numProxies: config.numProxies ?? 0 })
   const schemes = {
-    token: new TokenAuthentication({ tokens, users, cache: tokenCache }),
+    // DRF tokens first (a 44-character gth_ token is skipped there without a query), then named tokens.
+    token: new TokenAuthentication({ tokens: chainTokenStores(tokens, namedTokens), users, cache: tokenCache }),
     session: new SessionAuthentication({ sessions, users }),
     basic: new BasicAuthentication({ users, realm: 'api', loginFailures }),
   }
@@ -263,6 +269,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
     db: database.db,
     users,
     tokens,
+    namedTokens,
     sessions,
     throttleStore,
     loginFailures,

@@ -336,3 +336,18 @@ describe('MemoryTokenCache: options', () => {
     expect(cache.ttlMs).toBe(5_000)
   })
 })
+
+describe('MemoryTokenCache: tokens with an expiry', () => {
+  it('keeps a token no longer than its expiresAt, even with a longer TTL', async () => {
+    const { cache, clock } = makeCache({ ttlMs: 3_600_000 })
+    const expiring: TokenWithUser = { token: { key: KEY_A, userId: 1, created: new Date(0), expiresAt: new Date(clock.now + 1_000) }, user: user(1) }
+    const { calls, load } = table({ [KEY_A]: expiring })
+    await cache.get(KEY_A, load)
+    clock.now += 999
+    await cache.get(KEY_A, load)
+    expect(calls).toHaveLength(1)
+    clock.now += 1
+    await cache.get(KEY_A, load)
+    expect(calls).toHaveLength(2)
+  })
+})

@@ -157,7 +157,9 @@ export class MemoryTokenCache implements TokenCache {
     if (previous !== undefined) this.remove(id, previous)
     const user = userKey(found.token.userId)
     const { key: _key, ...token } = found.token
-    this.entries.set(id, { userKey: user, token, user: found.user, expiresAt: startedAt + this.ttlMs })
+    // A token that expires sooner than the TTL is kept only until it expires.
+    const tokenExpiry = found.token.expiresAt?.getTime() ?? Infinity
+    this.entries.set(id, { userKey: user, token, user: found.user, expiresAt: Math.min(startedAt + this.ttlMs, tokenExpiry) })
     let digests = this.byUser.get(user)
     if (digests === undefined) {
       digests = new Set()

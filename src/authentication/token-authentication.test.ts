@@ -163,3 +163,29 @@ describe('TokenAuthentication: cache option', () => {
     }
   })
 })
+
+describe('TokenAuthentication: expiring tokens and touch', () => {
+  const alice = { id: 1, username: 'alice', isActive: true, isStaff: false, isAuthenticated: true } as const
+  const request = buildRequest({ headers: { Authorization: 'Token gth_abc' } })
+
+  it('a token past its expiresAt is "Invalid token." even when a cache still answers it', async () => {
+    const expired: TokenWithUser = { token: { key: 'gth_abc', userId: 1, created: new Date(0), expiresAt: new Date(Date.now() - 1) }, user: alice }
+    const cache: TokenCache = { get: async () => expired }
+    const scheme = new TokenAuthentication({ tokens: new FakeTokenStore(), users: new FakeUserStore(), cache })
+    await expect(scheme.authenticate(request)).rejects.toThrow(new AuthenticationFailed('Invalid token.'))
+  })
+
+  it('a token in date works, and the store\'s touch hears of each success (never of a failure)', async () => {
+    const touched: string[] = []
+    const valid: TokenWithUser = { token: { key: 'gth_abc', userId: 1, created: new Date(0), expiresAt: new Date(Date.now() + 60_000) }, user: alice }
+    const tokens = {
+      findByKey: async (): Promise<null> => null,
+      findWithUser: async (key: string): Promise<TokenWithUser | null> => (key === 'gth_abc' ? valid : null),
+      touch: async (token: { key: string }): Promise<void> => void touched.push(token.key),
+    }
+    const scheme = new TokenAuthentication({ tokens, users: new FakeUserStore() })
+    expect(await scheme.authenticate(request)).toMatchObject({ user: alice, auth: valid.token })
+    await expect(scheme.authenticate(buildRequest({ headers: { Authorization: 'Token nope' } }))).rejects.toThrow(AuthenticationFailed)
+    expect(touched).toEqual(['gth_abc'])
+  })
+})

@@ -7,14 +7,20 @@ import type { OpenApiSecurityScheme } from '../core/openapi-types.js'
 import type { Authenticated, AuthenticationScheme } from './authentication-scheme.js'
 import type { TokenCache, TokenLoader } from './token-cache.js'
 
+/** True once a token with an `expiresAt` has reached it. */
+function isExpired(token: TokenRecord): boolean {
+  return token.expiresAt !== undefined && token.expiresAt !== null && token.expiresAt.getTime() <= Date.now()
+}
+
 /** Options for `TokenAuthentication`. */
 export interface TokenAuthenticationOptions {
   /**
    * Where tokens are looked up. When the store has `findWithUser` (a `KyselyTokenStore`
    * given `users`), one lookup reads the token and its user together; otherwise the
-   * scheme calls `findByKey`, then `users.findById`.
+   * scheme calls `findByKey`, then `users.findById`. A store with `touch` (the named-token
+   * store) is told of each successful authentication, to keep a last-used time.
    */
-  readonly tokens: Pick<TokenStore, 'findByKey' | 'findWithUser'>
+  readonly tokens: Pick<TokenStore, 'findByKey' | 'findWithUser' | 'touch'>
   readonly users: Pick<UserStore, 'findById'>
   /** The scheme keyword in `Authorization: <keyword> <key>`, matched case-insensitively. @default 'Token' */
   readonly keyword?: string
@@ -29,7 +35,7 @@ export interface TokenAuthenticationOptions {
 export class TokenAuthentication implements AuthenticationScheme<TokenRecord> {
   readonly name: string
   readonly keyword: string
-  private readonly tokens: Pick<TokenStore, 'findByKey' | 'findWithUser'>
+  private readonly tokens: Pick<TokenStore, 'findByKey' | 'findWithUser' | 'touch'>
   private readonly users: Pick<UserStore, 'findById'>
   private readonly cache: TokenCache | undefined
   /** `lookup`, bound once, for the cache. */
@@ -58,11 +64,16 @@ export class TokenAuthentication implements AuthenticationScheme<TokenRecord> {
     return this.authenticateCredentials(key)
   }
 
-  /** Looks the key up (through the cache when there is one) and checks the user; override to change the lookup. */
+  /**
+   * Looks the key up (through the cache when there is one) and checks the user; override to
+   * change the lookup. A token past its `expiresAt` is "Invalid token." (as an unknown one),
+   * even when a cache still holds it. Success is told to the store's `touch`, when it has one.
+   */
   protected async authenticateCredentials(key: string): Promise<Authenticated<TokenRecord>> {
     const found = this.cache === undefined ? await this.lookup(key) : await this.cache.get(key, this.loader)
-    if (found === null) throw new AuthenticationFailed('Invalid token.')
+    if (found === null || isExpired(found.token)) throw new AuthenticationFailed('Invalid token.')
     if (!found.user.isActive) throw new AuthenticationFailed('User inactive or deleted.')
+    if (this.tokens.touch !== undefined) await this.tokens.touch(found.token)
     return { user: found.user, auth: found.token }
   }
 

@@ -15,6 +15,7 @@ import { KyselyUserStore } from '../kysely/kysely-user-store.js'
 import { authMigrations, migrate } from '../kysely/migrations.js'
 import type { AuthDatabase } from '../kysely/schema.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
+import { addNamedTokenCommands } from './named-token-commands.js'
 
 /** Where the command line reads and writes; the process's own streams by default. */
 export interface CliIo {
@@ -298,6 +299,17 @@ export function buildCli(io: CliIo): Command {
         }),
       )
     })
+
+  // The safer token mode: create-named-token, list-named-tokens, revoke-named-token, clear-expired-tokens, migrate-tokens.
+  addNamedTokenCommands(program, {
+    print,
+    withDatabase: (options, fn) => withDatabase(options, io, fn),
+    withInvalidation: (options, fn) => withInvalidation(options, io, fn),
+    databaseOption,
+    redisOption,
+    channelOption,
+    fail: (message) => new CliError(message),
+  })
 
   program
     .command('clear-sessions')

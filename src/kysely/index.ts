@@ -8,6 +8,8 @@ export type {
   TokensDatabase,
   SessionsDatabase,
   TokenSessionDatabase,
+  NamedTokensTable,
+  NamedTokensDatabase,
 } from './schema.js'
 export { toDate } from './schema.js'
 export { openDatabase, parseDatabaseUrl, createDialect, DEFAULT_SQLITE_PATH } from './database.js'
@@ -22,6 +24,11 @@ export {
   type UserIdType,
 } from './kysely-user-store.js'
 export { KyselyTokenStore, tokenRow, type KyselyTokenStoreOptions } from './kysely-token-store.js'
+export {
+  KyselyNamedTokenStore,
+  DEFAULT_NAMED_TOKEN_PREFIX,
+  type KyselyNamedTokenStoreOptions,
+} from './kysely-named-token-store.js'
 export { KyselySessionStore, type KyselySessionStoreOptions } from './kysely-session-store.js'
 export {
   KyselyPageSource,

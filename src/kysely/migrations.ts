@@ -43,8 +43,9 @@ function userIdType(dialect: DialectName, users: ExistingUsersTable | undefined)
 }
 
 /**
- * gatehouse's own tables: users, tokens (one per user), sessions. Same code on SQLite and
- * PostgreSQL. With `options.users`, only tokens and sessions, keyed to your users table.
+ * gatehouse's own tables: users, tokens (one per user), sessions, and named tokens (the
+ * safer token mode, `0002_named_tokens`). Same code on SQLite and PostgreSQL. With
+ * `options.users`, only the token and session tables, keyed to your users table.
  *
  * @throws ConfigurationError when `options.users` is malformed.
  */
@@ -101,6 +102,29 @@ export function authMigrations(dialect: DialectName, options: AuthMigrationOptio
         await db.schema.dropTable('gatehouse_sessions').execute()
         await db.schema.dropTable('gatehouse_tokens').execute()
         if (users === undefined) await db.schema.dropTable('gatehouse_users').execute()
+      },
+    },
+    // The safer token mode (KyselyNamedTokenStore): many named tokens per user, kept as digests only.
+    '0002_named_tokens': {
+      async up(db: Kysely<unknown>): Promise<void> {
+        await db.schema
+          .createTable('gatehouse_named_tokens')
+          .addColumn('id', dialect === 'postgres' ? 'serial' : 'integer', (c) =>
+            dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+          )
+          .addColumn('user_id', idType, (c) => userColumn(c.notNull()))
+          .addColumn('name', 'varchar(100)', (c) => c.notNull())
+          .addColumn('display_prefix', 'varchar(32)', (c) => c.notNull())
+          // Hex SHA-256 of the whole token: a leaked table holds no usable token.
+          .addColumn('digest', 'char(64)', (c) => c.notNull().unique())
+          .addColumn('created', ts, (c) => c.notNull())
+          .addColumn('expires_at', ts)
+          .addColumn('last_used_at', ts)
+          .execute()
+        await db.schema.createIndex('gatehouse_named_tokens_user_id').on('gatehouse_named_tokens').columns(['user_id', 'id']).execute()
+      },
+      async down(db: Kysely<unknown>): Promise<void> {
+        await db.schema.dropTable('gatehouse_named_tokens').execute()
       },
     },
   }

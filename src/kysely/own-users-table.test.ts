@@ -11,6 +11,7 @@ import { TokenAuthentication } from '../authentication/token-authentication.js'
 import { AuthenticationFailed, ConfigurationError } from '../core/errors.js'
 import { runSessionStoreSuite, runTokenStoreSuite, runUserStoreSuite } from '../testing/index.js'
 import { openDatabase, type Database, type DialectName } from './database.js'
+import { KyselyNamedTokenStore } from './kysely-named-token-store.js'
 import { KyselySessionStore } from './kysely-session-store.js'
 import { KyselyTokenStore } from './kysely-token-store.js'
 import { KyselyUserStore, type KyselyUserStoreOptions } from './kysely-user-store.js'
@@ -181,6 +182,23 @@ for (const backend of BACKENDS) {
     it('a token for an id the table does not have is refused by the foreign key', async () => {
       await expect(new KyselyTokenStore({ db }).getOrCreate(randomUUID())).rejects.toThrow()
     })
+
+    it('named tokens (safer mode) keep UUID ids: create, join with the account, list, revoke; deleting the account deletes them', async () => {
+      const named = new KyselyNamedTokenStore({ db, users })
+      const user = await users.create({ username: 'named@example.com', password: null })
+      const { key, info } = await named.create(user.id, { name: 'phone' })
+      const found = await named.findWithUser?.(key)
+      expect(found?.user).toMatchObject({ id: user.id, username: 'named@example.com' })
+      expect(found?.token).toMatchObject({ userId: user.id, id: info.id, name: 'phone' })
+      const scheme = new TokenAuthentication({ tokens: named, users })
+      expect((await scheme.authenticate(buildRequest({ headers: { Authorization: `Token ${key}` } })))?.user.id).toBe(user.id)
+      expect((await named.list(user.id)).map((t) => t.userId)).toEqual([user.id])
+      await named.create(user.id, { name: 'spare' })
+      expect(await named.revoke(user.id, info.id)).toBe(true)
+      await db.deleteFrom('accounts').where('account_id', '=', String(user.id)).execute()
+      expect(await named.list(user.id)).toEqual([])
+      await expect(named.create(randomUUID(), { name: 'nobody' })).rejects.toThrow()
+    })
   })
 
   describe.skipIf(!backend.available)(`your own users table (integer ids, no flag columns, no foreign key) on ${backend.name}`, () => {
@@ -226,6 +244,10 @@ for (const backend of BACKENDS) {
       expect((await sessions.get('m1'))?.userId).toBe(user.id)
       // No foreign key: a token for a member not (yet) in the table is accepted.
       expect((await tokens.getOrCreate(9_999_999)).userId).toBe(9_999_999)
+      const named = new KyselyNamedTokenStore({ db })
+      const created = await named.create(user.id, { name: 'bigint' })
+      expect(await named.findByKey(created.key)).toMatchObject({ userId: user.id, name: 'bigint' })
+      expect((await named.create(9_999_999, { name: 'orphan' })).info.userId).toBe(9_999_999)
     })
 
     it('a token whose member is not in the table: findWithUser is null, and the scheme answers "Invalid token."', async () => {

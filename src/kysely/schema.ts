@@ -28,6 +28,23 @@ export interface TokensTable<Id extends UserId = number> {
   created: Timestamp
 }
 
+/**
+ * `gatehouse_named_tokens`, the safer token mode (`KyselyNamedTokenStore`): many named
+ * tokens per user, each stored only as a digest. `Id` as in `TokensTable`.
+ */
+export interface NamedTokensTable<Id extends UserId = number> {
+  id: Generated<number>
+  user_id: Id
+  name: string
+  /** The token's first characters, for telling tokens apart in a listing (never enough to use). */
+  display_prefix: string
+  /** Hex SHA-256 of the whole token: the only form the token is kept in. */
+  digest: string
+  created: Timestamp
+  expires_at: Timestamp | null
+  last_used_at: Timestamp | null
+}
+
 /** `gatehouse_sessions`; `Id` as in `TokensTable`. */
 export interface SessionsTable<Id extends UserId = number> {
   session_key: string
@@ -47,6 +64,11 @@ export interface TokensDatabase<Id extends UserId = UserId> {
   gatehouse_tokens: TokensTable<Id>
 }
 
+/** What `KyselyNamedTokenStore` needs of a database: the named tokens table, with integer or string user ids. */
+export interface NamedTokensDatabase<Id extends UserId = UserId> {
+  gatehouse_named_tokens: NamedTokensTable<Id>
+}
+
 /** What `KyselySessionStore` needs of a database: the sessions table, with integer or string user ids. */
 export interface SessionsDatabase<Id extends UserId = UserId> {
   gatehouse_sessions: SessionsTable<Id>
@@ -61,6 +83,7 @@ export interface AuthDatabase {
   gatehouse_users: UsersTable
   gatehouse_tokens: TokensTable
   gatehouse_sessions: SessionsTable
+  gatehouse_named_tokens: NamedTokensTable
 }
 
 /**
@@ -71,6 +94,7 @@ export interface AuthDatabase {
 export interface TokenSessionDatabase<Id extends UserId = string> {
   gatehouse_tokens: TokensTable<Id>
   gatehouse_sessions: SessionsTable<Id>
+  gatehouse_named_tokens: NamedTokensTable<Id>
 }
 
 /** Converts a stored timestamp (Date on PostgreSQL, text on SQLite) to a `Date`. */

@@ -5,6 +5,12 @@ export interface TokenRecord {
   readonly key: string
   readonly userId: UserId
   readonly created: Date
+  /**
+   * Optional: when the token stops working (`null` or absent: never). DRF's tokens have
+   * none; a named token (`NamedTokenStore`) may. `TokenAuthentication` refuses a token
+   * past it even when a cache still holds it, and `MemoryTokenCache` keeps it no longer.
+   */
+  readonly expiresAt?: Date | null
 }
 
 /** A token and the user it belongs to, read together (`TokenStore.findWithUser`). */
@@ -33,4 +39,10 @@ export interface TokenStore {
    * makes a new one. @returns false when the user had no token.
    */
   delete?(userId: UserId): Promise<boolean>
+  /**
+   * Optional: told of every successful authentication with a token this store found (cached
+   * or not), to record when it was last used. Must not throw for a record it does not own;
+   * a failure to record is the store's to swallow (authentication goes on).
+   */
+  touch?(token: TokenRecord): Promise<void>
 }

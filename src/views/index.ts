@@ -20,3 +20,5 @@ export {
 export { csrfView, type CsrfViewOptions } from './csrf-view.js'
 export { loginView, type LoginViewOptions } from './login-view.js'
 export { logoutView, type LogoutViewOptions } from './logout-view.js'
+export { namedTokensView, namedTokenDetailView, revokeAllNamedTokensView, namedTokenJson, type NamedTokenViewOptions } from './named-tokens-views.js'
+export { validateNewToken, parseExpiresIn, parseTokenId, MAX_EXPIRES_IN, MAX_TOKEN_NAME_LENGTH, type NewTokenInput } from './named-token-input.js'

@@ -7,8 +7,9 @@
  */
 import type { Generated, Kysely } from 'kysely'
 import type { StoredUser, UserId } from 'gatehouse'
-import { LocalInvalidationBus, MemoryTokenCache, TokenAuthentication } from 'gatehouse'
+import { LocalInvalidationBus, MemoryTokenCache, TokenAuthentication, chainTokenStores } from 'gatehouse'
 import {
+  KyselyNamedTokenStore,
   KyselyPageSource,
   KyselySessionStore,
   KyselyTokenStore,
@@ -75,6 +76,9 @@ export async function extended(): Promise<void> {
   const users = new KyselyUserStore({ db, scrypt: { N: 1024, r: 8, p: 1 } })
   const tokens = new KyselyTokenStore({ db, generateKey: () => 'k' })
   const sessions = new KyselySessionStore({ db, now: Date.now })
+  const named = new KyselyNamedTokenStore({ db, prefix: 'app_' })
+  const namedPlain: KyselyNamedTokenStore = named
+  void namedPlain
   // Stores of different databases are interchangeable where the plain store type is expected.
   const plain: { users: KyselyUserStore; tokens: KyselyTokenStore; sessions: KyselySessionStore } = { users, tokens, sessions }
   void plain
@@ -97,6 +101,11 @@ export async function ownUsersTable(db: Kysely<OwnUsersDb>): Promise<UserId | un
   const joined = new KyselyTokenStore({ db, users, invalidation: new LocalInvalidationBus() })
   const scheme = new TokenAuthentication({ tokens: joined, users, cache: new MemoryTokenCache({ ttlMs: 1_000, invalidation: new LocalInvalidationBus() }) })
   void scheme
+  // Named tokens (safer mode) on the same database, alone and chained after the DRF store.
+  const named = new KyselyNamedTokenStore({ db, users, invalidation: new LocalInvalidationBus() })
+  if (user !== null) await named.create(user.id, { name: 'laptop', expiresIn: 3600 })
+  const both = new TokenAuthentication({ tokens: chainTokenStores(joined, named), users })
+  void both
   return (await joined.findWithUser?.('k'))?.token.userId ?? (await tokens.findByKey('k'))?.userId
 }
 
@@ -115,6 +124,8 @@ export function refused(db: Kysely<OwnUsersDb>, books: Kysely<{ books: BooksTabl
   new KyselyTokenStore({ db: books })
   // @ts-expect-error no gatehouse_sessions
   new KyselySessionStore({ db: books })
+  // @ts-expect-error no gatehouse_named_tokens
+  new KyselyNamedTokenStore({ db: books })
   // @ts-expect-error users must be a KyselyUserStore (the join needs its table and mapping)
   new KyselyTokenStore({ db, users: { findById: async () => null } })
 }

@@ -1,0 +1,86 @@
+// The named-token views used directly (no server), with a small in-memory store standing in
+// for KyselyNamedTokenStore: the token limit, and who may see and revoke what.
+import { describe, expect, it } from 'vitest'
+import { buildRequest } from '../../test/helpers/build-request.js'
+import type { Authenticated, AuthenticationScheme } from '../authentication/authentication-scheme.js'
+import { createApi } from '../core/api.js'
+import { ConfigurationError } from '../core/errors.js'
+import type { StoredUser, UserId } from '../core/user.js'
+import type { CreatedNamedToken, NamedTokenInfo, NamedTokenStore, NewNamedToken } from '../stores/named-token-store.js'
+import { namedTokenDetailView, namedTokensView, revokeAllNamedTokensView } from './named-tokens-views.js'
+
+const BOB: StoredUser = Object.freeze({ id: 2, username: 'bob', isActive: true, isStaff: false, isAuthenticated: true })
+const ANN: StoredUser = Object.freeze({ id: 3, username: 'ann', isActive: true, isStaff: false, isAuthenticated: true })
+
+/** `X-User: bob` authenticates bob. */
+const byHeader: AuthenticationScheme<null> = {
+  name: 'ByHeader',
+  async authenticate(req): Promise<Authenticated<null> | null> {
+    const name = req.headers.get('x-user')
+    const user = [BOB, ANN].find((u) => u.username === name)
+    return user === undefined ? null : { user, auth: null }
+  },
+}
+
+function memoryStore(): Pick<NamedTokenStore, 'create' | 'list' | 'revoke' | 'revokeAll'> {
+  const rows: NamedTokenInfo[] = []
+  let next = 1
+  return {
+    async create(userId: UserId, token: NewNamedToken): Promise<CreatedNamedToken> {
+      const info: NamedTokenInfo = { id: next++, userId, name: token.name, displayPrefix: 'gth_abcdef', created: new Date(0), expiresAt: null, lastUsedAt: null }
+      rows.push(info)
+      return { key: `gth_secret${info.id}`, info }
+    },
+    list: async (userId) => rows.filter((r) => r.userId === userId),
+    async revoke(userId, id) {
+      const i = rows.findIndex((r) => r.userId === userId && r.id === id)
+      if (i === -1) return false
+      rows.splice(i, 1)
+      return true
+    },
+    async revokeAll(userId) {
+      const before = rows.length
+      for (let i = rows.length - 1; i >= 0; i--) if (rows[i]?.userId === userId) rows.splice(i, 1)
+      return before - rows.length
+    },
+  }
+}
+
+describe('named-token views', () => {
+  const api = createApi({ authentication: [byHeader] })
+  const post = (user: string, body: string): ReturnType<typeof buildRequest> =>
+    buildRequest({ method: 'POST', headers: { 'x-user': user, 'content-type': 'application/json', 'content-length': String(body.length) }, body })
+
+  it('maxTokensPerUser: past it, 403 with knox\'s message; other users are not counted', async () => {
+    const tokens = memoryStore()
+    const view = api.view(namedTokensView({ tokens, maxTokensPerUser: 2 }))
+    for (const name of ['a', 'b']) expect((await view.handle(post('bob', JSON.stringify({ name })))).status).toBe(201)
+    const refused = await view.handle(post('bob', '{"name": "c"}'))
+    expect(refused.status).toBe(403)
+    expect(refused.body).toEqual({ detail: 'Maximum amount of tokens allowed per user exceeded.' })
+    expect((await view.handle(post('ann', '{"name": "a"}'))).status).toBe(201)
+    expect(await tokens.list(BOB.id)).toHaveLength(2)
+    expect(() => namedTokensView({ tokens, maxTokensPerUser: 0 })).toThrow(ConfigurationError)
+  })
+
+  it('create answers the token once; list never shows it; revoke is per user; anonymous is 403 (no challenge scheme)', async () => {
+    const tokens = memoryStore()
+    const list = api.view(namedTokensView({ tokens }))
+    const created = await list.handle(post('bob', '{"name": "laptop"}'))
+    expect(created.body).toMatchObject({ id: 1, name: 'laptop', prefix: 'gth_abcdef', token: 'gth_secret1', expires: null, last_used: null })
+    const listed = await list.handle(buildRequest({ headers: { 'x-user': 'bob' } }))
+    expect(listed.body).toEqual([{ id: 1, name: 'laptop', prefix: 'gth_abcdef', created: '1970-01-01T00:00:00.000Z', expires: null, last_used: null }])
+    const detail = api.view(namedTokenDetailView({ tokens }))
+    const del = (user: string, id: string): ReturnType<typeof detail.handle> =>
+      detail.handle({ ...buildRequest({ method: 'DELETE', headers: { 'x-user': user } }), params: { id } })
+    expect((await del('ann', '1')).status).toBe(404)
+    expect((await del('bob', 'x1')).status).toBe(404)
+    expect((await del('bob', '01')).status).toBe(204)
+    expect((await del('bob', '1')).status).toBe(404)
+    const all = api.view(revokeAllNamedTokensView({ tokens }))
+    await list.handle(post('bob', '{"name": "x"}'))
+    expect((await all.handle(buildRequest({ method: 'POST', headers: { 'x-user': 'bob' } }))).status).toBe(204)
+    expect(await tokens.list(BOB.id)).toEqual([])
+    expect((await list.handle(buildRequest({}))).status).toBe(403)
+  })
+})

@@ -1,0 +1,119 @@
+import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
+import { emptyResponse, jsonResponse, type ApiResponse } from '../core/api-response.js'
+import { ConfigurationError, NotFound, PermissionDenied } from '../core/errors.js'
+import type { UserId } from '../core/user.js'
+import type { RequestContext, ViewOptions } from '../core/view.js'
+import { IsAuthenticated } from '../permissions/is-authenticated.js'
+import type { NamedTokenInfo, NamedTokenStore } from '../stores/named-token-store.js'
+import type { Throttle } from '../throttling/throttle.js'
+import { parseTokenId, validateNewToken } from './named-token-input.js'
+
+/** Options shared by the named-token views. */
+export interface NamedTokenViewOptions {
+  /** Where the requester's tokens live (`KyselyNamedTokenStore`, or your own). */
+  readonly tokens: Pick<NamedTokenStore, 'create' | 'list' | 'revoke' | 'revokeAll'>
+  /** Shown in OPTIONS metadata. */
+  readonly name?: string
+  /** Who may call the view is always an authenticated user; these schemes say how. @default the API's global schemes */
+  readonly authentication?: readonly AuthenticationScheme[]
+  /** @default the API's global throttles */
+  readonly throttles?: readonly Throttle[]
+  /**
+   * `namedTokensView` only: a user holding this many tokens (expired ones included) cannot
+   * create another, `403 {"detail": "Maximum amount of tokens allowed per user exceeded."}`
+   * (knox's `TOKEN_LIMIT_PER_USER`). @default no limit
+   */
+  readonly maxTokensPerUser?: number | undefined
+}
+
+/** How a token is listed: `{id, name, prefix, created, expires, last_used}`, never the token itself. */
+export function namedTokenJson(token: NamedTokenInfo): Record<string, unknown> {
+  return {
+    id: token.id,
+    name: token.name,
+    prefix: token.displayPrefix,
+    created: token.created.toISOString(),
+    expires: token.expiresAt?.toISOString() ?? null,
+    last_used: token.lastUsedAt?.toISOString() ?? null,
+  }
+}
+
+/** The requester's id: the views require `IsAuthenticated`, so there is one. */
+function requesterId(ctx: RequestContext): UserId {
+  const id = ctx.user.id
+  if (id === null) throw new Error('named-token view reached without an authenticated user')
+  return id
+}
+
+function common(options: NamedTokenViewOptions, name: string): Omit<ViewOptions, 'handlers'> {
+  return {
+    name: options.name ?? name,
+    permissions: [new IsAuthenticated()],
+    ...(options.authentication === undefined ? {} : { authentication: options.authentication }),
+    ...(options.throttles === undefined ? {} : { throttles: options.throttles }),
+    formats: ['json'],
+  }
+}
+
+/**
+ * The requester's named tokens. `GET`: `200 [{id, name, prefix, created, expires,
+ * last_used}, …]`, oldest first, never a token. `POST {"name": "laptop", "expires_in": 3600}`
+ * (`expires_in` in seconds, optional): `201` with the same fields and `token`, the only time
+ * the token is shown. Bad input is a DRF-style `400` per field. Any authenticated request may
+ * call it (Basic with a password included: that is how a first token is obtained).
+ *
+ * @example
+ * mountView(app, '/api/auth/tokens/', api.view(namedTokensView({ tokens: namedTokens })))
+ */
+export function namedTokensView(options: NamedTokenViewOptions): ViewOptions {
+  const { tokens, maxTokensPerUser } = options
+  if (maxTokensPerUser !== undefined && (!Number.isSafeInteger(maxTokensPerUser) || maxTokensPerUser < 1)) {
+    throw new ConfigurationError('ERR_INVALID_SETTING', 'namedTokensView option "maxTokensPerUser" must be a positive integer')
+  }
+  const list = async (ctx: RequestContext): Promise<ApiResponse> =>
+    jsonResponse(200, (await tokens.list(requesterId(ctx))).map(namedTokenJson))
+  const create = async (ctx: RequestContext): Promise<ApiResponse> => {
+    const input = validateNewToken(await ctx.request.body(), ctx.request)
+    const userId = requesterId(ctx)
+    // Checked before writing (concurrent requests may overshoot by a few: a bound, not a quota).
+    if (maxTokensPerUser !== undefined && (await tokens.list(userId)).length >= maxTokensPerUser) {
+      throw new PermissionDenied('Maximum amount of tokens allowed per user exceeded.')
+    }
+    const created = await tokens.create(userId, { name: input.name, expiresIn: input.expiresIn })
+    return jsonResponse(201, { ...namedTokenJson(created.info), token: created.key })
+  }
+  return { ...common(options, 'Named Tokens'), handlers: { GET: list, POST: create } }
+}
+
+/**
+ * One of the requester's named tokens, by the route parameter `:id`. `DELETE`: revokes it,
+ * `204`; an id that is not one of the requester's tokens (another user's included) is `404`.
+ *
+ * @example
+ * mountView(app, '/api/auth/tokens/:id/', api.view(namedTokenDetailView({ tokens: namedTokens })))
+ */
+export function namedTokenDetailView(options: NamedTokenViewOptions): ViewOptions {
+  const { tokens } = options
+  const revoke = async (ctx: RequestContext): Promise<ApiResponse> => {
+    const id = parseTokenId(ctx.params['id'] ?? '')
+    if (id === null || !(await tokens.revoke(requesterId(ctx), id))) throw new NotFound()
+    return emptyResponse(204)
+  }
+  return { ...common(options, 'Named Token'), handlers: { DELETE: revoke } }
+}
+
+/**
+ * `POST`: revokes every named token of the requester (the one the request came with
+ * included), `204`.
+ *
+ * @example
+ * mountView(app, '/api/auth/tokens/revoke-all/', api.view(revokeAllNamedTokensView({ tokens: namedTokens })))
+ */
+export function revokeAllNamedTokensView(options: NamedTokenViewOptions): ViewOptions {
+  const { tokens } = options
+  const revokeAll = async (ctx: RequestContext): Promise<ApiResponse> => {
+    await tokens.revokeAll(requesterId(ctx))
+    return emptyResponse(204)
+  }
+  return { ...common(options, 'Revoke All Named Tokens'), handlers: { POST: revokeAll } }
+}
