@@ -6,7 +6,7 @@ import type { RequestContext, ViewOptions } from '../core/view.js'
 import { IsAuthenticated } from '../permissions/is-authenticated.js'
 import type { NamedTokenInfo, NamedTokenStore } from '../stores/named-token-store.js'
 import type { Throttle } from '../throttling/throttle.js'
-import { parseTokenId, validateNewToken } from './named-token-input.js'
+import { MAX_EXPIRES_IN, MAX_TOKEN_NAME_LENGTH, parseTokenId, validateNewToken } from './named-token-input.js'
 
 /** Options shared by the named-token views. */
 export interface NamedTokenViewOptions {
@@ -25,6 +25,17 @@ export interface NamedTokenViewOptions {
    */
   readonly maxTokensPerUser?: number | undefined
 }
+
+const TOKEN_INFO_PROPERTIES = {
+  id: { type: 'integer' },
+  name: { type: 'string', maxLength: MAX_TOKEN_NAME_LENGTH },
+  prefix: { type: 'string', description: 'The start of the token, to recognise it by.' },
+  created: { type: 'string', format: 'date-time' },
+  expires: { type: ['string', 'null'], format: 'date-time' },
+  last_used: { type: ['string', 'null'], format: 'date-time', description: 'Updated at most once a minute.' },
+} as const
+const TOKEN_INFO_REQUIRED = ['id', 'name', 'prefix', 'created', 'expires', 'last_used'] as const
+const TOKEN_INFO_SCHEMA = { type: 'object', required: TOKEN_INFO_REQUIRED, properties: TOKEN_INFO_PROPERTIES } as const
 
 /** How a token is listed: `{id, name, prefix, created, expires, last_used}`, never the token itself. */
 export function namedTokenJson(token: NamedTokenInfo): Record<string, unknown> {
@@ -51,7 +62,6 @@ function common(options: NamedTokenViewOptions, name: string): Omit<ViewOptions,
     permissions: [new IsAuthenticated()],
     ...(options.authentication === undefined ? {} : { authentication: options.authentication }),
     ...(options.throttles === undefined ? {} : { throttles: options.throttles }),
-    formats: ['json'],
   }
 }
 
@@ -80,9 +90,36 @@ export function namedTokensView(options: NamedTokenViewOptions): ViewOptions {
       throw new PermissionDenied('Maximum amount of tokens allowed per user exceeded.')
     }
     const created = await tokens.create(userId, { name: input.name, expiresIn: input.expiresIn })
-    return jsonResponse(201, { ...namedTokenJson(created.info), token: created.key })
+    // The only time the token is shown: no cache may keep it.
+    return jsonResponse(201, { ...namedTokenJson(created.info), token: created.key }, [['Cache-Control', 'no-store']])
   }
-  return { ...common(options, 'Named Tokens'), handlers: { GET: list, POST: create } }
+  return {
+    ...common(options, 'Named Tokens'),
+    handlers: {
+      GET: Object.assign(list, {
+        openApi: { summary: "Lists the requester's named tokens (never the tokens themselves).", response: { type: 'array', items: TOKEN_INFO_SCHEMA } },
+      }),
+      POST: Object.assign(create, {
+        openApi: {
+          summary: 'Creates a named token and shows it, once.',
+          status: 201,
+          requestBody: {
+            type: 'object',
+            required: ['name'],
+            properties: {
+              name: { type: 'string', minLength: 1, maxLength: MAX_TOKEN_NAME_LENGTH },
+              expires_in: { type: ['integer', 'null'], minimum: 1, maximum: MAX_EXPIRES_IN, description: 'Seconds until the token expires; absent or null: never.' },
+            },
+          },
+          response: {
+            type: 'object',
+            required: [...TOKEN_INFO_REQUIRED, 'token'],
+            properties: { ...TOKEN_INFO_PROPERTIES, token: { type: 'string', description: 'Send it as `Authorization: Token <token>`. Shown only now.' } },
+          },
+        },
+      }),
+    },
+  }
 }
 
 /**
@@ -99,7 +136,10 @@ export function namedTokenDetailView(options: NamedTokenViewOptions): ViewOption
     if (id === null || !(await tokens.revoke(requesterId(ctx), id))) throw new NotFound()
     return emptyResponse(204)
   }
-  return { ...common(options, 'Named Token'), handlers: { DELETE: revoke } }
+  return {
+    ...common(options, 'Named Token'),
+    handlers: { DELETE: Object.assign(revoke, { openApi: { summary: "Revokes one of the requester's named tokens.", status: 204 } }) },
+  }
 }
 
 /**
@@ -115,5 +155,8 @@ export function revokeAllNamedTokensView(options: NamedTokenViewOptions): ViewOp
     await tokens.revokeAll(requesterId(ctx))
     return emptyResponse(204)
   }
-  return { ...common(options, 'Revoke All Named Tokens'), handlers: { POST: revokeAll } }
+  return {
+    ...common(options, 'Revoke All Named Tokens'),
+    handlers: { POST: Object.assign(revokeAll, { openApi: { summary: "Revokes every named token of the requester.", status: 204 } }) },
+  }
 }

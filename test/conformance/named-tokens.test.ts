@@ -46,12 +46,14 @@ for (const backend of BACKENDS) {
     async function send(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> {
       const res = await fetch(server.baseUrl + path, { method, headers, ...(body === undefined ? {} : { body }) })
       const text = await res.text()
-      return { status: res.status, headers: res.headers, text, json: text === '' ? undefined : (JSON.parse(text) as unknown) }
+      return { status: res.status, headers: res.headers, text, json: text === '' || text.startsWith('<') ? undefined : (JSON.parse(text) as unknown) }
     }
 
     async function create(auth: string, body: Record<string, unknown>): Promise<TokenJson> {
       const reply = await send('POST', '/api/auth/tokens/', { Authorization: auth, ...JSON_TYPE }, JSON.stringify(body))
       expect(reply.status).toBe(201)
+      // Shown once: no cache may keep it.
+      expect(reply.headers.get('cache-control')).toBe('no-store')
       return reply.json as TokenJson
     }
 
@@ -77,6 +79,19 @@ for (const backend of BACKENDS) {
       expect(mine).toMatchObject({ id: created.id, name: 'laptop', prefix: created.prefix, created: created.created, expires: created.expires })
       expect(mine?.last_used).not.toBeNull()
       expect(Object.keys(mine ?? {}).sort()).toEqual(['created', 'expires', 'id', 'last_used', 'name', 'prefix'])
+    })
+
+    it('answers Accept: text/html with the browsable page, as every view does; the secret page is not cached either', async () => {
+      const html = await send('POST', '/api/auth/tokens/', { Authorization: BOB_BASIC, Accept: 'text/html', ...JSON_TYPE }, JSON.stringify({ name: 'from-a-browser' }))
+      expect(html.status).toBe(201)
+      expect(html.headers.get('content-type')).toBe('text/html; charset=utf-8')
+      expect(html.headers.get('cache-control')).toBe('no-store')
+      expect(html.headers.get('content-security-policy')).toContain("default-src 'none'")
+      expect(html.text).toContain('HTTP 201 Created')
+      expect(html.text).toMatch(/&#34;token&#34;: &#34;gth_[A-Za-z0-9]{40}&#34;/)
+      const anonymous = await send('GET', '/api/auth/tokens/', { Accept: 'text/html' })
+      expect(anonymous.status).toBe(401)
+      expect(anonymous.headers.get('content-type')).toBe('text/html; charset=utf-8')
     })
 
     it('the table holds digests only: no token, nor its secret part, appears in any column', async () => {
