@@ -1,21 +1,18 @@
-// The `gatehouse` command line, spawned as a real process (tsx) against a fresh database:
+// The `gatehouse` command line, spawned as a real process (node on its esbuild bundle) against a fresh database:
 // create-token (DRF's drf_create_token), create-user and migrate.
-import { runCommand, type CommandResult } from './helpers/run-command.js'
-import { fileURLToPath } from 'node:url'
+import { runReferenceMain } from './helpers/cli-process.js'
+import type { CommandResult } from './helpers/run-command.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BACKENDS, type TestDatabase } from './helpers/databases.js'
 import { startReference } from './helpers/reference-server.js'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const TSX = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url))
 const BOB_KEY = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 
 type Run = CommandResult
 
-/** Runs `tsx reference-api/main.ts <args>` with DATABASE_URL set; resolves when it exits. */
+/** Runs the reference API's `main.ts <args>` with DATABASE_URL set; resolves when it exits. */
 function cli(databaseUrl: string, args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
-  return runCommand(TSX, ['examples/reference-api/main.ts', ...args], {
-    cwd: ROOT,
+  return runReferenceMain(args, {
     env: { ...process.env, DATABASE_URL: databaseUrl, GATEHOUSE_PASSWORD: '', ...env },
   })
 }

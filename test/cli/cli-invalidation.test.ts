@@ -2,8 +2,8 @@
 // changepassword, create-token -r), spawned as real processes: with REDIS_URL set they
 // tell a running server's token cache through Redis, so the server stops (or starts)
 // accepting the token without waiting for the cache's TTL; without Redis they still work.
-import { runCommand, type CommandResult } from '../helpers/run-command.js'
-import { fileURLToPath } from 'node:url'
+import { runCli } from '../helpers/cli-process.js'
+import type { CommandResult } from '../helpers/run-command.js'
 import { Kysely } from 'kysely'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { MemoryTokenCache } from '../../src/authentication/memory-token-cache.js'
@@ -19,8 +19,6 @@ import { buildRequest } from '../helpers/build-request.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
 import { closedPort, REDIS_URL, uniquePrefix } from '../redis/redis-helpers.js'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url))
 const POLL = { timeout: 5_000, interval: 20 }
 
 type Run = CommandResult
@@ -29,7 +27,7 @@ type Run = CommandResult
 function gatehouse(args: readonly string[], env: { readonly REDIS_URL: string; readonly GATEHOUSE_PASSWORD?: string }): Promise<Run> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env }
   delete childEnv['DATABASE_URL']
-  return runCommand(TSX, ['src/cli/bin.ts', ...args], { cwd: ROOT, env: childEnv })
+  return runCli(args, { env: childEnv })
 }
 
 for (const backend of BACKENDS) {

@@ -14,7 +14,7 @@ import { openDatabase, type Database } from '../../src/kysely/database.js'
 import { authMigrations, migrate } from '../../src/kysely/migrations.js'
 import type { AuthDatabase } from '../../src/kysely/schema.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
-import { createDjangoDatabase, djangoAvailable, type DjangoDatabase } from '../helpers/django.js'
+import { createDjangoDatabase, djangoAvailable, dropDjangoTemplates, type DjangoDatabase } from '../helpers/django.js'
 
 interface OddUser {
   readonly id: number
@@ -115,6 +115,7 @@ describe.skipIf(!djangoAvailable('sqlite'))('import-django on odd Django rows', 
   }, 60_000)
   afterAll(async () => {
     await django?.drop()
+    await dropDjangoTemplates()
     rmSync(dir, { recursive: true, force: true })
   })
 

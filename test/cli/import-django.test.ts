@@ -3,9 +3,8 @@
 // serves the imported users over HTTP: Django passwords log in (and are rehashed), DRF
 // tokens keep working, flags hold, and running the import again changes nothing.
 import { PassThrough } from 'node:stream'
-import { fileURLToPath } from 'node:url'
 import { main } from '../../src/cli/main.js'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { openDatabase, type Database } from '../../src/kysely/database.js'
 import { KyselyUserStore } from '../../src/kysely/kysely-user-store.js'
 import { toDate, type AuthDatabase } from '../../src/kysely/schema.js'
@@ -14,12 +13,11 @@ import { RedisInvalidationBus } from '../../src/redis/redis-invalidation-bus.js'
 import type { InvalidationEvent } from '../../src/stores/invalidation-bus.js'
 import { REDIS_URL, uniquePrefix } from '../redis/redis-helpers.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
-import { createDjangoDatabase, djangoAvailable, type DjangoDatabase } from '../helpers/django.js'
+import { createDjangoDatabase, djangoAvailable, dropDjangoTemplates, type DjangoDatabase } from '../helpers/django.js'
 import { startReference, TEST_SCRYPT, type RunningReference } from '../helpers/reference-server.js'
-import { runCommand, type CommandResult } from '../helpers/run-command.js'
+import { runCli } from '../helpers/cli-process.js'
+import type { CommandResult } from '../helpers/run-command.js'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url))
 const BOB_KEY = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 const CAROL_KEY = 'ca7013ca7013ca7013ca7013ca7013ca7013ca70'
 
@@ -27,7 +25,7 @@ function gatehouse(args: readonly string[], env: Record<string, string> = {}): P
   const full: NodeJS.ProcessEnv = { ...process.env, ...env }
   delete full['DATABASE_URL']
   if (env['REDIS_URL'] === undefined) delete full['REDIS_URL']
-  return runCommand(TSX, ['src/cli/bin.ts', ...args], { cwd: ROOT, env: full })
+  return runCli(args, { env: full })
 }
 
 /**
@@ -108,6 +106,8 @@ function expectNoSecrets(run: CommandResult, keys: readonly string[]): void {
   expect(printed).not.toMatch(/pbkdf2_sha256\$|argon2\$|scrypt\$/)
   for (const key of keys) expect(printed).not.toContain(key)
 }
+
+afterAll(dropDjangoTemplates)
 
 const SOURCES = [
   { engine: 'sqlite' as const, available: djangoAvailable('sqlite') },

@@ -1,8 +1,8 @@
 // The library's `gatehouse` command line on a user's own database, spawned as a real
 // process: it touches only gatehouse's tables, beside the app's own Kysely migrations,
 // and never seeds anything.
-import { runCommand, type CommandResult } from '../helpers/run-command.js'
-import { fileURLToPath } from 'node:url'
+import { runCli } from '../helpers/cli-process.js'
+import type { CommandResult } from '../helpers/run-command.js'
 import { Kysely, Migrator, sql, type Migration } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openDatabase, type Database } from '../../src/kysely/database.js'
@@ -10,8 +10,6 @@ import { KyselyUserStore } from '../../src/kysely/kysely-user-store.js'
 import type { AuthDatabase } from '../../src/kysely/schema.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url))
 
 type Run = CommandResult
 
@@ -19,7 +17,7 @@ function gatehouse(args: readonly string[], options: { env?: Record<string, stri
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env }
   delete env['DATABASE_URL']
   if (options.env?.['GATEHOUSE_PASSWORD'] === undefined) delete env['GATEHOUSE_PASSWORD']
-  return runCommand(TSX, ['src/cli/bin.ts', ...args], { cwd: ROOT, env, input: options.stdin ?? '' })
+  return runCli(args, { env, input: options.stdin ?? '' })
 }
 
 /** The app's own migration, in Kysely's default migration tables. */

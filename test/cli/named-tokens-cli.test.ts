@@ -1,7 +1,6 @@
 // The safer token mode's commands, spawned as real processes on SQLite and PostgreSQL:
 // create-named-token (printed once, stored as a digest), list-named-tokens,
 // revoke-named-token, and migrate-tokens (DRF keys go on working, idempotent, --keep).
-import { fileURLToPath } from 'node:url'
 import { sql, type Kysely } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openDatabase, type Database } from '../../src/kysely/database.js'
@@ -11,16 +10,15 @@ import { KyselyUserStore } from '../../src/kysely/kysely-user-store.js'
 import { authMigrations, migrate } from '../../src/kysely/migrations.js'
 import type { AuthDatabase } from '../../src/kysely/schema.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
-import { runCommand, type CommandResult } from '../helpers/run-command.js'
+import { runCli } from '../helpers/cli-process.js'
+import type { CommandResult } from '../helpers/run-command.js'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url))
 
 function gatehouse(args: readonly string[]): Promise<CommandResult> {
   const env: NodeJS.ProcessEnv = { ...process.env }
   delete env['DATABASE_URL']
   delete env['REDIS_URL']
-  return runCommand(TSX, ['src/cli/bin.ts', ...args], { cwd: ROOT, env, input: '' })
+  return runCli(args, { env, input: '' })
 }
 
 for (const backend of BACKENDS) {

@@ -44,12 +44,12 @@ async function runOnServer(serverUrl: string, statement: string): Promise<void> 
  * parallel never share tables. `drop()` drops that database only.
  */
 export async function freshPostgres(
-  options: { readonly serverUrl?: string; readonly prefix?: string } = {},
+  options: { readonly serverUrl?: string; readonly prefix?: string; readonly template?: string } = {},
 ): Promise<TestDatabase> {
   const base = options.serverUrl ?? process.env['DATABASE_URL']
   if (base === undefined || !/^postgres(ql)?:\/\//.test(base)) throw new Error('DATABASE_URL is not a postgres:// URL')
   const name = `${options.prefix ?? 'gh_test_'}${randomBytes(6).toString('hex')}`
-  await runOnServer(base, `CREATE DATABASE ${name}`)
+  await runOnServer(base, options.template === undefined ? `CREATE DATABASE ${name}` : `CREATE DATABASE ${name} TEMPLATE ${options.template}`)
   const url = new URL(base)
   url.pathname = `/${name}`
   return {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -39,57 +39,98 @@ export interface DjangoDatabase {
   drop(): Promise<void>
 }
 
-/**
- * Makes a fresh Django database: `manage.py migrate` and `manage.py seed_reference` of the
- * oracle project (alice, bob, carol inactive, admin staff; tokens of bob and carol), on a
- * SQLite file in a temporary folder or on a fresh PostgreSQL database (`DATABASE_URL`'s server).
- * Nothing is written into the oracle's folder.
- */
-export async function createDjangoDatabase(engine: 'sqlite' | 'postgres'): Promise<DjangoDatabase> {
+interface SeededSource {
+  /** `sqlite:<file>` or `postgres://…/<database>`. */
+  readonly url: string
+  readonly drop: () => Promise<void>
+}
+
+/** The `manage.py` environment of a Django database: the oracle's settings on SQLite, `pg_settings` on PostgreSQL. */
+function djangoEnv(engine: 'sqlite' | 'postgres', url: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, PYTHONDONTWRITEBYTECODE: '1' }
   for (const name of ['PYTHONPATH', 'PYTHONHOME', 'VIRTUAL_ENV']) delete env[name]
-  let url: string
-  let drop: () => Promise<void>
+  if (engine === 'sqlite') return Object.assign(env, { ORACLE_DB: url.slice('sqlite:'.length), DJANGO_SETTINGS_MODULE: 'oracle_site.settings' })
+  const parsed = new URL(url)
+  return Object.assign(env, {
+    DJANGO_SETTINGS_MODULE: 'pg_settings',
+    PYTHONPATH: PG_SETTINGS_DIR,
+    DJANGO_PG_NAME: parsed.pathname.slice(1),
+    DJANGO_PG_USER: decodeURIComponent(parsed.username) || 'postgres',
+    DJANGO_PG_PASSWORD: decodeURIComponent(parsed.password),
+    DJANGO_PG_HOST: parsed.hostname,
+    DJANGO_PG_PORT: parsed.port || '5432',
+  })
+}
+
+async function manageOn(env: NodeJS.ProcessEnv, args: readonly string[], extra: Record<string, string> = {}): Promise<CommandResult> {
+  const result = await runCommand(PYTHON, ['manage.py', ...args], { cwd: ORACLE_DIR, env: { ...env, ...extra }, timeoutMs: 120_000 })
+  if (result.code !== 0) throw new Error(`manage.py ${args[0] ?? ''} failed (${String(result.code)}): ${result.stderr}`)
+  return result
+}
+
+/** An empty SQLite file in a new temporary folder, or a new PostgreSQL database (from `template` when given). */
+async function newDatabase(engine: 'sqlite' | 'postgres', template?: SeededSource): Promise<SeededSource> {
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-django-'))
     const file = join(dir, 'db.sqlite3')
-    Object.assign(env, { ORACLE_DB: file, DJANGO_SETTINGS_MODULE: 'oracle_site.settings' })
-    url = `sqlite:${file}`
-    drop = async () => rmSync(dir, { recursive: true, force: true })
-  } else {
-    const database = await freshPostgres({ prefix: 'gh_django_' })
-    const parsed = new URL(database.url)
-    Object.assign(env, {
-      DJANGO_SETTINGS_MODULE: 'pg_settings',
-      PYTHONPATH: PG_SETTINGS_DIR,
-      DJANGO_PG_NAME: parsed.pathname.slice(1),
-      DJANGO_PG_USER: decodeURIComponent(parsed.username) || 'postgres',
-      DJANGO_PG_PASSWORD: decodeURIComponent(parsed.password),
-      DJANGO_PG_HOST: parsed.hostname,
-      DJANGO_PG_PORT: parsed.port || '5432',
-    })
-    url = database.url
-    drop = () => database.drop()
+    if (template !== undefined) copyFileSync(template.url.slice('sqlite:'.length), file)
+    return { url: `sqlite:${file}`, drop: async () => rmSync(dir, { recursive: true, force: true }) }
   }
-  const manage = async (args: readonly string[], extra: Record<string, string> = {}): Promise<CommandResult> => {
-    const result = await runCommand(PYTHON, ['manage.py', ...args], { cwd: ORACLE_DIR, env: { ...env, ...extra }, timeoutMs: 120_000 })
-    if (result.code !== 0) throw new Error(`manage.py ${args[0] ?? ''} failed (${String(result.code)}): ${result.stderr}`)
-    return result
+  const templateName = template === undefined ? undefined : new URL(template.url).pathname.slice(1)
+  const database = await freshPostgres({ prefix: 'gh_django_', ...(templateName === undefined ? {} : { template: templateName }) })
+  return { url: database.url, drop: () => database.drop() }
+}
+
+const seeded = new Map<'sqlite' | 'postgres', Promise<SeededSource>>()
+
+/**
+ * One database per engine per test process that Django migrated and seeded (`manage.py
+ * migrate`, `seed_reference`: a few seconds of Python each time); every test gets a copy.
+ */
+function seededTemplate(engine: 'sqlite' | 'postgres'): Promise<SeededSource> {
+  let template = seeded.get(engine)
+  if (template === undefined) {
+    template = (async () => {
+      const database = await newDatabase(engine)
+      const env = djangoEnv(engine, database.url)
+      try {
+        await manageOn(env, ['migrate', '--noinput', '-v', '0'])
+        await manageOn(env, ['seed_reference'])
+        // The seed inserts explicit ids: PostgreSQL's sequences must move past them (as `manage.py sqlsequencereset` says).
+        if (engine === 'postgres') await manageOn(env, ['shell', '-c', RESET_SEQUENCES])
+      } catch (error) {
+        await database.drop()
+        throw error
+      }
+      return database
+    })()
+    seeded.set(engine, template)
   }
-  try {
-    await manage(['migrate', '--noinput', '-v', '0'])
-    await manage(['seed_reference'])
-    // The seed inserts explicit ids: PostgreSQL's sequences must move past them (as `manage.py sqlsequencereset` says).
-    if (engine === 'postgres') await manage(['shell', '-c', RESET_SEQUENCES])
-  } catch (error) {
-    await drop()
-    throw error
-  }
+  return template
+}
+
+/** Drops the per-process seeded databases (call in the test file's `afterAll`). */
+export async function dropDjangoTemplates(): Promise<void> {
+  const templates = [...seeded.values()]
+  seeded.clear()
+  for (const template of templates) await (await template).drop()
+}
+
+/**
+ * Makes a fresh Django database: a copy of one that the oracle project's `manage.py migrate`
+ * and `manage.py seed_reference` wrote (alice, bob, carol inactive, admin staff; tokens of bob
+ * and carol), on a SQLite file in a temporary folder or on a fresh PostgreSQL database
+ * (`DATABASE_URL`'s server). Nothing is written into the oracle's folder.
+ */
+export async function createDjangoDatabase(engine: 'sqlite' | 'postgres'): Promise<DjangoDatabase> {
+  const database = await newDatabase(engine, await seededTemplate(engine))
+  const env = djangoEnv(engine, database.url)
+  const manage = (args: readonly string[], extra: Record<string, string> = {}): Promise<CommandResult> => manageOn(env, args, extra)
   return {
     engine,
-    url,
+    url: database.url,
     manage,
     shell: async (code) => (await manage(['shell', '-c', code])).stdout,
-    drop,
+    drop: database.drop,
   }
 }
