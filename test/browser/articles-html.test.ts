@@ -5,15 +5,13 @@
  * hash) the inline style is applied and nothing is reported as a violation.
  * Skipped (with the reason) without chromium.
  */
-import { existsSync } from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freshSqlite } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
+import { chromiumAvailable, launchChromium } from '../helpers/browser.js'
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium'
-const available = existsSync(CHROMIUM)
-if (!available) console.warn(`test/browser/articles-html.test.ts skipped: no chromium at ${CHROMIUM} (set CHROMIUM_PATH)`)
+const available = chromiumAvailable('test/browser/articles-html.test.ts')
 
 describe.skipIf(!available)('articles HTML page in a browser', () => {
   let server: RunningReference
@@ -21,18 +19,7 @@ describe.skipIf(!available)('articles HTML page in a browser', () => {
 
   beforeAll(async () => {
     server = await startReference(freshSqlite())
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    })
+    browser = await launchChromium()
   }, 60_000)
   afterAll(async () => {
     await browser?.close()

@@ -10,6 +10,7 @@ import { freshSqlite } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { fetchPage, walkBackward, walkForward, type FetchedPage } from '../conformance/articles-walk.js'
 import { oracleAvailable, startOracle, type RunningOracle } from './oracle-server.js'
+import { PAGINATED_ARTICLE_ROUTES } from './requests.js'
 
 const drfInstalled = oracleAvailable()
 
@@ -33,16 +34,7 @@ function masked(page: FetchedPage, origin: string): unknown {
   }
 }
 
-const ROUTES = [
-  '/api/articles/',
-  '/api/articles/pages/',
-  '/api/articles/offset/',
-  '/api/articles/cursor/',
-  '/api/articles/cursor-score/',
-  '/api/articles/link-header/',
-  '/api/articles/nested/',
-  '/api/articles/manual/',
-]
+const ROUTES = PAGINATED_ARTICLE_ROUTES
 const CURSOR_ROUTES = new Set(['/api/articles/cursor/', '/api/articles/cursor-score/'])
 
 const SINGLE_REQUESTS = [

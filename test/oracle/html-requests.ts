@@ -1,5 +1,5 @@
 import type { ExchangeRequest } from './http-exchange.js'
-import { BOB_TOKEN, CREDENTIALS } from './requests.js'
+import { BOB_TOKEN, CREDENTIALS, PAGINATED_ARTICLE_ROUTES } from './requests.js'
 
 /**
  * Requests a browser (or a client asking for `text/html`) sends to the reference API,
@@ -25,17 +25,7 @@ const html = (name: string, path: string, headers: Record<string, string> = {}, 
 const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' }
 const BOB = { Authorization: `Token ${BOB_TOKEN}` }
 
-const LIST_ROUTES = [
-  '/api/articles/',
-  '/api/articles/pages/',
-  '/api/articles/offset/',
-  '/api/articles/cursor/',
-  '/api/articles/cursor-score/',
-  '/api/articles/link-header/',
-  '/api/articles/nested/',
-  '/api/articles/manual/',
-  '/api/articles/all/',
-]
+const LIST_ROUTES = [...PAGINATED_ARTICLE_ROUTES, '/api/articles/all/']
 
 export const HTML_REQUESTS: readonly ExchangeRequest[] = [
   // Identity: 200, 401 (with each scheme's challenge), 403.

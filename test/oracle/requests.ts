@@ -8,6 +8,18 @@ import type { ExchangeRequest } from './http-exchange.js'
  */
 
 const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64')
+/** The reference API's paginated article lists (every style, and the manual view). */
+export const PAGINATED_ARTICLE_ROUTES: readonly string[] = [
+  '/api/articles/',
+  '/api/articles/pages/',
+  '/api/articles/offset/',
+  '/api/articles/cursor/',
+  '/api/articles/cursor-score/',
+  '/api/articles/link-header/',
+  '/api/articles/nested/',
+  '/api/articles/manual/',
+]
+
 export const BOB_TOKEN = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 export const CAROL_TOKEN = 'ca7013ca7013ca7013ca7013ca7013ca7013ca70'
 
