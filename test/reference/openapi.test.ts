@@ -96,14 +96,14 @@ for (const backend of BACKENDS) {
       expect(at(paths, '/api/auth/token/', 'post', 'responses', '429')).toBeUndefined()
     })
 
-    it('gives each list its paginator\'s query parameters, and only those', () => {
-      expect(paramNames(at(paths, '/api/articles/', 'get'))).toEqual(['page'])
-      expect(paramNames(at(paths, '/api/articles/pages/', 'get'))).toEqual(['page', 'page_size'])
-      expect(paramNames(at(paths, '/api/articles/offset/', 'get'))).toEqual(['limit', 'offset'])
-      expect(paramNames(at(paths, '/api/articles/cursor/', 'get'))).toEqual(['cursor', 'page_size'])
-      expect(paramNames(at(paths, '/api/articles/cursor-score/', 'get'))).toEqual(['cursor'])
-      expect(paramNames(at(paths, '/api/articles/manual/', 'get'))).toEqual(['page'])
-      expect(paramNames(at(paths, '/api/articles/all/', 'get'))).toEqual([])
+    it('gives each list its paginator\'s query parameters and the author filter, and only those', () => {
+      expect(paramNames(at(paths, '/api/articles/', 'get'))).toEqual(['page', 'author'])
+      expect(paramNames(at(paths, '/api/articles/pages/', 'get'))).toEqual(['page', 'page_size', 'author'])
+      expect(paramNames(at(paths, '/api/articles/offset/', 'get'))).toEqual(['limit', 'offset', 'author'])
+      expect(paramNames(at(paths, '/api/articles/cursor/', 'get'))).toEqual(['cursor', 'page_size', 'author'])
+      expect(paramNames(at(paths, '/api/articles/cursor-score/', 'get'))).toEqual(['cursor', 'author'])
+      expect(paramNames(at(paths, '/api/articles/manual/', 'get'))).toEqual(['page', 'author'])
+      expect(paramNames(at(paths, '/api/articles/all/', 'get'))).toEqual(['author'])
       expect(paramNames(at(paths, '/api/articles/', 'post'))).toEqual([])
       expect((at(paths, '/api/articles/', 'get', 'parameters') as Json[])[0]).toEqual({
         name: 'page',

@@ -62,6 +62,15 @@ const NEW_ARTICLE_SCHEMA: JsonObject = {
   properties: { title: { type: 'string', maxLength: 200 }, score: { type: 'integer', minimum: -2147483648, maximum: 2147483647 } },
 }
 
+/** Every article list's filter; next/previous links keep it. */
+const AUTHOR_PARAMETER: JsonObject = {
+  name: 'author',
+  in: 'query',
+  required: false,
+  description: "Only this user's articles (a username); empty: no filter.",
+  schema: { type: 'string' },
+}
+
 const COLUMNS: Readonly<Record<string, ColumnSpec>> = {
   id: { ref: 'articles.id', kind: 'integer' },
   title: { ref: 'articles.title', kind: 'text' },
@@ -190,7 +199,10 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
   const cursorSecret = { secret: ref.secrets }
   const permissions = [new IsAuthenticatedOrReadOnly()]
   // `fields`: each view's cursor ordering is checked against the source's columns when the view is declared.
-  const list = listHandler<ArticleRow>({ source: (ctx) => articleSource(ref, ctx), serialize: serializeArticle, fields: Object.keys(COLUMNS), itemSchema: ARTICLE_SCHEMA })
+  const list = describeHandler(
+    listHandler<ArticleRow>({ source: (ctx) => articleSource(ref, ctx), serialize: serializeArticle, fields: Object.keys(COLUMNS), itemSchema: ARTICLE_SCHEMA }),
+    { parameters: [AUTHOR_PARAMETER] },
+  )
   const common = { permissions, formats: ['json', 'html'] as const }
 
   // The global default style (context.ts sets page number); the fallback keeps the route paginated regardless.
@@ -223,6 +235,7 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
       handlers: {
         GET: describeHandler((ctx) => paginatedList(ctx, manual, articleSource(ref, ctx), serializeArticle, { controls: false }), {
           list: { item: ARTICLE_SCHEMA, paginator: manual },
+          parameters: [AUTHOR_PARAMETER],
         }),
       },
     }),
