@@ -54,7 +54,8 @@ export class ApiView {
   /** The `Allow` header every response carries, built once. */
   private readonly allow: string
   private readonly options: ViewOptions
-  private readonly formats: readonly Format[]
+  /** The formats the view renders, in preference order (`['json', 'html']` unless declared). */
+  readonly formats: readonly Format[]
 
   constructor(global: Settings, options: ViewOptions) {
     const { handlers, formats } = options

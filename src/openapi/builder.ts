@@ -93,6 +93,22 @@ const errorResponse = (description: string, ref: string, headers?: JsonObject): 
   content: { 'application/json': { schema: { $ref: ref } } },
 })
 
+/** What a view that renders HTML answers `Accept: text/html` with: the same status, on a page. */
+const HTML_PAGE: JsonObject = { schema: { type: 'string', description: 'The browsable page: the status line, headers and JSON of this answer.' } }
+
+/**
+ * Adds `text/html` beside `application/json` in every answer with a body: a view that renders
+ * HTML answers a client asking for it with the page showing the same JSON, errors included.
+ */
+function withHtmlPages(responses: Readonly<Record<string, JsonValue>>): JsonObject {
+  const out: Record<string, JsonValue> = {}
+  for (const [status, response] of Object.entries(responses)) {
+    const content = (response as JsonObject)['content'] as JsonObject | undefined
+    out[status] = content === undefined ? response : { ...(response as JsonObject), content: { ...content, 'text/html': HTML_PAGE } }
+  }
+  return out
+}
+
 /**
  * Describes gatehouse views into an OpenAPI 3.1 document: one operation per handler, its
  * security from the view's schemes and permissions, its pagination from the paginator,
@@ -246,6 +262,6 @@ export class OpenApiBuilder {
         'Retry-After': { description: 'Seconds until a request may succeed.', schema: { type: 'integer' } },
       })
     }
-    return responses
+    return view.formats.includes('html') ? withHtmlPages(responses) : responses
   }
 }

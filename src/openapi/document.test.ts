@@ -243,3 +243,24 @@ describe('toOpenApi30', () => {
     })
   })
 })
+
+describe('openApiDocument: HTML pages', () => {
+  it('lists text/html beside JSON in every answer with a body of a view that renders HTML; not for a JSON-only view or a 204', async () => {
+    const api = createApi({ authentication: [new BasicAuthentication({ users: nobody })], permissions: [new IsAuthenticated()] })
+    const noContent = describeHandler(async () => jsonResponse(204, undefined), { status: 204 })
+    const doc = openApiDocument(
+      [
+        route('/both/', api.view({ name: 'Both', handlers: { GET: list, DELETE: noContent } })),
+        route('/json/', api.view({ name: 'Json', formats: ['json'], handlers: { GET: get } })),
+      ],
+      { info: INFO },
+    )
+    await expectValid(doc)
+    const types = (path: string, method: string, status: string): string[] => Object.keys((at(doc, 'paths', path, method, 'responses', status, 'content') as Json | undefined) ?? {})
+    for (const status of ['200', '401', '403']) expect(types('/both/', 'get', status), status).toEqual(['application/json', 'text/html'])
+    expect(at(doc, 'paths', '/both/', 'get', 'responses', '200', 'content', 'text/html', 'schema', 'type')).toBe('string')
+    expect(types('/both/', 'delete', '204')).toEqual([])
+    expect(types('/both/', 'delete', '401')).toEqual(['application/json', 'text/html'])
+    for (const status of ['200', '401', '403']) expect(types('/json/', 'get', status), status).toEqual(['application/json'])
+  })
+})
