@@ -6,7 +6,8 @@ import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { CreatedNamedToken, NamedTokenInfo, NamedTokenRecord, NamedTokenStore, NewNamedToken } from '../stores/named-token-store.js'
 import type { TokenRecord, TokenWithUser } from '../stores/token-store.js'
 import { digest } from './kysely-token-store.js'
-import { userJoin, type KyselyUserStore, type UserJoin } from './kysely-user-store.js'
+import type { KyselyUserStore, UserJoin } from './kysely-user-store.js'
+import { selectTokenWithUser, tokenUserJoin } from './token-user-join.js'
 import { toDate, toUserId, type AuthDatabase, type NamedTokensDatabase } from './schema.js'
 
 /** The default prefix of new tokens: secret scanners can match `gth_` and 40 letters and digits. */
@@ -42,13 +43,11 @@ export interface KyselyNamedTokenStoreOptions<DB extends NamedTokensDatabase = A
   readonly now?: () => Date
 }
 
-/** The store's view of the database for the join: the users table is only known at run time. */
-type LooseDatabase = Record<string, Record<string, unknown>>
-
-const USER_ALIAS = 'gatehouse_named_token_user'
-const USER_PREFIX = 'u_'
 /** Token ids whose last write this process remembers, at most (oldest forgotten first). */
 const MEMO_LIMIT = 10_000
+
+/** The columns a lookup reads (`TokenRow`). */
+const TOKEN_COLUMNS = ['id', 'user_id', 'name', 'created', 'expires_at'] as const
 
 interface TokenRow {
   readonly id: number
@@ -105,13 +104,8 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
     }
     this.invalidation = options.invalidation
     this.now = options.now ?? (() => new Date())
-    if (options.users !== undefined) {
-      const join = userJoin(options.users)
-      if (join === undefined) {
-        throw new ConfigurationError('ERR_INVALID_SETTING', 'KyselyNamedTokenStore option "users" must be a KyselyUserStore (the join reads its table and columns)')
-      }
-      this.findWithUser = (key) => this.findJoined(key, join)
-    }
+    const join = tokenUserJoin(options.users, 'KyselyNamedTokenStore')
+    if (join !== undefined) this.findWithUser = (key) => this.findJoined(key, join)
   }
 
   /** A new token: the prefix, then 40 characters of `[A-Za-z0-9]` from the CSPRNG. */
@@ -144,12 +138,13 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
   }
 
   private async insert(userId: UserId, key: string, name: string, created: Date, expiresAt: Date | null): Promise<NamedTokenInfo | null> {
+    const displayPrefix = this.displayPrefix(key)
     const row = await this.db
       .insertInto('gatehouse_named_tokens')
       .values({
         user_id: userId,
         name,
-        display_prefix: this.displayPrefix(key),
+        display_prefix: displayPrefix,
         digest: digest(key),
         created: created.toISOString(),
         expires_at: expiresAt === null ? null : expiresAt.toISOString(),
@@ -159,14 +154,14 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
       .returning(['id'])
       .executeTakeFirst()
     if (row === undefined) return null
-    return { id: Number(row.id), userId, name, displayPrefix: this.displayPrefix(key), created, expiresAt, lastUsedAt: null }
+    return { id: Number(row.id), userId, name, displayPrefix, created, expiresAt, lastUsedAt: null }
   }
 
   async findByKey(key: string): Promise<NamedTokenRecord | null> {
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) return null
     const row = await this.db
       .selectFrom('gatehouse_named_tokens')
-      .select(['id', 'user_id', 'name', 'created', 'expires_at'])
+      .select(TOKEN_COLUMNS)
       .where('digest', '=', digest(key))
       .executeTakeFirst()
     return row === undefined ? null : this.toRecord(key, row)
@@ -174,17 +169,10 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
 
   private async findJoined(key: string, join: UserJoin): Promise<TokenWithUser | null> {
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) return null
-    const db = this.db as unknown as Kysely<LooseDatabase>
-    const t = 'gatehouse_named_tokens'
-    const row: Readonly<Record<string, unknown>> | undefined = await db
-      .selectFrom(t)
-      .innerJoin(`${join.table} as ${USER_ALIAS}`, `${USER_ALIAS}.${join.idColumn}`, `${t}.user_id`)
-      .select([`${t}.id`, `${t}.user_id`, `${t}.name`, `${t}.created`, `${t}.expires_at`, ...join.selection(USER_ALIAS, USER_PREFIX)])
-      .where(`${t}.digest`, '=', digest(key))
-      .executeTakeFirst()
-    if (row === undefined) return null
-    const token = this.toRecord(key, row as unknown as TokenRow)
-    return token === null ? null : { token, user: join.toUser(row, USER_PREFIX) }
+    const found = await selectTokenWithUser(this.db, join, { table: 'gatehouse_named_tokens', columns: TOKEN_COLUMNS, digestColumn: 'digest', digest: digest(key) })
+    if (found === undefined) return null
+    const token = this.toRecord(key, found.row as unknown as TokenRow)
+    return token === null ? null : { token, user: found.user }
   }
 
   /** The record of a row for the presented `key`; `null` once it has expired. */

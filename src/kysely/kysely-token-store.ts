@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely'
-import { ConfigurationError } from '../core/errors.js'
 import type { UserId } from '../core/user.js'
 import { generateTokenKey } from '../crypto/random.js'
 import { timingSafeEqual } from '../crypto/timing-safe-equal.js'
 import { createHash } from 'node:crypto'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { TokenRecord, TokenStore, TokenWithUser } from '../stores/token-store.js'
-import { userJoin, type KyselyUserStore, type UserJoin } from './kysely-user-store.js'
+import type { KyselyUserStore, UserJoin } from './kysely-user-store.js'
+import { selectTokenWithUser, tokenUserJoin } from './token-user-join.js'
 import { toDate, toUserId, type AuthDatabase, type TokensDatabase } from './schema.js'
 
 /** Hex SHA-256 of a token key: the indexed lookup column. */
@@ -42,13 +42,6 @@ export interface KyselyTokenStoreOptions<DB extends TokensDatabase = AuthDatabas
   readonly invalidation?: InvalidationBus | undefined
 }
 
-/** The store's view of the database for the join: the users table is only known at run time. */
-type LooseDatabase = Record<string, Record<string, unknown>>
-
-/** Alias of the joined users table, and the prefix of its fields in the joined row. */
-const USER_ALIAS = 'gatehouse_token_user'
-const USER_PREFIX = 'u_'
-
 /**
  * DRF's authtoken table in SQL: one token per user (unique `user_id`), get-or-create, regenerate.
  *
@@ -73,13 +66,8 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
     this.db = options.db as unknown as Kysely<TokensDatabase>
     this.generateKey = options.generateKey ?? generateTokenKey
     this.invalidation = options.invalidation
-    if (options.users !== undefined) {
-      const join = userJoin(options.users)
-      if (join === undefined) {
-        throw new ConfigurationError('ERR_INVALID_SETTING', 'KyselyTokenStore option "users" must be a KyselyUserStore (the join reads its table and columns)')
-      }
-      this.findWithUser = (key) => this.findJoined(key, join)
-    }
+    const join = tokenUserJoin(options.users, 'KyselyTokenStore')
+    if (join !== undefined) this.findWithUser = (key) => this.findJoined(key, join)
   }
 
   async findByKey(key: string): Promise<TokenRecord | null> {
@@ -96,17 +84,12 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
 
   private async findJoined(key: string, join: UserJoin): Promise<TokenWithUser | null> {
     if (key.length === 0 || key.length > 40) return null
-    // The users table is named at run time (your own, mapped), hence the loose typing.
-    const db = this.db as unknown as Kysely<LooseDatabase>
-    const row: Readonly<Record<string, unknown>> | undefined = await db
-      .selectFrom('gatehouse_tokens')
-      .innerJoin(`${join.table} as ${USER_ALIAS}`, `${USER_ALIAS}.${join.idColumn}`, 'gatehouse_tokens.user_id')
-      .select(['gatehouse_tokens.key', 'gatehouse_tokens.user_id', 'gatehouse_tokens.created', ...join.selection(USER_ALIAS, USER_PREFIX)])
-      .where('gatehouse_tokens.key_digest', '=', digest(key))
-      .executeTakeFirst()
-    if (row === undefined || typeof row['key'] !== 'string' || !timingSafeEqual(row['key'], key)) return null
+    const found = await selectTokenWithUser(this.db, join, { table: 'gatehouse_tokens', columns: ['key', 'user_id', 'created'], digestColumn: 'key_digest', digest: digest(key) })
+    if (found === undefined) return null
+    const { row, user } = found
+    if (typeof row['key'] !== 'string' || !timingSafeEqual(row['key'], key)) return null
     const token: TokenRecord = { key: row['key'], userId: toUserId(row['user_id']), created: toDate(row['created'] as Date | string) }
-    return { token, user: join.toUser(row, USER_PREFIX) }
+    return { token, user }
   }
 
   async getOrCreate(userId: UserId): Promise<TokenRecord> {

@@ -1,0 +1,53 @@
+import type { Kysely } from 'kysely'
+import { ConfigurationError } from '../core/errors.js'
+import type { StoredUser } from '../core/user.js'
+import { userJoin, type KyselyUserStore, type UserJoin } from './kysely-user-store.js'
+
+/** A token store's view of the database for the join: the users table is only known at run time. */
+type LooseDatabase = Record<string, Record<string, unknown>>
+
+/** Alias of the joined users table, and the prefix of its fields in the joined row. */
+const USER_ALIAS = 'gatehouse_token_user'
+const USER_PREFIX = 'u_'
+
+/**
+ * The join a token store's `users` option describes, for its `findWithUser`; `undefined` when
+ * the option is absent.
+ * @throws ConfigurationError when `users` is not a `KyselyUserStore` (the join reads its table and columns).
+ */
+export function tokenUserJoin(users: KyselyUserStore<unknown> | undefined, storeName: string): UserJoin | undefined {
+  if (users === undefined) return undefined
+  const join = userJoin(users)
+  if (join === undefined) {
+    throw new ConfigurationError('ERR_INVALID_SETTING', `${storeName} option "users" must be a KyselyUserStore (the join reads its table and columns)`)
+  }
+  return join
+}
+
+/** Which token row to read: `table`'s row whose `digestColumn` equals `digest`, its `columns`. */
+export interface TokenRowQuery {
+  readonly table: string
+  readonly columns: readonly string[]
+  readonly digestColumn: string
+  readonly digest: string
+}
+
+/**
+ * The token row and its user, read in one statement (a join on `user_id`); `undefined` when
+ * there is no such row or its user is gone. The users table is named at run time (your own,
+ * mapped), hence the loose typing inside.
+ */
+export async function selectTokenWithUser<DB>(
+  db: Kysely<DB>,
+  join: UserJoin,
+  query: TokenRowQuery,
+): Promise<{ readonly row: Readonly<Record<string, unknown>>; readonly user: StoredUser } | undefined> {
+  const { table } = query
+  const row: Readonly<Record<string, unknown>> | undefined = await (db as unknown as Kysely<LooseDatabase>)
+    .selectFrom(table)
+    .innerJoin(`${join.table} as ${USER_ALIAS}`, `${USER_ALIAS}.${join.idColumn}`, `${table}.user_id`)
+    .select([...query.columns.map((column) => `${table}.${column}`), ...join.selection(USER_ALIAS, USER_PREFIX)])
+    .where(`${table}.${query.digestColumn}`, '=', query.digest)
+    .executeTakeFirst()
+  return row === undefined ? undefined : { row, user: join.toUser(row, USER_PREFIX) }
+}
