@@ -32,9 +32,14 @@ const REASON_PHRASES: Readonly<Record<number, string>> = Object.freeze({
   507: 'Insufficient Storage', 508: 'Loop Detected', 510: 'Not Extended', 511: 'Network Authentication Required',
 })
 
+/** The reason phrase of a status (`Not Found`), Python's as DRF shows it; `undefined` for an unknown code. */
+export function reasonPhrase(status: number): string | undefined {
+  return REASON_PHRASES[status]
+}
+
 /** DRF's status line on the page: `HTTP 404 Not Found` (an unknown code keeps the space, as DRF's does). */
 export function statusLine(status: number): string {
-  return `HTTP ${status} ${REASON_PHRASES[status] ?? ''}`
+  return `HTTP ${status} ${reasonPhrase(status) ?? ''}`
 }
 
 const STYLE = `body{font-family:system-ui,sans-serif;margin:2rem;color:#222}

@@ -14,7 +14,8 @@ import type { Settings } from './settings.js'
 
 /** Methods a view can implement; HEAD and OPTIONS are answered automatically. */
 export type HandlerMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
-const METHOD_ORDER: readonly HandlerMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
+/** The handler methods, in the order `Allow` lists them. */
+export const HANDLER_METHODS: readonly HandlerMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
 
 /** Everything a handler knows about the request once the policies have passed. */
 export interface RequestContext extends RequestState {
@@ -66,8 +67,8 @@ export class ApiView {
     }
     // A misspelt or lower-case method would otherwise make every request a 405.
     for (const [method, handler] of Object.entries(handlers)) {
-      if (!METHOD_ORDER.includes(method as HandlerMethod)) {
-        throw new ConfigurationError('ERR_INVALID_HANDLER', `${where}: unknown handler "${method}" (one of ${METHOD_ORDER.join(', ')})`)
+      if (!HANDLER_METHODS.includes(method as HandlerMethod)) {
+        throw new ConfigurationError('ERR_INVALID_HANDLER', `${where}: unknown handler "${method}" (one of ${HANDLER_METHODS.join(', ')})`)
       }
       if (typeof handler !== 'function') {
         throw new ConfigurationError('ERR_INVALID_HANDLER', `${where}: handler "${method}" must be a function`)
@@ -82,7 +83,7 @@ export class ApiView {
     for (const handler of Object.values(handlers)) handler?.validate?.(this.guard.settings, where)
     this.options = options
     this.formats = Object.freeze([...(formats ?? ['json', 'html'])])
-    const methods: string[] = METHOD_ORDER.filter((m) => handlers[m] !== undefined)
+    const methods: string[] = HANDLER_METHODS.filter((m) => handlers[m] !== undefined)
     if (handlers.GET !== undefined) methods.push('HEAD')
     methods.push('OPTIONS')
     this.allowedMethods = Object.freeze(methods)

@@ -1,13 +1,12 @@
 import { schemeName } from '../core/authentication-scheme.js'
 import { DEFAULT_PARSED_MEDIA_TYPES } from '../core/body-parser.js'
+import { reasonPhrase } from '../core/browsable-page.js'
 import type { JsonObject, JsonValue, OperationDescription } from '../core/openapi-types.js'
 import type { Paginator } from '../core/paginator.js'
 import type { Settings } from '../core/settings.js'
-import type { ApiView, Handler, HandlerMethod } from '../core/view.js'
+import { HANDLER_METHODS, type ApiView, type Handler, type HandlerMethod } from '../core/view.js'
 
-const METHODS: readonly HandlerMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
 const BODY_METHODS: readonly string[] = ['POST', 'PUT', 'PATCH']
-const STATUS_TEXT: Readonly<Record<number, string>> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content' }
 
 /** The error body every gatehouse error answers with: `{"detail": "…"}`. */
 const ERROR_SCHEMA: JsonObject = {
@@ -155,7 +154,7 @@ export class OpenApiBuilder {
     const { path: openPath, params } = openApiPath(path)
     const item = (this.target.paths[openPath] ??= {})
     const handlers = view.declared.handlers
-    for (const method of METHODS) {
+    for (const method of HANDLER_METHODS) {
       const handler = handlers[method]
       if (handler !== undefined) item[method.toLowerCase()] = this.operation(path, params, view, method, handler)
     }
@@ -229,7 +228,7 @@ export class OpenApiBuilder {
     const settings = view.settings
     const responses: Record<string, JsonValue> = {}
     const status = d.status ?? 200
-    const success: Record<string, JsonValue> = { description: STATUS_TEXT[status] ?? 'Success' }
+    const success: Record<string, JsonValue> = { description: reasonPhrase(status) ?? 'Success' }
     if (d.list !== undefined) {
       const item = d.list.item ?? {}
       const paginated = paginator === null ? null : (paginator.openApiResponse?.(item) ?? { schema: {} })
