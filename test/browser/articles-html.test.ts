@@ -5,31 +5,18 @@
  * hash) the inline style is applied and nothing is reported as a violation.
  * Skipped (with the reason) without chromium.
  */
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freshSqlite } from '../helpers/databases.js'
-import { startReference, type RunningReference } from '../helpers/reference-server.js'
-import { chromiumAvailable, launchChromium } from '../helpers/browser.js'
+import { describe, expect, it } from 'vitest'
+import { chromiumAvailable, useReferenceInChromium } from '../helpers/browser.js'
 
 const available = chromiumAvailable('test/browser/articles-html.test.ts')
 
 describe.skipIf(!available)('articles HTML page in a browser', () => {
-  let server: RunningReference
-  let browser: Browser
-
-  beforeAll(async () => {
-    server = await startReference(freshSqlite())
-    browser = await launchChromium()
-  }, 60_000)
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-  })
+  const running = useReferenceInChromium()
 
   it('clicks the next control of the numbers controls and sees page 2', async () => {
-    const page = await browser.newPage()
+    const page = await running.browser.newPage()
     try {
-      const response = await page.goto(`${server.baseUrl}/api/articles/pages/`)
+      const response = await page.goto(`${running.server.baseUrl}/api/articles/pages/`)
       expect(response?.headers()['content-type']).toBe('text/html; charset=utf-8')
       await expect(page.title()).resolves.toBe('Article Pages')
       const body = page.locator('pre.response-body')
@@ -38,7 +25,7 @@ describe.skipIf(!available)('articles HTML page in a browser', () => {
       expect(await page.locator('ul.pagination li.active').textContent()).toContain('1')
 
       await Promise.all([page.waitForURL(/page=2/), page.locator('ul.pagination a[aria-label="Next"]').click()])
-      expect(page.url()).toBe(`${server.baseUrl}/api/articles/pages/?page=2`)
+      expect(page.url()).toBe(`${running.server.baseUrl}/api/articles/pages/?page=2`)
       const text = (await page.locator('pre.response-body').textContent()) ?? ''
       expect(text).toContain('Article 011')
       expect(text).toContain('Article 020')
@@ -55,9 +42,9 @@ describe.skipIf(!available)('articles HTML page in a browser', () => {
   })
 
   it('walks the cursor route with the previous/next controls', async () => {
-    const page = await browser.newPage()
+    const page = await running.browser.newPage()
     try {
-      await page.goto(`${server.baseUrl}/api/articles/cursor/`)
+      await page.goto(`${running.server.baseUrl}/api/articles/cursor/`)
       expect(await page.locator('pre.response-body').textContent()).toContain('Article 137')
       await Promise.all([page.waitForURL(/cursor=/), page.locator('ul.pager li.next a').click()])
       const second = (await page.locator('pre.response-body').textContent()) ?? ''
@@ -71,7 +58,7 @@ describe.skipIf(!available)('articles HTML page in a browser', () => {
   })
 
   it('sends nosniff, DENY and the CSP, and under that CSP the inline style applies with no violation', async () => {
-    const page = await browser.newPage()
+    const page = await running.browser.newPage()
     const consoleCsp: string[] = []
     page.on('console', (message) => {
       if (/Content.Security.Policy/i.test(message.text())) consoleCsp.push(message.text())
@@ -84,7 +71,7 @@ describe.skipIf(!available)('articles HTML page in a browser', () => {
     })
     const violations = (): Promise<string[]> => page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)
     try {
-      const response = await page.goto(`${server.baseUrl}/api/articles/pages/`)
+      const response = await page.goto(`${running.server.baseUrl}/api/articles/pages/`)
       const headers = response?.headers() ?? {}
       expect(headers['x-content-type-options']).toBe('nosniff')
       expect(headers['x-frame-options']).toBe('DENY')

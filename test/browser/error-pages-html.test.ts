@@ -4,36 +4,24 @@
  * headers and the JSON error; the security headers hold and the page's CSP reports no
  * violation. Skipped (with the reason) without chromium.
  */
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freshSqlite } from '../helpers/databases.js'
-import { startReference, type RunningReference } from '../helpers/reference-server.js'
-import { chromiumAvailable, launchChromium } from '../helpers/browser.js'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { chromiumAvailable, useReferenceInChromium } from '../helpers/browser.js'
 
 const available = chromiumAvailable('test/browser/error-pages-html.test.ts')
 
 describe.skipIf(!available)('HTML error pages in a browser', () => {
-  let server: RunningReference
-  let browser: Browser
-
-  beforeAll(async () => {
-    server = await startReference(freshSqlite())
-    browser = await launchChromium()
-  }, 60_000)
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-  })
+  const running = useReferenceInChromium()
 
   /** Opens `path` with a listener for CSP violations installed before the page's own markup. */
   async function open(path: string, headers: Record<string, string> = {}): Promise<{ page: Page; status: number; headers: Record<string, string>; violations: () => Promise<string[]> }> {
-    const page = await browser.newPage({ extraHTTPHeaders: headers })
+    const page = await running.browser.newPage({ extraHTTPHeaders: headers })
     await page.addInitScript(() => {
       const seen: string[] = []
       ;(window as unknown as { cspViolations: string[] }).cspViolations = seen
       document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`))
     })
-    const response = await page.goto(`${server.baseUrl}${path}`)
+    const response = await page.goto(`${running.server.baseUrl}${path}`)
     return {
       page,
       status: response?.status() ?? 0,
