@@ -5,11 +5,10 @@
  * compared going forward only: going back over ties DRF repeats or skips rows
  * (drf-behaviors.md §14.7), where gatehouse returns the forward pages exactly.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { freshSqlite } from '../helpers/databases.js'
-import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { fetchPage, walkBackward, walkForward, type FetchedPage } from '../conformance/articles-walk.js'
-import { oracleAvailable, startOracle, type RunningOracle } from './oracle-server.js'
+import { oracleAvailable, useOracleAndReference } from './oracle-server.js'
 import { PAGINATED_ARTICLE_ROUTES } from './requests.js'
 
 const drfInstalled = oracleAvailable()
@@ -99,26 +98,13 @@ const SINGLE_REQUESTS = [
 ]
 
 describe.skipIf(!drfInstalled)('articles: gatehouse against the DRF oracle', () => {
-  let ours: RunningReference
-  let oracle: RunningOracle | undefined
-  let oracleBase = ''
-
-  beforeAll(async () => {
-    oracle = await startOracle()
-    oracleBase = oracle.baseUrl
-    ours = await startReference(freshSqlite())
-  }, 90_000)
-
-  afterAll(async () => {
-    await oracle?.close()
-    await ours?.close()
-  })
+  const servers = useOracleAndReference(freshSqlite)
 
   it('answers single requests with the same status and masked body', async () => {
     const differences: string[] = []
     for (const path of SINGLE_REQUESTS) {
-      const a = masked(await fetchPage(ours.baseUrl + path), ours.baseUrl)
-      const b = masked(await fetchPage(oracleBase + path), oracleBase)
+      const a = masked(await fetchPage(servers.ours.baseUrl + path), servers.ours.baseUrl)
+      const b = masked(await fetchPage(servers.oracleBase + path), servers.oracleBase)
       if (JSON.stringify(a) !== JSON.stringify(b)) differences.push(`${path}\n  ours   ${JSON.stringify(a).slice(0, 400)}\n  oracle ${JSON.stringify(b).slice(0, 400)}`)
     }
     expect(differences).toEqual([])
@@ -128,10 +114,10 @@ describe.skipIf(!drfInstalled)('articles: gatehouse against the DRF oracle', () 
     const sized = route.endsWith('/pages/') || route.endsWith('/cursor/')
     for (const query of sized ? ['', '?author=bob', '?author=alice&page_size=25'] : ['', '?author=bob']) {
       it(`walks ${route}${query} like DRF`, async () => {
-        const a = await walkForward(ours.baseUrl + route + query)
-        const b = await walkForward(oracleBase + route + query)
+        const a = await walkForward(servers.ours.baseUrl + route + query)
+        const b = await walkForward(servers.oracleBase + route + query)
         expect(a.map((p) => p.ids)).toEqual(b.map((p) => p.ids))
-        expect(a.map((p) => masked(p, ours.baseUrl))).toEqual(b.map((p) => masked(p, oracleBase)))
+        expect(a.map((p) => masked(p, servers.ours.baseUrl))).toEqual(b.map((p) => masked(p, servers.oracleBase)))
         const lastA = a[a.length - 1]
         const lastB = b[b.length - 1]
         if (lastA === undefined || lastB === undefined) throw new Error('empty walk')
@@ -141,7 +127,7 @@ describe.skipIf(!drfInstalled)('articles: gatehouse against the DRF oracle', () 
           expect(backA.map((p) => p.ids)).toEqual(a.map((p) => p.ids).reverse())
         } else {
           const backB = await walkBackward(lastB.url)
-          expect(backA.map((p) => masked(p, ours.baseUrl))).toEqual(backB.map((p) => masked(p, oracleBase)))
+          expect(backA.map((p) => masked(p, servers.ours.baseUrl))).toEqual(backB.map((p) => masked(p, servers.oracleBase)))
         }
       })
     }
@@ -149,8 +135,8 @@ describe.skipIf(!drfInstalled)('articles: gatehouse against the DRF oracle', () 
 
   it('answers HTML for Accept: text/html on every list route, as DRF does', async () => {
     for (const route of [...ROUTES, '/api/articles/all/']) {
-      const a = await fetch(ours.baseUrl + route, { headers: { Accept: 'text/html' } })
-      const b = await fetch(oracleBase + route, { headers: { Accept: 'text/html' } })
+      const a = await fetch(servers.ours.baseUrl + route, { headers: { Accept: 'text/html' } })
+      const b = await fetch(servers.oracleBase + route, { headers: { Accept: 'text/html' } })
       expect([route, a.status, a.headers.get('content-type')]).toEqual([route, b.status, b.headers.get('content-type')])
       await a.text()
       await b.text()
@@ -160,8 +146,8 @@ describe.skipIf(!drfInstalled)('articles: gatehouse against the DRF oracle', () 
   it('answers OPTIONS (anonymous) and 405 like DRF', async () => {
     for (const route of [...ROUTES, '/api/articles/all/']) {
       for (const method of ['OPTIONS', 'DELETE', 'PUT']) {
-        const a = await fetch(ours.baseUrl + route, { method })
-        const b = await fetch(oracleBase + route, { method })
+        const a = await fetch(servers.ours.baseUrl + route, { method })
+        const b = await fetch(servers.oracleBase + route, { method })
         expect([route, method, a.status, a.headers.get('allow'), await a.json()]).toEqual([route, method, b.status, b.headers.get('allow'), await b.json()])
       }
     }
@@ -171,15 +157,15 @@ describe.skipIf(!drfInstalled)('articles: gatehouse against the DRF oracle', () 
     const headers = { Authorization: 'Token b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0', 'Content-Type': 'application/json' }
     const bodies = ['{}', '{"title":"","score":"abc"}', '{"title":null,"score":true}', '[1]', '"x"', '5', 'null', '{"title":[],"score":{}}', '{"title":"   ","score":"7.000"}', `{"title":"${'a'.repeat(201)}","score":1.5}`]
     for (const body of bodies) {
-      const a = await fetch(`${ours.baseUrl}/api/articles/`, { method: 'POST', headers, body })
-      const b = await fetch(`${oracleBase}/api/articles/`, { method: 'POST', headers, body })
+      const a = await fetch(`${servers.ours.baseUrl}/api/articles/`, { method: 'POST', headers, body })
+      const b = await fetch(`${servers.oracleBase}/api/articles/`, { method: 'POST', headers, body })
       expect([body, a.status, await a.json()]).toEqual([body, b.status, await b.json()])
     }
-    const anonymous = await fetch(`${ours.baseUrl}/api/articles/`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })
-    const anonymousOracle = await fetch(`${oracleBase}/api/articles/`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })
+    const anonymous = await fetch(`${servers.ours.baseUrl}/api/articles/`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })
+    const anonymousOracle = await fetch(`${servers.oracleBase}/api/articles/`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })
     expect([anonymous.status, await anonymous.json()]).toEqual([anonymousOracle.status, await anonymousOracle.json()])
-    const created = await fetch(`${ours.baseUrl}/api/articles/`, { method: 'POST', headers, body: '{"title":" New ","score":"4"}' })
-    const createdOracle = await fetch(`${oracleBase}/api/articles/`, { method: 'POST', headers, body: '{"title":" New ","score":"4"}' })
+    const created = await fetch(`${servers.ours.baseUrl}/api/articles/`, { method: 'POST', headers, body: '{"title":" New ","score":"4"}' })
+    const createdOracle = await fetch(`${servers.oracleBase}/api/articles/`, { method: 'POST', headers, body: '{"title":" New ","score":"4"}' })
     const x = (await created.json()) as Record<string, unknown>
     const y = (await createdOracle.json()) as Record<string, unknown>
     expect(created.status).toBe(createdOracle.status)

@@ -5,12 +5,11 @@
  * reference API. Its `results` must be DRF's, its links present exactly when DRF's are,
  * and those links (gatehouse cursors) must continue from the page's last / first row.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { BACKENDS } from '../helpers/databases.js'
-import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { fetchPage, walkForward } from '../conformance/articles-walk.js'
 import { decodeDrfCursor, encodeDrfCursor } from '../../src/pagination/drf-cursor.js'
-import { oracleAvailable, startOracle, type RunningOracle } from './oracle-server.js'
+import { oracleAvailable, useOracleAndReference } from './oracle-server.js'
 
 const drfInstalled = oracleAvailable()
 
@@ -25,12 +24,12 @@ function cursorOf(url: string): string | null {
 }
 
 /** Every DRF URL reachable from `start` along next/previous links (breadth first, bounded). */
-async function collect(oracleBase: string, start: string, limit: number): Promise<string[]> {
+async function collect(base: string, start: string, limit: number): Promise<string[]> {
   const seen = new Set<string>([start])
   const queue = [start]
   while (queue.length > 0 && seen.size < limit) {
     const path = queue.shift() as string
-    const page = await fetchPage(oracleBase + path)
+    const page = await fetchPage(base + path)
     for (const link of [page.next, page.previous]) {
       if (link === null) continue
       const rel = relative(link)
@@ -51,20 +50,7 @@ const ROUTES: { path: string; pageSize: number }[] = [
 ]
 
 for (const backend of BACKENDS) describe.skipIf(!drfInstalled || !backend.available)(`DRF cursors honoured, against the DRF oracle (${backend.name})`, () => {
-  let ours: RunningReference
-  let oracle: RunningOracle | undefined
-  let oracleBase = ''
-
-  beforeAll(async () => {
-    oracle = await startOracle()
-    oracleBase = oracle.baseUrl
-    ours = await startReference(await backend.create())
-  }, 90_000)
-
-  afterAll(async () => {
-    await oracle?.close()
-    await ours?.close()
-  })
+  const servers = useOracleAndReference(() => backend.create())
 
   const kinds = new Map<string, number>()
   let compared = 0
@@ -72,20 +58,20 @@ for (const backend of BACKENDS) describe.skipIf(!drfInstalled || !backend.availa
   for (const { path, pageSize } of ROUTES) {
     it(`answers every DRF cursor of ${path} with DRF's rows, then continues with its own`, async () => {
       // The whole collection in order, from gatehouse's own walk (checked against DRF's by articles-oracle).
-      const full = (await walkForward(ours.baseUrl + path)).flatMap((p) => p.ids)
-      const drfFull = (await walkForward(oracleBase + path)).flatMap((p) => p.ids)
+      const full = (await walkForward(servers.ours.baseUrl + path)).flatMap((p) => p.ids)
+      const drfFull = (await walkForward(servers.oracleBase + path)).flatMap((p) => p.ids)
       expect(full).toEqual(drfFull)
-      const paths = await collect(oracleBase, path, 400)
+      const paths = await collect(servers.oracleBase, path, 400)
       expect(paths.length).toBeGreaterThan(5)
       const differences: string[] = []
       for (const request of paths) {
-        const raw = cursorOf(oracleBase + request)
+        const raw = cursorOf(servers.oracleBase + request)
         const cursor = raw === null ? null : decodeDrfCursor(raw)
         if (cursor === null) throw new Error(`oracle link without a DRF cursor: ${request}`)
         const kind = `${cursor.reverse ? 'reverse' : 'forward'}${cursor.position === null ? '' : '+position'}${cursor.offset > 0 ? '+offset' : ''}`
         kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
-        const theirs = await fetchPage(oracleBase + request)
-        const mine = await fetchPage(ours.baseUrl + request)
+        const theirs = await fetchPage(servers.oracleBase + request)
+        const mine = await fetchPage(servers.ours.baseUrl + request)
         compared++
         const shape = (p: typeof mine): unknown => [p.status, p.ids, p.next === null, p.previous === null]
         if (JSON.stringify(shape(mine)) !== JSON.stringify(shape(theirs))) {
@@ -140,8 +126,8 @@ for (const backend of BACKENDS) describe.skipIf(!drfInstalled || !backend.availa
     const differences: string[] = []
     for (const cursor of cursors) {
       const request = `/api/articles/cursor-score/?cursor=${encodeURIComponent(cursor)}`
-      const theirs = await fetchPage(oracleBase + request)
-      const mine = await fetchPage(ours.baseUrl + request)
+      const theirs = await fetchPage(servers.oracleBase + request)
+      const mine = await fetchPage(servers.ours.baseUrl + request)
       compared++
       const shape = (p: typeof mine): unknown => [p.status, p.status === 200 ? p.ids : p.body, p.next === null, p.previous === null]
       if (JSON.stringify(shape(mine)) !== JSON.stringify(shape(theirs))) {
@@ -161,7 +147,7 @@ for (const backend of BACKENDS) describe.skipIf(!drfInstalled || !backend.availa
       ['/api/articles/cursor/', 'None'],
     ] as const) {
       const cursor = encodeDrfCursor({ offset: 0, reverse: false, position })
-      const mine = await fetchPage(`${ours.baseUrl}${route}?cursor=${encodeURIComponent(cursor)}`)
+      const mine = await fetchPage(`${servers.ours.baseUrl}${route}?cursor=${encodeURIComponent(cursor)}`)
       expect([position, mine.status, mine.body]).toEqual([position, 404, { detail: 'Invalid cursor' }])
     }
   })

@@ -2,6 +2,9 @@ import { spawn, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll } from 'vitest'
+import type { TestDatabase } from '../helpers/databases.js'
+import { startReference, type RunningReference } from '../helpers/reference-server.js'
 
 /**
  * Where the DRF 3.14 oracle's start script lives: `ORACLE_RUN_SH`, else the
@@ -75,5 +78,41 @@ export async function startOracle(timeoutMs = 60_000): Promise<RunningOracle> {
       }
       await new Promise((r) => setTimeout(r, 250))
     }
+  }
+}
+
+/** The DRF oracle and gatehouse's reference API, side by side, for one `describe` block. */
+export interface OracleAndReference {
+  /** Gatehouse's reference API. */
+  readonly ours: RunningReference
+  /** The oracle's base URL (`http://127.0.0.1:<port>`). */
+  readonly oracleBase: string
+}
+
+/**
+ * Starts a freshly seeded oracle and the reference API on `database()` before the block's
+ * tests, and stops both after them; read `ours` and `oracleBase` inside the tests.
+ */
+export function useOracleAndReference(database: () => TestDatabase | Promise<TestDatabase>): OracleAndReference {
+  const running: { oracle?: RunningOracle; ours?: RunningReference } = {}
+  beforeAll(async () => {
+    running.oracle = await startOracle()
+    running.ours = await startReference(await database())
+  }, 90_000)
+  afterAll(async () => {
+    await running.oracle?.close()
+    await running.ours?.close()
+  })
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the oracle and the reference API are not started yet (read them inside a test)')
+    return value
+  }
+  return {
+    get ours(): RunningReference {
+      return started(running.ours)
+    },
+    get oracleBase(): string {
+      return started(running.oracle).baseUrl
+    },
   }
 }
