@@ -57,6 +57,8 @@ export class ApiView {
   private readonly options: ViewOptions
   /** The formats the view renders, in preference order (`['json', 'html']` unless declared). */
   readonly formats: readonly Format[]
+  /** `['Accept']` when the answer depends on the Accept header (more than one format), built once. */
+  private readonly varyAccept: readonly string[]
 
   constructor(global: Settings, options: ViewOptions) {
     const { handlers, formats } = options
@@ -83,6 +85,7 @@ export class ApiView {
     for (const handler of Object.values(handlers)) handler?.validate?.(this.guard.settings, where)
     this.options = options
     this.formats = Object.freeze([...(formats ?? ['json', 'html'])])
+    this.varyAccept = Object.freeze(this.formats.length > 1 ? ['Accept'] : [])
     const methods: string[] = HANDLER_METHODS.filter((m) => handlers[m] !== undefined)
     if (handlers.GET !== undefined) methods.push('HEAD')
     methods.push('OPTIONS')
@@ -115,7 +118,7 @@ export class ApiView {
     } catch (error) {
       response = this.guard.renderErrorOr500(error, req)
     }
-    const accept = this.formats.length > 1 ? ['Accept'] : []
+    const accept = this.varyAccept
     // DRF's finalize_response: once a renderer was negotiated, errors are rendered by it too.
     // A failed negotiation (406, unknown ?format=) answers with the first renderer, JSON.
     if (negotiated.format === 'html' && isJson(response)) {
