@@ -40,7 +40,10 @@ describe('parseExpiresIn (DRF IntegerField, 1 to ten years, nullable)', () => {
     ['1.5', { errors: ['A valid integer is required.'] }],
     ['', { errors: ['A valid integer is required.'] }],
     ['1e3', { errors: ['A valid integer is required.'] }],
-    ['١٢', { errors: ['A valid integer is required.'] }],
+    // Python's int(), which DRF's IntegerField calls, reads any Unicode digits and `_` between digits.
+    ['١٢', { value: 12 }],
+    ['1_000', { value: 1000 }],
+    ['1__0', { errors: ['A valid integer is required.'] }],
     [true, { errors: ['A valid integer is required.'] }],
     [[60], { errors: ['A valid integer is required.'] }],
     [{ s: 60 }, { errors: ['A valid integer is required.'] }],

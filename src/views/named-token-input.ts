@@ -1,6 +1,7 @@
 import type { ApiRequest, RequestData } from '../core/api-request.js'
 import { ValidationError } from '../core/errors.js'
 import { isPythonSpace, pythonStrip } from '../core/python-strip.js'
+import { parsePythonInt } from '../pagination/query-params.js'
 import { validateCharFields } from './char-fields.js'
 
 /** Longest `expires_in` accepted: ten years, in seconds. */
@@ -25,17 +26,6 @@ function dropDecimalZeros(text: string): string {
   return end > 0 && text.charAt(end - 1) === '.' ? text.slice(0, end - 1) : text
 }
 
-/** True for Python `int()`'s plain form: an optional sign, then ASCII digits. */
-function isIntegerText(text: string): boolean {
-  let start = text.startsWith('+') || text.startsWith('-') ? 1 : 0
-  if (start === text.length) return false
-  for (; start < text.length; start += 1) {
-    const code = text.charCodeAt(start)
-    if (code < 0x30 || code > 0x39) return false
-  }
-  return true
-}
-
 /**
  * DRF's `IntegerField(min_value=1, max_value=MAX_EXPIRES_IN, allow_null=True)` for
  * `expires_in`: an integer, or a string of one (`"3600"`, `" 3600 "`, `"3600.0"`); `null` or
@@ -45,23 +35,14 @@ export function parseExpiresIn(raw: unknown): { readonly value: number | null } 
   if (raw === undefined || raw === null) return { value: null }
   const invalid = { errors: ['A valid integer is required.'] }
   if (typeof raw === 'string' && raw.length > 1000) return { errors: ['String value too large.'] }
-  let text: string
-  if (typeof raw === 'number') {
-    if (!Number.isInteger(raw)) return invalid
-    text = raw.toFixed(0)
-  } else if (typeof raw === 'string') {
-    text = pythonStrip(dropDecimalZeros(raw))
-  } else {
-    return invalid
-  }
-  if (!isIntegerText(text)) return invalid
-  const negative = text.startsWith('-')
-  const digits = text.replace(/^[+-]/, '').replace(/^0+/, '')
-  // Past 10 digits the value is out of range whatever the digits (and exact comparison needs no BigInt).
-  const value = digits.length > 10 ? Infinity : Number(digits)
-  if (negative || value < 1) return { errors: ['Ensure this value is greater than or equal to 1.'] }
-  if (value > MAX_EXPIRES_IN) return { errors: [`Ensure this value is less than or equal to ${MAX_EXPIRES_IN}.`] }
-  return { value }
+  if (typeof raw === 'number' && !Number.isInteger(raw)) return invalid
+  if (typeof raw !== 'number' && typeof raw !== 'string') return invalid
+  // DRF: `int(re_decimal.sub('', str(data)))`, Python's int() (signs, `_`, any Unicode digits).
+  const value = parsePythonInt(typeof raw === 'number' ? raw.toFixed(0) : pythonStrip(dropDecimalZeros(raw)))
+  if (value === null) return invalid
+  if (value < 1n) return { errors: ['Ensure this value is greater than or equal to 1.'] }
+  if (value > BigInt(MAX_EXPIRES_IN)) return { errors: [`Ensure this value is less than or equal to ${MAX_EXPIRES_IN}.`] }
+  return { value: Number(value) }
 }
 
 /**
@@ -94,14 +75,11 @@ export function validateNewToken(data: RequestData, req?: Pick<ApiRequest, 'head
  */
 export function parseTokenId(param: string): number | null {
   if (param.length === 0) return null
-  let start = 0
-  while (start < param.length - 1 && param.charAt(start) === '0') start += 1
-  const digits = param.slice(start)
-  if (digits.length > 10 || !isIntegerText(digits) || !isAsciiDigit(digits.charCodeAt(0))) return null
-  const id = Number(digits)
+  for (let i = 0; i < param.length; i += 1) {
+    const code = param.charCodeAt(i)
+    if (code < 0x30 || code > 0x39) return null
+  }
+  // Leading zeros are allowed; a run of digits too long for any id reads as a huge number.
+  const id = Number(param)
   return id >= 1 && id <= MAX_TOKEN_ID ? id : null
-}
-
-function isAsciiDigit(code: number): boolean {
-  return code >= 0x30 && code <= 0x39
 }
