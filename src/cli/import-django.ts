@@ -10,10 +10,10 @@
  */
 import type { Kysely, Transaction } from 'kysely'
 import { isUsableHash } from '../crypto/passwords.js'
-import { parseDatabaseUrl, type Database, type DialectName } from '../kysely/database.js'
+import { parseDatabaseUrl, redactUrl, type Database, type DialectName } from '../kysely/database.js'
 import { tokenRow } from '../kysely/kysely-token-store.js'
 import { syncSerial } from '../kysely/migrations.js'
-import { toDate, type AuthDatabase } from '../kysely/schema.js'
+import { toDate, toFlag, type AuthDatabase } from '../kysely/schema.js'
 
 /** An expected failure of the import (no Django tables, unreadable source): printed as `gatehouse: <message>`. */
 export class DjangoImportError extends Error {}
@@ -100,16 +100,6 @@ function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`
 }
 
-/** A URL fit for a message: no password. */
-function safeUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@')
-}
-
-/** A stored 0/1, boolean, or `'t'`/`'f'`, as a flag. */
-function flag(value: unknown): boolean {
-  return value === true || value === 't' || value === 'true' || Number(value) === 1
-}
-
 /** Django's id as a gatehouse id when it fits a `serial`, else `null`. */
 function serialId(value: unknown): number | null {
   const n = typeof value === 'bigint' ? Number(value) : typeof value === 'string' && /^[0-9]{1,12}$/.test(value) ? Number(value) : value
@@ -148,9 +138,9 @@ function toData(dialect: DialectName, userRows: readonly Record<string, unknown>
     ref: refOf(row['id']),
     username: text(row['username']) ?? '',
     password: text(row['password']) ?? '',
-    isActive: row['is_active'] === undefined ? true : flag(row['is_active']),
-    isStaff: flag(row['is_staff']),
-    isSuperuser: flag(row['is_superuser']),
+    isActive: row['is_active'] === undefined ? true : toFlag(row['is_active']),
+    isStaff: toFlag(row['is_staff']),
+    isSuperuser: toFlag(row['is_superuser']),
     dateJoined: parseDjangoDate(row['date_joined']),
   }))
   const tokens =
@@ -208,7 +198,7 @@ async function readPostgres(url: string): Promise<DjangoData> {
   try {
     await client.connect()
   } catch (error) {
-    throw new DjangoImportError(`cannot connect to the --from database ${safeUrl(url)}: ${(error as Error).message}`)
+    throw new DjangoImportError(`cannot connect to the --from database ${redactUrl(url)}: ${(error as Error).message}`)
   }
   // Types as node-postgres gives them by default: bigint ids come as text, which serialId parses.
   try {

@@ -17,6 +17,11 @@ export const DEFAULT_SQLITE_PATH = 'gatehouse.sqlite3'
  * Parses `DATABASE_URL`: unset or empty → the embedded SQLite file; `sqlite:<path>` or
  * `file:<path>` → that SQLite file (`:memory:` works); `postgres://` / `postgresql://` → PostgreSQL.
  */
+/** `url` fit for a message or a log line: the user and password between `//` and `@` masked. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@')
+}
+
 export function parseDatabaseUrl(url: string | undefined): DatabaseTarget {
   if (url === undefined || url.trim() === '') return { dialect: 'sqlite', path: DEFAULT_SQLITE_PATH }
   const value = url.trim()
@@ -25,7 +30,7 @@ export function parseDatabaseUrl(url: string | undefined): DatabaseTarget {
   if (sqlite !== null && sqlite[3] !== undefined && sqlite[3] !== '') return { dialect: 'sqlite', path: sqlite[3] }
   throw new ConfigurationError(
     'ERR_DATABASE_URL',
-    `DATABASE_URL must be sqlite:<path>, file:<path> or postgres://…, got "${value.replace(/\/\/[^@]*@/, '//***@')}"`,
+    `DATABASE_URL must be sqlite:<path>, file:<path> or postgres://…, got "${redactUrl(value)}"`,
   )
 }
 

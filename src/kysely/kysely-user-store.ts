@@ -5,7 +5,7 @@ import type { StoredUser, UserId } from '../core/user.js'
 import { DEFAULT_SCRYPT, hashPassword, needsRehash, verifyPasswordUniform, type ScryptParams } from '../crypto/passwords.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { NewUser, UserStore } from '../stores/user-store.js'
-import { toUserId, type AuthDatabase, type UsersDatabase } from './schema.js'
+import { toFlag, toUserId, type AuthDatabase, type UsersDatabase } from './schema.js'
 
 /**
  * Which column of your users table holds each field gatehouse reads. `C` is the table's
@@ -96,11 +96,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
  */
 function storable(text: string): boolean {
   return !text.includes('\0')
-}
-
-/** A stored 0/1, boolean, or `'t'`/`'f'`, as a flag. */
-function flag(value: unknown): boolean {
-  return value === true || value === 't' || Number(value) === 1
 }
 
 /** A row selected by `userSelection()`: the mapped columns under gatehouse's names. */
@@ -199,8 +194,8 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     return Object.freeze({
       id: toUserId(row[`${prefix}id`]),
       username: String(row[`${prefix}username`]),
-      isActive: typeof this.columns.isActive === 'string' ? flag(row[`${prefix}is_active`]) : true,
-      isStaff: typeof this.columns.isStaff === 'string' ? flag(row[`${prefix}is_staff`]) : false,
+      isActive: typeof this.columns.isActive === 'string' ? toFlag(row[`${prefix}is_active`]) : true,
+      isStaff: typeof this.columns.isStaff === 'string' ? toFlag(row[`${prefix}is_staff`]) : false,
       isAuthenticated: true as const,
     })
   }

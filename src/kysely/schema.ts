@@ -97,6 +97,11 @@ export interface TokenSessionDatabase<Id extends UserId = string> {
   gatehouse_named_tokens: NamedTokensTable<Id>
 }
 
+/** A stored flag as a boolean: 0/1, a boolean, or PostgreSQL's `'t'`/`'f'` and `'true'`/`'false'` as text. */
+export function toFlag(value: unknown): boolean {
+  return value === true || value === 't' || value === 'true' || Number(value) === 1
+}
+
 /** Converts a stored timestamp (Date on PostgreSQL, text on SQLite) to a `Date`. */
 export function toDate(value: Date | string): Date {
   return value instanceof Date ? value : new Date(value)
