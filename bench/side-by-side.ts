@@ -6,9 +6,9 @@
  * of the server process and of the PostgreSQL backends.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test \
- *     npx tsx bench/side-by-side.ts [--db sqlite|postgres|both] [--duration 10] [--connections 32]
+ *     npx tsx bench/side-by-side.ts [--db sqlite|postgres|both] [--duration 10 | --requests 20000] [--connections 32]
  *       [--rounds 3] [--path '/api/articles/?page=3'] [--servers hand,fastify,express,hono,node]
- *       [--variant name:ENV=value,ENV=value]… [--json out.json]
+ *       [--variant name:ENV=value,ENV=value]… [--before name:/checkout/of/another/commit]… [--json out.json]
  *
  * `--variant` adds a gatehouse server (on Fastify unless its env sets GATEHOUSE_FRAMEWORK)
  * with extra environment, e.g. `--variant cached:GATEHOUSE_COUNT=cached:60000`.
@@ -16,25 +16,30 @@
  * server of DATABASE_URL, dropped at the end), migrated and seeded by the reference API
  * (137 articles). Before loading, every server's answer is fetched and must equal the
  * baseline's byte for byte (ports masked): the baseline does the same work, not less.
- * Needs `wrk` (Debian package).
+ * Uses `wrk` (Debian package) when installed, else autocannon; `--requests N` sends a fixed
+ * number of requests per run (autocannon), the steadier measure of CPU per request on a busy machine.
  */
 import { execSync } from 'node:child_process'
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startInstance, type Instance } from '../scripts/multi-instance.js'
 import { freshPostgres, freshSqlite, type TestDatabase } from '../test/helpers/databases.js'
-import { BOB_TOKEN, wrk, type WrkResult } from './wrk.js'
+import { BOB_TOKEN, load, type LoadLength, type WrkResult } from './wrk.js'
 
 const CLOCK_TICKS = Number(execSync('getconf CLK_TCK').toString().trim()) || 100
 
 interface Options {
   dbs: ('sqlite' | 'postgres')[]
   duration: number
+  /** A fixed number of requests per run instead of a duration (autocannon). */
+  requests: number | null
   connections: number
   rounds: number
   path: string
   servers: string[]
   variants: { name: string; env: Record<string, string> }[]
+  /** Checkouts of another commit to serve beside (`--before name:dir`), on Fastify. */
+  before: { name: string; root: string }[]
   json: string | null
 }
 
@@ -42,11 +47,13 @@ function parseArgs(argv: readonly string[]): Options {
   const o: Options = {
     dbs: ['sqlite', 'postgres'],
     duration: 10,
+    requests: null,
     connections: 32,
     rounds: 3,
     path: '/api/articles/?page=3',
     servers: ['hand', 'fastify', 'express', 'hono', 'node'],
     variants: [],
+    before: [],
     json: null,
   }
   for (let i = 0; i < argv.length; i += 2) {
@@ -54,6 +61,7 @@ function parseArgs(argv: readonly string[]): Options {
     if (value === undefined) throw new Error(`missing value for ${flag}`)
     if (flag === '--db') o.dbs = value === 'both' ? ['sqlite', 'postgres'] : [value as 'sqlite' | 'postgres']
     else if (flag === '--duration') o.duration = Number(value)
+    else if (flag === '--requests') o.requests = Number(value)
     else if (flag === '--connections') o.connections = Number(value)
     else if (flag === '--rounds') o.rounds = Number(value)
     else if (flag === '--path') o.path = value
@@ -66,6 +74,9 @@ function parseArgs(argv: readonly string[]): Options {
         env[pair.slice(0, eq)] = pair.slice(eq + 1)
       }
       o.variants.push({ name: name ?? 'variant', env })
+    } else if (flag === '--before') {
+      const colon = value.indexOf(':')
+      o.before.push({ name: value.slice(0, colon), root: value.slice(colon + 1) })
     } else if (flag === '--json') o.json = value
     else throw new Error(`unknown option ${flag}`)
   }
@@ -126,6 +137,9 @@ async function startServers(options: Options, database: TestDatabase): Promise<S
   for (const variant of options.variants) {
     servers.push({ name: `gatehouse ${variant.name}`, instance: await startInstance({ env: { ...env, ...variant.env } }) })
   }
+  for (const other of options.before) {
+    servers.push({ name: other.name, instance: await startInstance({ env, root: other.root }) })
+  }
   if (options.servers.includes('hand')) {
     if (servers.length === 0) throw new Error('the baseline needs a gatehouse server first (it seeds the database)')
     servers.unshift({ name: 'hand-written', instance: await startInstance({ env, script: [join(import.meta.dirname, 'hand-written-server.ts')] }) })
@@ -162,7 +176,8 @@ async function runDatabase(options: Options, db: 'sqlite' | 'postgres'): Promise
     servers.push(...(await startServers(options, database)))
     await checkSameAnswer(servers, options.path)
     process.stderr.write(`${db}: ${servers.length} servers answer alike; warming up\n`)
-    for (const s of servers) wrk(`${s.instance.baseUrl}${options.path}`, options.connections, 3)
+    const length: LoadLength = options.requests === null ? { seconds: options.duration } : { requests: options.requests }
+    for (const s of servers) await load(`${s.instance.baseUrl}${options.path}`, options.connections, options.requests === null ? { seconds: 3 } : { requests: Math.ceil(options.requests / 4) })
     const samples: Sample[] = []
     for (let round = 0; round < options.rounds; round++) {
       // Alternate the order each round, so no server always runs first or last.
@@ -171,7 +186,7 @@ async function runDatabase(options: Options, db: 'sqlite' | 'postgres'): Promise
         const pid = s.instance.child.pid ?? 0
         const nodeBefore = processTicks(pid)
         const pgBefore = db === 'postgres' ? postgresTicks() : new Map<number, number>()
-        const result = wrk(`${s.instance.baseUrl}${options.path}`, options.connections, options.duration)
+        const result = await load(`${s.instance.baseUrl}${options.path}`, options.connections, length)
         const nodeTicks = processTicks(pid) - nodeBefore
         const pgTicks = db === 'postgres' ? ticksDelta(pgBefore, postgresTicks()) : 0
         const perRequest = (ticks: number): number => (ticks * 1000) / CLOCK_TICKS / Math.max(1, result.requests)
@@ -182,7 +197,7 @@ async function runDatabase(options: Options, db: 'sqlite' | 'postgres'): Promise
           dbCpuMsPerRequest: db === 'postgres' ? perRequest(pgTicks) : null,
         }
         samples.push(sample)
-        process.stderr.write(`${db} round ${round + 1} ${s.name}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99ms.toFixed(2)} ms\n`)
+        process.stderr.write(`${db} round ${round + 1} ${s.name}: ${result.rps.toFixed(0)} req/s (${result.tool}), p99 ${result.p99ms.toFixed(2)} ms, node CPU ${sample.nodeCpuMsPerRequest.toFixed(3)} ms/req\n`)
         if (result.non2xx > 0 || result.errors > 0) throw new Error(`${s.name}: ${result.non2xx} non-2xx, ${result.errors} socket errors`)
       }
     }

@@ -33,6 +33,11 @@ export interface InstanceOptions {
    * baseline): its path and arguments; it must print `listening on http://host:port`.
    */
   readonly script?: readonly string[]
+  /**
+   * Another checkout of the repository to run the reference API from (benchmarks compare a
+   * commit before a change in the same run): its `examples/reference-api/main.ts`, in it. @default this one
+   */
+  readonly root?: string
 }
 
 /** A running `reference-api/main.ts serve` child process. */
@@ -70,8 +75,8 @@ function mergeEnv(extra: Readonly<Record<string, string | undefined>>): Record<s
 export async function startInstance(options: InstanceOptions = {}): Promise<Instance> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', ...(options.script ?? [join(ROOT, 'examples', 'reference-api', 'main.ts'), 'serve']), '--port', String(options.port ?? 0)],
-    { cwd: ROOT, env: mergeEnv(options.env ?? {}), stdio: ['ignore', 'pipe', 'pipe'] },
+    ['--import', 'tsx', ...(options.script ?? [join(options.root ?? ROOT, 'examples', 'reference-api', 'main.ts'), 'serve']), '--port', String(options.port ?? 0)],
+    { cwd: options.root ?? ROOT, env: mergeEnv(options.env ?? {}), stdio: ['ignore', 'pipe', 'pipe'] },
   )
   track(child)
   let output = ''

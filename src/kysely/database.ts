@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto'
 import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type PostgresPool, type PostgresPoolClient, type SqliteDatabase, type SqliteStatement } from 'kysely'
 import { ConfigurationError } from '../core/errors.js'
+import { postgresDirectDriver, registerDirectDriver, sqliteDirectDriver, statementName, type DirectDriver } from './direct-driver.js'
 
 /** Which SQL engine a `DATABASE_URL` points at. */
 export type DialectName = 'sqlite' | 'postgres'
@@ -69,7 +69,7 @@ export function withPreparedStatements(pool: { connect(): Promise<unknown>; end(
   const nameOf = (text: string): string | undefined => {
     let name = names.get(text)
     if (name === undefined) {
-      name = names.size < max ? `gh_${createHash('sha256').update(text).digest('hex').slice(0, 24)}` : null
+      name = names.size < max ? statementName(text) : null
       if (name !== null) names.set(text, name)
     }
     return name ?? undefined
@@ -135,13 +135,18 @@ export function withStatementCache(db: PreparingDatabase, size = 256): SqliteDat
 
 /** Creates the Kysely dialect for a target. The drivers are loaded only when used. */
 export async function createDialect(target: DatabaseTarget, options: OpenDatabaseOptions = {}): Promise<Dialect> {
+  return (await openDriver(target, options)).dialect
+}
+
+/** The Kysely dialect of a target and the direct driver of its prepared queries. */
+async function openDriver(target: DatabaseTarget, options: OpenDatabaseOptions): Promise<{ dialect: Dialect; direct: DirectDriver }> {
   if (target.dialect === 'sqlite') {
     const { default: SQLite } = await import('better-sqlite3')
     const db = new SQLite(target.path)
     db.pragma('journal_mode = WAL')
     db.pragma('busy_timeout = 5000')
     db.pragma('foreign_keys = ON')
-    return new SqliteDialect({ database: withStatementCache(db) })
+    return { dialect: new SqliteDialect({ database: withStatementCache(db) }), direct: sqliteDirectDriver(db) }
   }
   const pg = await import('pg')
   const Pool = pg.default.Pool
@@ -170,7 +175,10 @@ export async function createDialect(target: DatabaseTarget, options: OpenDatabas
     })
   })
   const prepared = options.preparedStatements ?? 256
-  return new PostgresDialect({ pool: prepared > 0 ? withPreparedStatements(pool, prepared) : pool })
+  return {
+    dialect: new PostgresDialect({ pool: prepared > 0 ? withPreparedStatements(pool, prepared) : pool }),
+    direct: postgresDirectDriver(pool, prepared),
+  }
 }
 
 /** An open database: the Kysely instance and which engine it talks to. */
@@ -183,6 +191,9 @@ export interface Database<DB> {
 /** Opens `DATABASE_URL` (or the default SQLite file) as a Kysely instance. */
 export async function openDatabase<DB>(url: string | undefined, options: OpenDatabaseOptions = {}): Promise<Database<DB>> {
   const target = parseDatabaseUrl(url)
-  const db = new Kysely<DB>({ dialect: await createDialect(target, options) })
+  const { dialect, direct } = await openDriver(target, options)
+  const db = new Kysely<DB>({ dialect })
+  // Prepared queries (`prepareQuery`, prepared page sources, the stores' lookups) run on the driver.
+  registerDirectDriver(db, direct)
   return { db, dialect: target.dialect, close: () => db.destroy() }
 }

@@ -38,3 +38,6 @@ export {
   type ColumnKind,
   type CountableQuery,
 } from './kysely-page-source.js'
+export { prepareQuery, parameterRef, type PreparedQuery, type QueryParameters, type Compilable } from './prepared-query.js'
+export { preparePageSource, type PreparedPageSourceOptions, type OptionalQueryParameters } from './prepared-page-source.js'
+export { StaleStatementError } from './direct-driver.js'

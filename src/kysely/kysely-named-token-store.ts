@@ -7,7 +7,7 @@ import type { CreatedNamedToken, NamedTokenInfo, NamedTokenRecord, NamedTokenSto
 import type { TokenRecord, TokenWithUser } from '../stores/token-store.js'
 import { digest } from './kysely-token-store.js'
 import type { KyselyUserStore, UserJoin } from './kysely-user-store.js'
-import { selectTokenWithUser, tokenUserJoin } from './token-user-join.js'
+import { prepareTokenWithUser, tokenUserJoin, type TokenWithUserLookup } from './token-user-join.js'
 import { toDate, toUserId, type AuthDatabase, type NamedTokensDatabase } from './schema.js'
 
 /** The default prefix of new tokens: secret scanners can match `gth_` and 40 letters and digits. */
@@ -105,7 +105,10 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
     this.invalidation = options.invalidation
     this.now = options.now ?? (() => new Date())
     const join = tokenUserJoin(options.users, 'KyselyNamedTokenStore')
-    if (join !== undefined) this.findWithUser = (key) => this.findJoined(key, join)
+    if (join !== undefined) {
+      const lookup = prepareTokenWithUser(this.db, join, { table: 'gatehouse_named_tokens', columns: TOKEN_COLUMNS, digestColumn: 'digest' })
+      this.findWithUser = (key) => this.findJoined(key, lookup)
+    }
   }
 
   /** A new token: the prefix, then 40 characters of `[A-Za-z0-9]` from the CSPRNG. */
@@ -167,9 +170,9 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
     return row === undefined ? null : this.toRecord(key, row)
   }
 
-  private async findJoined(key: string, join: UserJoin): Promise<TokenWithUser | null> {
+  private async findJoined(key: string, lookup: TokenWithUserLookup): Promise<TokenWithUser | null> {
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) return null
-    const found = await selectTokenWithUser(this.db, join, { table: 'gatehouse_named_tokens', columns: TOKEN_COLUMNS, digestColumn: 'digest', digest: digest(key) })
+    const found = await lookup(digest(key))
     if (found === undefined) return null
     const token = this.toRecord(key, found.row as unknown as TokenRow)
     return token === null ? null : { token, user: found.user }

@@ -15,12 +15,15 @@ import { BACKENDS, type TestDatabase } from '../../test/helpers/databases.js'
 
 const BULK = 20_000
 
-function sourceFor(ref: ReferenceContext, query = ''): KyselyPageSource<never, never, ArticleRow> {
+/** The reference API's source of one request: a prepared page source, which compiles its seeks as `KyselyPageSource` does. */
+type ExplainableSource = SeekSource<ArticleRow> & Pick<KyselyPageSource<never, never, ArticleRow>, 'compileSeek'>
+
+function sourceFor(ref: ReferenceContext, query = ''): ExplainableSource {
   const ctx = { request: { url: new URL(`http://test/api/articles/cursor/${query}`) } } as unknown as RequestContext
-  return articleSource(ref, ctx) as SeekSource<ArticleRow> as KyselyPageSource<never, never, ArticleRow>
+  return articleSource(ref, ctx) as ExplainableSource
 }
 
-async function plan(ref: ReferenceContext, source: KyselyPageSource<never, never, ArticleRow>, ordering: OrderingField[], after: KeyValue[] | null, reverse: boolean): Promise<string> {
+async function plan(ref: ReferenceContext, source: ExplainableSource, ordering: OrderingField[], after: KeyValue[] | null, reverse: boolean): Promise<string> {
   const compiled = source.compileSeek({ ordering, after, reverse, limit: 11 })
   const prefix = ref.database.dialect === 'sqlite' ? 'EXPLAIN QUERY PLAN ' : 'EXPLAIN '
   const result = await ref.db.executeQuery<Record<string, unknown>>({ ...compiled, sql: prefix + compiled.sql })

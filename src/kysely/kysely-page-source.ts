@@ -65,8 +65,13 @@ function keyValue(_key: string, value: unknown): unknown {
   return value
 }
 
+/** A count cache key: equal keys count the same rows (the statement's text and parameters). */
+export function countKeyOf(text: string, parameters: readonly unknown[]): string {
+  return `${text}\u0000${JSON.stringify(parameters, keyValue)}`
+}
+
 /** The planner's row estimate from `EXPLAIN (FORMAT JSON)`'s output (parsed by node-pg, or text). */
-function planRows(row: Readonly<Record<string, unknown>> | undefined): number | null {
+export function planRows(row: Readonly<Record<string, unknown>> | undefined): number | null {
   let plan: unknown = row?.['QUERY PLAN']
   if (typeof plan === 'string') plan = JSON.parse(plan)
   const top = Array.isArray(plan) ? (plan[0] as { Plan?: { 'Plan Rows'?: unknown } } | undefined) : undefined
@@ -155,6 +160,11 @@ export class KyselyPageSource<DB, TB extends keyof DB, O> implements SeekSource<
     for (const f of this.order) this.column(f.field)
   }
 
+  /** The dialect the SQL is written for. */
+  get dialect(): DialectName {
+    return this.options.dialect
+  }
+
   private column(field: string): ColumnSpec {
     const spec = this.options.columns[field]
     if (spec === undefined) throw new ConfigurationError('ERR_PAGE_SOURCE_COLUMN', `KyselyPageSource: no column for field "${field}"`)
@@ -176,17 +186,42 @@ export class KyselyPageSource<DB, TB extends keyof DB, O> implements SeekSource<
     return sql<{ count: number | string }>`select count(*) as count from (${this.counted}) as page_source`
   }
 
+  /** The compiled `count()` statement. */
+  compileCount(): CompiledQuery<{ count: number | string }> {
+    return this.countStatement().compile(this.options.db)
+  }
+
+  /** The compiled `countAtMost(limit)` statement (`limit` a number or a placeholder). */
+  compileCountAtMost(limit: number | Expression<number>): CompiledQuery<{ count: number | string }> {
+    return sql<{ count: number | string }>`select count(*) as count from (select 1 as one from (${this.counted}) as page_source limit ${limit}) as capped`.compile(
+      this.options.db,
+    )
+  }
+
+  /** The compiled `estimatedCount()` statement (PostgreSQL's `EXPLAIN (FORMAT JSON)` of the counted query). */
+  compileEstimatedCount(): CompiledQuery<Record<string, unknown>> {
+    return sql<Record<string, unknown>>`explain (format json) ${this.counted}`.compile(this.options.db)
+  }
+
+  /** The compiled `slice(offset, limit)` statement (each a number or a placeholder). */
+  compileSlice(offset: number | Expression<number>, limit: number | Expression<number>): CompiledQuery<O> {
+    return this.ordered(this.options.query, this.order).limit(limit).offset(offset).compile()
+  }
+
+  /** The compiled `all()` statement. */
+  compileAll(): CompiledQuery<O> {
+    return this.ordered(this.options.query, this.order).compile()
+  }
+
   async count(): Promise<number> {
-    const { rows } = await this.countStatement().execute(this.options.db)
+    const { rows } = await this.options.db.executeQuery(this.compileCount())
     return Number(rows[0]?.count ?? 0)
   }
 
   /** `min(count, limit)`: the count of a sub-select that stops after `limit` rows. */
   async countAtMost(limit: number): Promise<number> {
     if (limit <= 0) return 0
-    const { rows } = await sql<{ count: number | string }>`select count(*) as count from (select 1 as one from (${this.counted}) as page_source limit ${limit}) as capped`.execute(
-      this.options.db,
-    )
+    const { rows } = await this.options.db.executeQuery(this.compileCountAtMost(limit))
     return Number(rows[0]?.count ?? 0)
   }
 
@@ -198,23 +233,23 @@ export class KyselyPageSource<DB, TB extends keyof DB, O> implements SeekSource<
    */
   async estimatedCount(): Promise<number | null> {
     if (this.options.dialect !== 'postgres') return null
-    const { rows } = await sql<Record<string, unknown>>`explain (format json) ${this.counted}`.execute(this.options.db)
+    const { rows } = await this.options.db.executeQuery(this.compileEstimatedCount())
     return planRows(rows[0])
   }
 
   /** The count statement's text and parameters: equal keys count the same rows. */
   countKey(): string {
-    const compiled = this.countStatement().compile(this.options.db)
-    return `${compiled.sql}\u0000${JSON.stringify(compiled.parameters, keyValue)}`
+    const compiled = this.compileCount()
+    return countKeyOf(compiled.sql, compiled.parameters)
   }
 
   async slice(offset: number, limit: number): Promise<readonly O[]> {
     if (limit <= 0) return []
-    return this.ordered(this.options.query, this.order).limit(limit).offset(offset).execute()
+    return (await this.options.db.executeQuery(this.compileSlice(offset, limit))).rows
   }
 
   async all(): Promise<readonly O[]> {
-    return this.ordered(this.options.query, this.order).execute()
+    return (await this.options.db.executeQuery(this.compileAll())).rows
   }
 
   keyOf(row: O, ordering: readonly OrderingField[]): readonly KeyValue[] {

@@ -5,8 +5,8 @@ import { timingSafeEqual } from '../crypto/timing-safe-equal.js'
 import { createHash } from 'node:crypto'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { TokenRecord, TokenStore, TokenWithUser } from '../stores/token-store.js'
-import type { KyselyUserStore, UserJoin } from './kysely-user-store.js'
-import { selectTokenWithUser, tokenUserJoin } from './token-user-join.js'
+import type { KyselyUserStore } from './kysely-user-store.js'
+import { prepareTokenWithUser, tokenUserJoin, type TokenWithUserLookup } from './token-user-join.js'
 import { toDate, toUserId, type AuthDatabase, type TokensDatabase } from './schema.js'
 
 /** Hex SHA-256 of a token key: the indexed lookup column. */
@@ -67,7 +67,10 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
     this.generateKey = options.generateKey ?? generateTokenKey
     this.invalidation = options.invalidation
     const join = tokenUserJoin(options.users, 'KyselyTokenStore')
-    if (join !== undefined) this.findWithUser = (key) => this.findJoined(key, join)
+    if (join !== undefined) {
+      const lookup = prepareTokenWithUser(this.db, join, { table: 'gatehouse_tokens', columns: ['key', 'user_id', 'created'], digestColumn: 'key_digest' })
+      this.findWithUser = (key) => this.findJoined(key, lookup)
+    }
   }
 
   async findByKey(key: string): Promise<TokenRecord | null> {
@@ -82,9 +85,9 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
     return { key: row.key, userId: toUserId(row.user_id), created: toDate(row.created) }
   }
 
-  private async findJoined(key: string, join: UserJoin): Promise<TokenWithUser | null> {
+  private async findJoined(key: string, lookup: TokenWithUserLookup): Promise<TokenWithUser | null> {
     if (key.length === 0 || key.length > 40) return null
-    const found = await selectTokenWithUser(this.db, join, { table: 'gatehouse_tokens', columns: ['key', 'user_id', 'created'], digestColumn: 'key_digest', digest: digest(key) })
+    const found = await lookup(digest(key))
     if (found === undefined) return null
     const { row, user } = found
     if (typeof row['key'] !== 'string' || !timingSafeEqual(row['key'], key)) return null

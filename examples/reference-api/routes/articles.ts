@@ -3,7 +3,7 @@ import { route, type ApiView, type Route } from 'gatehouse'
 import { jsonResponse, type ApiResponse } from 'gatehouse'
 import { ValidationError } from 'gatehouse'
 import type { RequestContext } from 'gatehouse'
-import { KyselyPageSource, type ColumnSpec } from 'gatehouse/kysely'
+import { preparePageSource, type ColumnSpec, type OptionalQueryParameters } from 'gatehouse/kysely'
 import { formatResponse } from 'gatehouse'
 import { CursorPagination } from 'gatehouse'
 import { LimitOffsetPagination } from 'gatehouse'
@@ -79,28 +79,58 @@ const COLUMNS: Readonly<Record<string, ColumnSpec>> = {
   created: { ref: 'articles.created', kind: 'timestamp', nearlyUnique: true },
 }
 
-/** The articles of `?author=` (empty: every article), ordered by id for the numbered styles. */
-export function articleSource(ref: ReferenceContext, ctx: RequestContext): SeekSource<ArticleRow> {
-  const { db } = ref
+/** `?author=` of a request: `undefined` when absent or empty (no filter). */
+function authorOf(ctx: RequestContext): string | undefined {
   const author = queryParam(ctx.request.url, 'author')
-  let query = db
-    .selectFrom('articles')
-    .innerJoin('gatehouse_users as u', 'u.id', 'articles.author_id')
-    .select(['articles.id as id', 'articles.title as title', 'u.username as author', 'articles.score as score', 'articles.created as created'])
-  // The count needs no join: author_id is NOT NULL and references a user, so the join keeps every row.
-  let countQuery = db.selectFrom('articles').select('articles.id')
-  if (author !== null && author !== '') {
-    if (author.includes('\0')) {
-      // No username holds a NUL (PostgreSQL would reject the parameter): an unknown author, an empty list.
-      query = query.where(sql<SqlBool>`1 = 0`)
-      countQuery = countQuery.where(sql<SqlBool>`1 = 0`)
-    } else {
-      const authorIds = db.selectFrom('gatehouse_users').select('id').where('username', '=', author)
-      query = query.where('articles.author_id', 'in', authorIds)
-      countQuery = countQuery.where('articles.author_id', 'in', authorIds)
-    }
+  return author === null || author === '' ? undefined : author
+}
+
+/**
+ * The articles of `?author=` (empty: every article), ordered by id for the numbered styles,
+ * compiled once per shape (with and without the author filter); each request binds the author.
+ */
+export function articleSources(ref: ReferenceContext): (ctx: RequestContext) => SeekSource<ArticleRow> {
+  const { db } = ref
+  const prepared = preparePageSource({
+    db,
+    dialect: ref.database.dialect,
+    columns: COLUMNS,
+    orderBy: ['id'],
+    query: (p: OptionalQueryParameters<{ author: string }>) => {
+      const query = db
+        .selectFrom('articles')
+        .innerJoin('gatehouse_users as u', 'u.id', 'articles.author_id')
+        .select(['articles.id as id', 'articles.title as title', 'u.username as author', 'articles.score as score', 'articles.created as created'])
+      return p.author === undefined ? query : query.where('articles.author_id', 'in', db.selectFrom('gatehouse_users').select('id').where('username', '=', p.author))
+    },
+    // The count needs no join: author_id is NOT NULL and references a user, so the join keeps every row.
+    countQuery: (p: OptionalQueryParameters<{ author: string }>) => {
+      const query = db.selectFrom('articles').select('articles.id')
+      return p.author === undefined ? query : query.where('articles.author_id', 'in', db.selectFrom('gatehouse_users').select('id').where('username', '=', p.author))
+    },
+  })
+  // No username holds a NUL (PostgreSQL would reject the parameter): an unknown author, an empty list.
+  const none = preparePageSource({
+    db,
+    dialect: ref.database.dialect,
+    columns: COLUMNS,
+    orderBy: ['id'],
+    query: () =>
+      db
+        .selectFrom('articles')
+        .innerJoin('gatehouse_users as u', 'u.id', 'articles.author_id')
+        .select(['articles.id as id', 'articles.title as title', 'u.username as author', 'articles.score as score', 'articles.created as created'])
+        .where(sql<SqlBool>`1 = 0`),
+  })
+  return (ctx) => {
+    const author = authorOf(ctx)
+    return author !== undefined && author.includes('\0') ? none() : prepared({ author })
   }
-  return new KyselyPageSource({ db, query, countQuery, dialect: ref.database.dialect, columns: COLUMNS, orderBy: ['id'] })
+}
+
+/** The articles source of one request (see `articleSources`; tests use this one-off form). */
+export function articleSource(ref: ReferenceContext, ctx: RequestContext): SeekSource<ArticleRow> {
+  return articleSources(ref)(ctx)
 }
 
 /** The nested-links example of DRF's docs: `{"links": {"next", "previous"}, "count", "results"}`. */
@@ -199,8 +229,9 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
   const cursorSecret = { secret: ref.secrets }
   const permissions = [new IsAuthenticatedOrReadOnly()]
   // `fields`: each view's cursor ordering is checked against the source's columns when the view is declared.
+  const source = articleSources(ref)
   const list = describeHandler(
-    listHandler<ArticleRow>({ source: (ctx) => articleSource(ref, ctx), serialize: serializeArticle, fields: Object.keys(COLUMNS), itemSchema: ARTICLE_SCHEMA }),
+    listHandler<ArticleRow>({ source, serialize: serializeArticle, fields: Object.keys(COLUMNS), itemSchema: ARTICLE_SCHEMA }),
     { parameters: [AUTHOR_PARAMETER] },
   )
   const common = { permissions, formats: ['json', 'html'] as const }
@@ -233,7 +264,7 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
       description: 'A plain APIView that calls the page-number paginator itself.',
       ...common,
       handlers: {
-        GET: describeHandler((ctx) => paginatedList(ctx, manual, articleSource(ref, ctx), serializeArticle, { controls: false }), {
+        GET: describeHandler((ctx) => paginatedList(ctx, manual, source(ctx), serializeArticle, { controls: false }), {
           list: { item: ARTICLE_SCHEMA, paginator: manual },
           parameters: [AUTHOR_PARAMETER],
         }),

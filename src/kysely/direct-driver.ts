@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto'
+import type { DialectName } from './database.js'
+
+/**
+ * Runs SQL that Kysely compiled once directly on the driver: no query builder, compiler,
+ * plugin chain or connection mutex per execution. `openDatabase` registers one for each
+ * Kysely instance it opens; a Kysely instance built elsewhere has none, and prepared
+ * queries then run their compiled statement through `Kysely.executeQuery`.
+ */
+export interface DirectDriver {
+  readonly dialect: DialectName
+  /**
+   * The rows of `text` run with `parameters`, or `undefined` when the statement must go
+   * through Kysely instead (SQLite: a transaction is open on the connection, whose
+   * statements Kysely's mutex keeps together).
+   */
+  rows(text: string, parameters: readonly unknown[]): Promise<Record<string, unknown>[]> | undefined
+}
+
+const DRIVERS = new WeakMap<object, DirectDriver>()
+
+/** Makes prepared queries of `db` run on `driver`. */
+export function registerDirectDriver(db: object, driver: DirectDriver): void {
+  DRIVERS.set(db, driver)
+}
+
+/** The driver `openDatabase` registered for `db`, or `undefined`. */
+export function directDriverOf(db: object): DirectDriver | undefined {
+  return DRIVERS.get(db)
+}
+
+/** The name a SQL text is prepared under on PostgreSQL: a digest, so one name never stands for two texts. */
+export function statementName(text: string): string {
+  return `gh_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`
+}
+
+/** The part of a better-sqlite3 statement the driver uses. */
+interface SqliteStatement {
+  readonly reader: boolean
+  all(parameters: readonly unknown[]): unknown[]
+  run(parameters: readonly unknown[]): unknown
+}
+
+/** The part of a better-sqlite3 database the driver uses. */
+interface SqliteConnection {
+  readonly inTransaction: boolean
+  prepare(sql: string): SqliteStatement
+}
+
+/** Prepared statements kept per SQL text; prepared queries have few texts, but stay bounded. */
+const MAX_SQLITE_STATEMENTS = 512
+
+/**
+ * better-sqlite3: each text is prepared once and kept; a run binds and steps it. SQLite
+ * re-prepares a kept statement itself after a schema change (or fails with its error,
+ * e.g. `no such column`), so a changed table never yields stale rows.
+ */
+export function sqliteDirectDriver(connection: SqliteConnection): DirectDriver {
+  const statements = new Map<string, SqliteStatement>()
+  return {
+    dialect: 'sqlite',
+    rows(text, parameters) {
+      if (connection.inTransaction) return undefined
+      let statement = statements.get(text)
+      if (statement === undefined) {
+        statement = connection.prepare(text)
+        if (statements.size >= MAX_SQLITE_STATEMENTS) statements.delete(statements.keys().next().value as string)
+        statements.set(text, statement)
+      }
+      try {
+        if (statement.reader) return Promise.resolve(statement.all(parameters) as Record<string, unknown>[])
+        statement.run(parameters)
+        return Promise.resolve([])
+      } catch (error) {
+        return Promise.reject(error as Error)
+      }
+    },
+  }
+}
+
+/** The part of a node-postgres pool the driver uses. */
+interface PgPool {
+  query(config: { readonly name?: string; readonly text: string; readonly values: unknown[] }): Promise<{ rows: unknown[] }>
+}
+
+/** PostgreSQL's SQLSTATE for "cached plan must not change result type". */
+const PLAN_CHANGED = '0A000'
+
+/** A prepared statement that no longer fits its tables: the schema changed while the pool was open. */
+export class StaleStatementError extends Error {
+  override readonly name = 'StaleStatementError'
+  /** The SQL text of the statement. */
+  readonly sql: string
+
+  constructor(sql: string, cause: unknown) {
+    super(
+      'a prepared statement no longer matches its tables (their columns changed while the connection pool was open); ' +
+        'restart the process after a migration, or open the database with preparedStatements: 0',
+      { cause },
+    )
+    this.sql = sql
+  }
+}
+
+/**
+ * node-postgres: each run is `pool.query({ name, text, values })`, which prepares the text
+ * once per connection under `statementName(text)` (the first `maxNames` texts; later ones run unnamed).
+ * A statement prepared before its table's columns changed fails with `StaleStatementError`.
+ */
+export function postgresDirectDriver(pool: PgPool, maxNames: number): DirectDriver {
+  const names = new Map<string, string>()
+  return {
+    dialect: 'postgres',
+    rows(text, parameters) {
+      let name = names.get(text)
+      if (name === undefined && names.size < maxNames) {
+        name = statementName(text)
+        names.set(text, name)
+      }
+      const values = parameters as unknown[]
+      return pool.query(name === undefined ? { text, values } : { name, text, values }).then(
+        (result) => result.rows as Record<string, unknown>[],
+        (error: unknown) => {
+          throw (error as { code?: unknown } | null)?.code === PLAN_CHANGED ? new StaleStatementError(text, error) : error
+        },
+      )
+    },
+  }
+}

@@ -1,0 +1,193 @@
+import type { CompiledQuery, Expression, Kysely, SelectQueryBuilder } from 'kysely'
+import type { KeyValue, OrderingField, PositionSeekArgs, SeekArgs, SeekSource } from '../pagination/paginator.js'
+import type { DialectName } from './database.js'
+import { countKeyOf, KyselyPageSource, planRows, type ColumnSpec, type CountableQuery, type QueryRunner } from './kysely-page-source.js'
+import { bindCompiled, CompiledStatement, executeCompiled, parameterRef } from './prepared-query.js'
+
+/** The placeholders of one shape: a parameter given a value at run time has one, an absent one is `undefined`. */
+export type OptionalQueryParameters<P> = { readonly [K in keyof P]?: Expression<Exclude<P[K], undefined>> }
+
+/** Options of `preparePageSource`. */
+export interface PreparedPageSourceOptions<DB, TB extends keyof DB, O, P> {
+  /** The Kysely instance the queries belong to (opened by `openDatabase` to run on the driver directly). */
+  readonly db: QueryRunner
+  readonly dialect: DialectName
+  /** As `KyselyPageSource`'s `columns`. */
+  readonly columns: Readonly<Record<string, ColumnSpec>>
+  /** As `KyselyPageSource`'s `orderBy`. */
+  readonly orderBy: readonly string[]
+  /**
+   * The filtered select query (no ORDER BY, LIMIT or OFFSET) for the parameters present in
+   * `params`: a parameter with a value at run time is a placeholder here, an absent one is
+   * `undefined` (so an optional filter is a branch). Called once per shape, never per request.
+   */
+  readonly query: (params: OptionalQueryParameters<P>) => SelectQueryBuilder<DB, TB, O>
+  /** As `KyselyPageSource`'s `countQuery`, for the same parameters. @default `query` */
+  readonly countQuery?: (params: OptionalQueryParameters<P>) => CountableQuery
+}
+
+/** Reserved placeholder names of the statements' own values. */
+const LIMIT = '$limit'
+const OFFSET = '$offset'
+const limitRef = parameterRef<number>(LIMIT)
+const offsetRef = parameterRef<number>(OFFSET)
+
+/** One shape's source and statements, compiled when the shape is first used. */
+class Shape<O> {
+  readonly source: KyselyPageSource<unknown, never, O>
+  private readonly db: Kysely<unknown>
+  private countStatement?: CompiledStatement<{ count: number | string }>
+  private countAtMostStatement?: CompiledStatement<{ count: number | string }>
+  private estimateStatement?: CompiledStatement<Record<string, unknown>>
+  private sliceStatement?: CompiledStatement<O>
+  private allStatement?: CompiledStatement<O>
+
+  constructor(db: Kysely<unknown>, source: KyselyPageSource<unknown, never, O>) {
+    this.db = db
+    this.source = source
+  }
+
+  get count(): CompiledStatement<{ count: number | string }> {
+    return (this.countStatement ??= new CompiledStatement(this.db, this.source.compileCount()))
+  }
+
+  get countAtMost(): CompiledStatement<{ count: number | string }> {
+    return (this.countAtMostStatement ??= new CompiledStatement(this.db, this.source.compileCountAtMost(limitRef)))
+  }
+
+  get estimate(): CompiledStatement<Record<string, unknown>> {
+    return (this.estimateStatement ??= new CompiledStatement(this.db, this.source.compileEstimatedCount()))
+  }
+
+  get slice(): CompiledStatement<O> {
+    return (this.sliceStatement ??= new CompiledStatement(this.db, this.source.compileSlice(offsetRef, limitRef)))
+  }
+
+  get all(): CompiledStatement<O> {
+    return (this.allStatement ??= new CompiledStatement(this.db, this.source.compileAll()))
+  }
+}
+
+/** One request's source: a shape and its parameter values. */
+class BoundPageSource<O> implements SeekSource<O> {
+  private readonly shape: Shape<O>
+  private readonly values: Record<string, unknown>
+  private readonly db: Kysely<unknown>
+
+  constructor(db: Kysely<unknown>, shape: Shape<O>, values: Record<string, unknown>) {
+    this.db = db
+    this.shape = shape
+    this.values = values
+  }
+
+  async count(): Promise<number> {
+    const rows = await this.shape.count.execute(this.values)
+    return Number(rows[0]?.count ?? 0)
+  }
+
+  async countAtMost(limit: number): Promise<number> {
+    if (limit <= 0) return 0
+    const rows = await this.shape.countAtMost.execute({ ...this.values, [LIMIT]: limit })
+    return Number(rows[0]?.count ?? 0)
+  }
+
+  async estimatedCount(): Promise<number | null> {
+    if (this.shape.source.dialect !== 'postgres') return null
+    return planRows((await this.shape.estimate.execute(this.values))[0])
+  }
+
+  countKey(): string {
+    const statement = this.shape.count
+    return countKeyOf(statement.sql, statement.parameters(this.values))
+  }
+
+  async slice(offset: number, limit: number): Promise<readonly O[]> {
+    if (limit <= 0) return []
+    return this.shape.slice.execute({ ...this.values, [OFFSET]: offset, [LIMIT]: limit })
+  }
+
+  async all(): Promise<readonly O[]> {
+    return this.shape.all.execute(this.values)
+  }
+
+  keyOf(row: O, ordering: readonly OrderingField[]): readonly KeyValue[] {
+    return this.shape.source.keyOf(row, ordering)
+  }
+
+  acceptsKey(key: readonly KeyValue[], ordering: readonly OrderingField[]): boolean {
+    return this.shape.source.acceptsKey(key, ordering)
+  }
+
+  /** The keyset query `seek(args)` runs, its parameters bound (for `EXPLAIN`). */
+  compileSeek(args: SeekArgs): CompiledQuery<O> {
+    return bindCompiled(this.shape.source.compileSeek(args), this.values)
+  }
+
+  async seek(args: SeekArgs): Promise<readonly O[]> {
+    return executeCompiled(this.db, this.shape.source.compileSeek(args), this.values)
+  }
+
+  async seekPosition(args: PositionSeekArgs): Promise<readonly O[]> {
+    return executeCompiled(this.db, this.shape.source.compileSeekPosition(args), this.values)
+  }
+}
+
+/**
+ * A `KyselyPageSource` whose SQL is built and compiled once per shape (which optional
+ * parameters are present), not per request: each request binds its values and runs the
+ * statements on the driver (see `prepareQuery`). Page-number and limit/offset pages, every
+ * count strategy and `all()` run prepared statements; cursor seeks are compiled per request
+ * on the shape's query (their placeholders bound the same way).
+ *
+ * @example
+ * const articles = preparePageSource({
+ *   db, dialect, columns, orderBy: ['id'],
+ *   query: (p: OptionalQueryParameters<{ author: string }>) => {
+ *     let q = db.selectFrom('articles').select(['id', 'title'])
+ *     if (p.author !== undefined) q = q.where('author_name', '=', p.author)
+ *     return q
+ *   },
+ * })
+ * listHandler({ source: (ctx) => articles({ author: queryParam(ctx.request.url, 'author') ?? undefined }), … })
+ */
+export function preparePageSource<DB, TB extends keyof DB, O, P extends object = Record<never, never>>(
+  options: PreparedPageSourceOptions<DB, TB, O, P>,
+): (values?: { readonly [K in keyof P]?: P[K] | undefined }) => SeekSource<O> {
+  const db = options.db as unknown as Kysely<unknown>
+  const shapes = new Map<string, Shape<O>>()
+  const shapeOf = (present: readonly string[]): Shape<O> => {
+    const key = present.join('\u0000')
+    let shape = shapes.get(key)
+    if (shape === undefined) {
+      const params: Record<string, Expression<unknown>> = {}
+      for (const name of present) params[name] = parameterRef(name)
+      const refs = params as OptionalQueryParameters<P>
+      const countQuery = options.countQuery?.(refs)
+      const source = new KyselyPageSource({
+        db: options.db,
+        query: options.query(refs),
+        dialect: options.dialect,
+        columns: options.columns,
+        orderBy: options.orderBy,
+        ...(countQuery === undefined ? {} : { countQuery }),
+      }) as unknown as KyselyPageSource<unknown, never, O>
+      shape = new Shape(db, source)
+      shapes.set(key, shape)
+    }
+    return shape
+  }
+  return (values) => {
+    const bound: Record<string, unknown> = {}
+    const present: string[] = []
+    if (values !== undefined) {
+      for (const name of Object.keys(values).sort()) {
+        const value = (values as Record<string, unknown>)[name]
+        if (value !== undefined) {
+          present.push(name)
+          bound[name] = value
+        }
+      }
+    }
+    return new BoundPageSource(db, shapeOf(present), bound)
+  }
+}
