@@ -62,7 +62,12 @@ export class CompiledStatement<O> {
 
   /** The rows of one run with `values` bound. */
   execute(values: Readonly<Record<string, unknown>> = {}): Promise<O[]> {
-    const parameters = this.parameters(values)
+    let parameters: unknown[]
+    try {
+      parameters = this.parameters(values)
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
     const direct = this.driver?.rows(this.sql, parameters)
     if (direct !== undefined) return direct as Promise<O[]>
     return this.db.executeQuery<O>({ ...this.compiled, parameters }).then((result) => result.rows)

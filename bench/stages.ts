@@ -1,0 +1,225 @@
+/**
+ * Where a request's node CPU goes, stage by stage, for gatehouse and for the hand-written
+ * baseline (`hand-written-server.ts`), in one process on one fresh database: each stage is run
+ * alone `--count` times (awaited one after another) and its CPU time (`process.cpuUsage`,
+ * user + system) divided by the count; stages alternate over `--rounds` and the median is
+ * reported. The companion of `side-by-side.ts`, whose node CPU per request over HTTP minus
+ * "whole core" here is the framework and adapter (in and out).
+ *
+ *   DATABASE_URL=postgres://… npx tsx bench/stages.ts [--db sqlite|postgres|both] [--count 20000] [--rounds 3] [--json out.json]
+ *
+ * Stages (µs per request):
+ * - `sql token⋈user`: gatehouse's `KyselyTokenStore.findWithUser` / the baseline's statement (+ SHA-256).
+ * - `sql count + page`: the list source's `count()` and `slice()` together / the baseline's two statements.
+ * - `authentication`: `TokenAuthentication.authenticate` (header parsing, digest, the lookup, checks).
+ * - `policies`: host check, authentication, permissions and throttles (`Guard.check`).
+ * - `adapter in`: the `ApiRequest` from a URL and headers (`createApiRequest`, as the adapters call it).
+ * - `serialisation`: the page body to JSON text.
+ * - `whole core`: the view's `handle` (everything but the framework) / the baseline handler's body.
+ * The answer of the whole core is checked to equal the baseline's byte for byte first.
+ */
+import { createHash } from 'node:crypto'
+import { writeFileSync } from 'node:fs'
+import { openReferenceContext, type ReferenceContext } from '../examples/reference-api/context.js'
+import { articleRoutes, formatCreated } from '../examples/reference-api/routes/articles.js'
+import { createApiRequest, type ApiRequest, type ApiView } from '../src/index.js'
+import { serializeBody } from '../src/core/api-response.js'
+import { freshPostgres, freshSqlite, type TestDatabase } from '../test/helpers/databases.js'
+import { BOB_TOKEN } from './wrk.js'
+
+interface Options {
+  dbs: ('sqlite' | 'postgres')[]
+  count: number
+  rounds: number
+  json: string | null
+}
+
+function parseArgs(argv: readonly string[]): Options {
+  const o: Options = { dbs: ['sqlite', 'postgres'], count: 20_000, rounds: 3, json: null }
+  for (let i = 0; i < argv.length; i += 2) {
+    const [flag, value] = [argv[i], argv[i + 1]]
+    if (value === undefined) throw new Error(`missing value for ${flag}`)
+    if (flag === '--db') o.dbs = value === 'both' ? ['sqlite', 'postgres'] : [value as 'sqlite' | 'postgres']
+    else if (flag === '--count') o.count = Number(value)
+    else if (flag === '--rounds') o.rounds = Number(value)
+    else if (flag === '--json') o.json = value
+    else throw new Error(`unknown option ${flag}`)
+  }
+  return o
+}
+
+const HOST = '127.0.0.1:8000'
+const PATH = '/api/articles/?page=3'
+const HEADERS: Readonly<Record<string, string>> = { host: HOST, authorization: `Token ${BOB_TOKEN}`, accept: 'application/json' }
+
+/** The ApiRequest an adapter builds for the benchmark's request. */
+function apiRequest(): ApiRequest {
+  return createApiRequest({
+    method: 'GET',
+    url: new URL(PATH, `http://${HOST}`),
+    headers: { get: (name) => HEADERS[name.toLowerCase()] ?? null },
+    remoteAddress: '127.0.0.1',
+    readBody: async () => null,
+  })
+}
+
+/** The baseline's statements, as `hand-written-server.ts` runs them. */
+interface HandQueries {
+  token(digest: string): Promise<unknown>
+  count(): Promise<number>
+  page(offset: number): Promise<Record<string, unknown>[]>
+  close(): Promise<void>
+}
+
+const TOKEN_USER = 'SELECT u.id, u.username, u.is_active FROM gatehouse_tokens t JOIN gatehouse_users u ON u.id = t.user_id WHERE t.key_digest = $1'
+const COUNT = 'SELECT count(*) AS n FROM articles'
+const PAGE =
+  'SELECT a.id, a.title, u.username AS author, a.score, a.created FROM articles a JOIN gatehouse_users u ON u.id = a.author_id ORDER BY a.id LIMIT 10 OFFSET $1'
+
+async function handQueries(url: string): Promise<HandQueries> {
+  if (url.startsWith('postgres')) {
+    const { default: pg } = await import('pg')
+    const pool = new pg.Pool({ connectionString: url, max: 10 })
+    return {
+      token: async (digest) => (await pool.query({ name: 'token_user', text: TOKEN_USER, values: [digest] })).rows[0],
+      count: async () => Number((await pool.query({ name: 'count_articles', text: COUNT })).rows[0].n),
+      page: async (offset) => (await pool.query({ name: 'articles_page', text: PAGE, values: [offset] })).rows,
+      close: () => pool.end(),
+    }
+  }
+  const { default: SQLite } = await import('better-sqlite3')
+  const db = new SQLite(url.replace(/^sqlite:(\/\/)?/, ''))
+  const token = db.prepare(TOKEN_USER.replace('$1', '?'))
+  const count = db.prepare(COUNT)
+  const page = db.prepare(PAGE.replace('$1', '?'))
+  return {
+    token: async (digest) => token.get(digest),
+    count: async () => (count.get() as { n: number }).n,
+    page: async (offset) => page.all(offset) as Record<string, unknown>[],
+    close: async () => void db.close(),
+  }
+}
+
+/** The baseline handler's work for the request, without Fastify. */
+async function handHandle(q: HandQueries, header: string, host: string, rawPage: string): Promise<string> {
+  const key = header.startsWith('Token ') ? header.slice(6) : ''
+  const user = (await q.token(createHash('sha256').update(key).digest('hex'))) as { is_active: number } | undefined
+  if (user === undefined || !user.is_active) return '{"detail":"Invalid token."}'
+  const page = Number(rawPage)
+  const [count, rows] = await Promise.all([q.count(), q.page((page - 1) * 10)])
+  const pages = Math.ceil(Math.max(1, count) / 10)
+  const base = `http://${host}/api/articles/`
+  return JSON.stringify({
+    count,
+    next: page < pages ? `${base}?page=${page + 1}` : null,
+    previous: page === 1 ? null : page === 2 ? base : `${base}?page=${page - 1}`,
+    results: rows.map((r) => ({ id: r['id'], title: r['title'], author: r['author'], score: r['score'], created: formatCreated(r['created'] as Date | string) })),
+  })
+}
+
+/** CPU µs per call of `fn`, over `count` sequential calls. */
+async function cpuPerCall(count: number, fn: () => Promise<unknown> | unknown): Promise<number> {
+  const start = process.cpuUsage()
+  for (let i = 0; i < count; i++) await fn()
+  const used = process.cpuUsage(start)
+  return (used.user + used.system) / count
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2
+}
+
+type Stage = { readonly name: string; readonly gatehouse: (() => Promise<unknown> | unknown) | null; readonly hand: (() => Promise<unknown> | unknown) | null }
+
+async function stagesFor(ref: ReferenceContext, q: HandQueries): Promise<{ stages: Stage[]; view: ApiView }> {
+  const articles = articleRoutes(ref).find((r) => r.path === '/api/articles/')
+  if (articles === undefined) throw new Error('no /api/articles/ route')
+  const { view } = articles
+  const req = apiRequest()
+  const findWithUser = ref.tokens.findWithUser
+  if (findWithUser === undefined) throw new Error('the token store has no findWithUser')
+  const state = await view.guard.check(req, [])
+  const source = (await import('../examples/reference-api/routes/articles.js')).articleSources(ref)
+  const ctx = { ...state, format: 'json' as const, params: {} }
+  const response = await view.handle(req)
+  const handBody = await handHandle(q, `Token ${BOB_TOKEN}`, HOST, '3')
+  const stages: Stage[] = [
+    { name: 'sql token⋈user', gatehouse: () => findWithUser(BOB_TOKEN), hand: () => q.token(createHash('sha256').update(BOB_TOKEN).digest('hex')) },
+    {
+      name: 'sql count + page',
+      gatehouse: () => {
+        const s = source(ctx)
+        return Promise.all([s.count(), s.slice(20, 10)])
+      },
+      hand: () => Promise.all([q.count(), q.page(20)]),
+    },
+    { name: 'authentication', gatehouse: () => ref.schemes.token.authenticate(req), hand: null },
+    { name: 'policies (incl. authentication)', gatehouse: () => view.guard.check(req, []), hand: null },
+    { name: 'adapter in (ApiRequest)', gatehouse: () => apiRequest(), hand: null },
+    { name: 'serialisation', gatehouse: () => serializeBody(response), hand: () => JSON.stringify(JSON.parse(handBody)) },
+    { name: 'whole core', gatehouse: async () => serializeBody(await view.handle(apiRequest())), hand: () => handHandle(q, `Token ${BOB_TOKEN}`, HOST, '3') },
+  ]
+  return { stages, view }
+}
+
+async function runDatabase(options: Options, db: 'sqlite' | 'postgres'): Promise<{ db: string; rows: { stage: string; gatehouse: number | null; hand: number | null }[] }> {
+  const database: TestDatabase = db === 'sqlite' ? freshSqlite() : await freshPostgres()
+  const ref = await openReferenceContext({ databaseUrl: database.url, scrypt: { N: 1024, r: 8, p: 1 } })
+  const q = await handQueries(database.url)
+  try {
+    const { stages, view } = await stagesFor(ref, q)
+    const gatehouseBody = serializeBody(await view.handle(apiRequest()))
+    const handBody = await handHandle(q, `Token ${BOB_TOKEN}`, HOST, '3')
+    if (gatehouseBody !== handBody) throw new Error(`the answers differ:\n${gatehouseBody}\n${handBody}`)
+    const samples = new Map<string, { gatehouse: number[]; hand: number[] }>()
+    for (const stage of stages) samples.set(stage.name, { gatehouse: [], hand: [] })
+    for (const stage of stages) {
+      // Warm-up.
+      if (stage.gatehouse !== null) await cpuPerCall(Math.ceil(options.count / 10), stage.gatehouse)
+      if (stage.hand !== null) await cpuPerCall(Math.ceil(options.count / 10), stage.hand)
+    }
+    for (let round = 0; round < options.rounds; round++) {
+      for (const stage of round % 2 === 0 ? stages : [...stages].reverse()) {
+        const s = samples.get(stage.name)
+        if (s === undefined) continue
+        if (stage.gatehouse !== null) s.gatehouse.push(await cpuPerCall(options.count, stage.gatehouse))
+        if (stage.hand !== null) s.hand.push(await cpuPerCall(options.count, stage.hand))
+      }
+      process.stderr.write(`${db}: round ${round + 1} done\n`)
+    }
+    return {
+      db,
+      rows: stages.map((stage) => {
+        const s = samples.get(stage.name)
+        return { stage: stage.name, gatehouse: s === undefined || s.gatehouse.length === 0 ? null : median(s.gatehouse), hand: s === undefined || s.hand.length === 0 ? null : median(s.hand) }
+      }),
+    }
+  } finally {
+    await q.close()
+    await ref.close()
+    await database.drop()
+  }
+}
+
+function report(result: { db: string; rows: { stage: string; gatehouse: number | null; hand: number | null }[] }, options: Options): string {
+  const fmt = (v: number | null): string => (v === null ? '–' : v.toFixed(1))
+  return [
+    `### ${result.db === 'postgres' ? 'PostgreSQL' : 'SQLite'}: node CPU µs per request by stage (\`GET ${PATH}\`, ${options.count} calls, median of ${options.rounds})`,
+    '',
+    '| stage | gatehouse µs | hand-written µs |',
+    '|---|---|---|',
+    ...result.rows.map((r) => `| ${r.stage} | ${fmt(r.gatehouse)} | ${fmt(r.hand)} |`),
+  ].join('\n')
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2))
+  const results = []
+  for (const db of options.dbs) results.push(await runDatabase(options, db))
+  for (const r of results) console.log(`${report(r, options)}\n`)
+  if (options.json !== null) writeFileSync(options.json, JSON.stringify({ options, results }, null, 2))
+}
+
+await main()
