@@ -6,7 +6,7 @@ import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { CreatedNamedToken, NamedTokenInfo, NamedTokenRecord, NamedTokenStore, NewNamedToken } from '../stores/named-token-store.js'
 import type { TokenRecord, TokenWithUser } from '../stores/token-store.js'
 import { digest } from './kysely-token-store.js'
-import type { KyselyUserStore, UserJoin } from './kysely-user-store.js'
+import type { KyselyUserStore } from './kysely-user-store.js'
 import { prepareTokenWithUser, tokenUserJoin, type TokenWithUserLookup } from './token-user-join.js'
 import { toDate, toUserId, type AuthDatabase, type NamedTokensDatabase } from './schema.js'
 
