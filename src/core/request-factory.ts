@@ -52,6 +52,11 @@ export function parseCookies(header: string | null): Readonly<Record<string, str
 
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
 
+function isEmpty(record: Readonly<Record<string, string>>): boolean {
+  for (const key in record) if (Object.hasOwn(record, key)) return false
+  return true
+}
+
 /** Builds the framework-free request every policy sees. Shared by all adapters. */
 export function createApiRequest(raw: RawRequest): ApiRequest {
   let cookies: Readonly<Record<string, string>> | null = null
@@ -61,7 +66,7 @@ export function createApiRequest(raw: RawRequest): ApiRequest {
     url: raw.url,
     headers: raw.headers,
     remoteAddress: raw.remoteAddress,
-    params: raw.params === undefined ? NO_PARAMS : Object.freeze({ ...raw.params }),
+    params: raw.params === undefined || isEmpty(raw.params) ? NO_PARAMS : Object.freeze({ ...raw.params }),
     cookie(name: string): string | null {
       cookies ??= parseCookies(raw.headers.get('cookie'))
       return Object.hasOwn(cookies, name) ? (cookies[name] ?? null) : null

@@ -12,6 +12,9 @@ import type { ViewInfo } from './policy-context.js'
 import { finishResponse } from './response-finishing.js'
 import type { Settings } from './settings.js'
 
+/** How many distinct Accept headers a view remembers the negotiated format of. */
+const MAX_NEGOTIATED = 64
+
 /** Methods a view can implement; HEAD and OPTIONS are answered automatically. */
 export type HandlerMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 /** The handler methods, in the order `Allow` lists them. */
@@ -59,6 +62,8 @@ export class ApiView {
   readonly formats: readonly Format[]
   /** `['Accept']` when the answer depends on the Accept header (more than one format), built once. */
   private readonly varyAccept: readonly string[]
+  /** Negotiated formats by Accept header (clients send few distinct ones), bounded. */
+  private readonly negotiated = new Map<string, Format>()
 
   constructor(global: Settings, options: ViewOptions) {
     const { handlers, formats } = options
@@ -156,7 +161,7 @@ export class ApiView {
   private async dispatch(req: ApiRequest, consulted: AuthenticationScheme[], negotiated: { format: Format | null }): Promise<ApiResponse> {
     // The host is checked before negotiation, as Django checks it before any view code.
     checkHost(req, this.guard.settings)
-    const format = negotiateFormat(req.headers.get('accept'), this.formatsFor(req))
+    const format = this.negotiate(req)
     negotiated.format = format
     const state = await this.guard.check(req, consulted)
     const method = req.method === 'HEAD' ? 'GET' : req.method
@@ -164,6 +169,20 @@ export class ApiView {
     const handler = this.options.handlers[method as HandlerMethod]
     if (handler === undefined) throw new MethodNotAllowed(req.method)
     return handler({ ...state, format, params: req.params })
+  }
+
+  /** The response format: the Accept header's, remembered per header value when no `?format=` overrides it. */
+  private negotiate(req: ApiRequest): Format {
+    const accept = req.headers.get('accept')
+    // Only a query that may spell `format` (possibly percent-encoded) can override.
+    const search = req.url.search
+    if (search !== '' && (search.includes('format') || search.includes('%'))) return negotiateFormat(accept, this.formatsFor(req))
+    const key = accept ?? ''
+    const known = this.negotiated.get(key)
+    if (known !== undefined) return known
+    const format = negotiateFormat(accept, this.formats)
+    if (this.negotiated.size < MAX_NEGOTIATED) this.negotiated.set(key, format)
+    return format
   }
 
   /**

@@ -8,6 +8,9 @@ import { unquotePlus } from '../core/url-decoding.js'
 export { unquotePlus }
 
 const SAFE = /[A-Za-z0-9_.\-~]/
+
+/** Parsed queries by URL object (a URL's search can be reassigned: the text is kept to compare). */
+const PARSED = new WeakMap<URL, { readonly search: string; readonly params: ReadonlyMap<string, readonly string[]> }>()
 const ALL_SAFE = /^[A-Za-z0-9_.\-~]*$/
 
 /** Python's `quote_plus(value, safe='')`, as `urlencode` applies it. */
@@ -44,7 +47,13 @@ export function parseQuery(query: string): Map<string, string[]> {
 
 /** Django's `QueryDict.get`: the *last* value of `key`, or `null` when absent. */
 export function queryParam(url: URL, key: string): string | null {
-  const values = parseQuery(url.search).get(key)
+  // A request's query is read several times (filters, page, page size): parse it once per URL.
+  let query = PARSED.get(url)
+  if (query === undefined || query.search !== url.search) {
+    query = { search: url.search, params: parseQuery(url.search) }
+    PARSED.set(url, query)
+  }
+  const values = query.params.get(key)
   return values === undefined ? null : (values[values.length - 1] ?? null)
 }
 
