@@ -52,6 +52,7 @@ const PUBLIC_EXPORTS = [
   'Throttled',
   'TokenAuthentication',
   'UnsupportedMediaType',
+  'UserCreatedHookError',
   'UserRateThrottle',
   'ValidationError',
   'WrappedSchemeError',
