@@ -87,6 +87,7 @@ export { replaceQueryParam, removeQueryParam, parsePositiveInt, parsePythonInt, 
 export { listHandler, paginatedList, type ListHandlerOptions } from './pagination/list-handler.js'
 export { renderBrowsablePage, formatResponse, type BrowsablePageOptions } from './html/browsable-page.js'
 export type { UserStore, NewUser } from './stores/user-store.js'
+export { UserCreatedHookError, type UserCreatedHook } from './stores/user-created-hook.js'
 export type { TokenStore, TokenRecord, TokenWithUser } from './stores/token-store.js'
 export type { NamedTokenStore, NamedTokenRecord, NamedTokenInfo, NewNamedToken, CreatedNamedToken } from './stores/named-token-store.js'
 export { chainTokenStores, type TokenLookup } from './stores/token-store-chain.js'

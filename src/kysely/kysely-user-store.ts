@@ -6,6 +6,7 @@ import { DEFAULT_SCRYPT, hashPassword, needsRehash, verifyPasswordUniform, type 
 import { sessionAuthHashOf } from '../crypto/session-auth-hash.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { NewUser, UserStore } from '../stores/user-store.js'
+import { runUserCreatedHook, type UserCreatedHook } from '../stores/user-created-hook.js'
 import { toFlag, toUserId, type AuthDatabase, type UsersDatabase } from './schema.js'
 
 /**
@@ -51,6 +52,13 @@ interface CommonUserStoreOptions<DB> {
    * hold about them (the bus your `MemoryTokenCache` listens to). @default none
    */
   readonly invalidation?: InvalidationBus | undefined
+  /**
+   * Called with every user `create` makes, after the row is committed (DRF's "a token for
+   * every new user" is `onUserCreated: (user) => tokens.getOrCreate(user.id)`). When `db` is
+   * a transaction, it runs after the insert and the commit is yours. If it throws, `create`
+   * rejects with a `UserCreatedHookError` carrying the user, whose row stays. @default none
+   */
+  readonly onUserCreated?: UserCreatedHook | undefined
 }
 
 /** gatehouse's own `gatehouse_users` table (the default). */
@@ -146,6 +154,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
   private readonly idType: UserIdType
   private readonly scrypt: ScryptParams
   private readonly invalidation: InvalidationBus | undefined
+  private readonly onUserCreated: UserCreatedHook | undefined
 
   /** @throws ConfigurationError when the mapping lacks `id`, `username` or `password`, or `idType` is unknown. */
   constructor(options: KyselyUserStoreOptions<DB>) {
@@ -156,6 +165,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     this.idType = options.idType ?? 'integer'
     this.scrypt = options.scrypt ?? DEFAULT_SCRYPT
     this.invalidation = options.invalidation
+    this.onUserCreated = options.onUserCreated
     for (const field of ['id', 'username', 'password'] as const) {
       if (typeof this.columns[field] !== 'string' || this.columns[field] === '') {
         throw new ConfigurationError('ERR_INVALID_SETTING', `KyselyUserStore option "columns.${field}" must name a column`)
@@ -285,6 +295,10 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     return user
   }
 
+  /**
+   * Creates a user, then calls the `onUserCreated` hook.
+   * @throws UserCreatedHookError when the hook fails (the user exists).
+   */
   async create(user: NewUser): Promise<StoredUser> {
     const password = user.password === null ? '!' : await hashPassword(user.password, this.scrypt)
     const c = this.columns
@@ -294,7 +308,10 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     if (typeof c.isStaff === 'string') values[c.isStaff] = user.isStaff === true ? 1 : 0
     if (typeof c.dateJoined === 'string') values[c.dateJoined] = new Date().toISOString()
     const row: UserRow = await this.db.insertInto(this.table).values(values).returning(this.userSelection()).executeTakeFirstOrThrow()
-    return this.toUser(row)
+    const created = this.toUser(row)
+    // The insert was its own statement (autocommit): the row is committed, the hook may use it.
+    await runUserCreatedHook(this.onUserCreated, created)
+    return created
   }
 
   /**

@@ -22,7 +22,10 @@ export interface UserStore {
   authenticate(username: string, password: string): Promise<StoredUser | null>
   /** Checks a password in constant time against the stored hash (scrypt, or Django's pbkdf2_sha256). */
   checkPassword(user: StoredUser, password: string): Promise<boolean>
-  /** Creates a user. Throws on a duplicate username (the store's unique constraint). */
+  /**
+   * Creates a user. Throws on a duplicate username (the store's unique constraint). A store
+   * with an `onUserCreated` hook (`UserCreatedHook`) calls it once the row is committed.
+   */
   create(user: NewUser): Promise<StoredUser>
   /**
    * Optional: sets a user's password (`null`: an unusable one, as Django's

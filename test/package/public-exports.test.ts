@@ -53,6 +53,7 @@ const PUBLIC_EXPORTS = [
   'Throttled',
   'TokenAuthentication',
   'UnsupportedMediaType',
+  'UserCreatedHookError',
   'UserRateThrottle',
   'ValidationError',
   'WrappedSchemeError',
