@@ -16,6 +16,7 @@ import { authMigrations, migrate } from '../kysely/migrations.js'
 import type { AuthDatabase } from '../kysely/schema.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import { addNamedTokenCommands } from './named-token-commands.js'
+import { invalidationChannel } from '../redis/invalidation-channel.js'
 import { boundHook, CliConfigError, loadCliConfig } from './cli-config.js'
 import { UserCreatedHookError } from '../stores/user-created-hook.js'
 
@@ -44,11 +45,13 @@ interface PasswordOptions {
 
 interface InvalidationOptions {
   readonly redis?: string
-  readonly channel: string
+  readonly channel?: string
 }
 
-/** The channel `RedisInvalidationBus` uses by default. */
-const DEFAULT_CHANNEL = 'gatehouse:auth-invalidation'
+/** An environment value, `undefined` when unset or empty. */
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value
+}
 
 function databaseUrl(options: DatabaseOption, io: CliIo): string {
   const url = options.database ?? io.env['DATABASE_URL']
@@ -70,14 +73,40 @@ async function withDatabase<T>(options: DatabaseOption, io: CliIo, fn: (database
 }
 
 /**
+ * A bus for when no Redis is named: it tells no server, and after the command warns once
+ * if anything was published (a credential actually changed), since running servers' token
+ * caches then keep the old answer until their TTL ends.
+ */
+class UntoldServers implements InvalidationBus {
+  changed = false
+  async publish(): Promise<void> {
+    this.changed = true
+  }
+  subscribe(): () => void {
+    return () => undefined
+  }
+}
+
+/**
  * Runs `fn` with a bus that tells running servers (through Redis pub/sub) about a change,
- * when `--redis` or `REDIS_URL` names a Redis; else with none. The Redis driver is loaded
- * only then (ioredis is an optional dependency). A change the servers could not be told
- * of is still made: a warning says their caches catch up within their TTL.
+ * when `--redis` or `REDIS_URL` names a Redis, on the channel the servers derive from the
+ * same prefix (`--channel`, else `invalidationChannel(GATEHOUSE_REDIS_PREFIX)`). The Redis
+ * driver is loaded only then (ioredis is an optional dependency). A change the servers
+ * could not be told of (no Redis named, or Redis unreachable) is still made, with a
+ * warning that their caches catch up within their TTL.
  */
 async function withInvalidation<T>(options: InvalidationOptions, io: CliIo, fn: (bus: InvalidationBus | undefined) => Promise<T>): Promise<T> {
   const url = options.redis ?? io.env['REDIS_URL']
-  if (url === undefined || url === '') return fn(undefined)
+  if (url === undefined || url === '') {
+    const untold = new UntoldServers()
+    const result = await fn(untold)
+    if (untold.changed) {
+      io.stderr.write(
+        "gatehouse: warning: running servers were not told (no --redis or REDIS_URL); a server with a token cache keeps the old answer until the cache's TTL ends\n",
+      )
+    }
+    return result
+  }
   const { createRedisClient } = await import('../redis/redis-client.js')
   const { RedisInvalidationBus } = await import('../redis/redis-invalidation-bus.js')
   // Connection trouble matters only if a message then fails to go out; its text says more than the publish error.
@@ -90,7 +119,8 @@ async function withInvalidation<T>(options: InvalidationOptions, io: CliIo, fn: 
     io.stderr.write(`gatehouse: warning: running servers were not told through Redis (${reason}); their cached token authentications end within their cache's TTL\n`)
   }
   const redis = createRedisClient(url, { onError: (error) => (connectionError ??= error) })
-  const bus = new RedisInvalidationBus({ redis, channel: options.channel, onError: warn })
+  const channel = options.channel ?? invalidationChannel(nonEmpty(io.env['GATEHOUSE_REDIS_PREFIX']))
+  const bus = new RedisInvalidationBus({ redis, channel, onError: warn })
   try {
     return await fn(bus)
   } finally {
@@ -174,7 +204,11 @@ const redisOption = (): Option =>
   new Option('--redis <url>', "Redis URL through which running servers' token caches are told of the change (default: $REDIS_URL; unset: not told)")
 const configOption = (): Option =>
   new Option('--config <file>', 'a JavaScript module whose onUserCreated(user, { db }) export is called for every user created (default: $GATEHOUSE_CONFIG)')
-const channelOption = (): Option => new Option('--channel <name>', 'the invalidation channel the servers listen on').default(DEFAULT_CHANNEL)
+const channelOption = (): Option =>
+  new Option(
+    '--channel <name>',
+    'the invalidation channel the servers listen on (default: <prefix>auth-invalidation, the prefix from $GATEHOUSE_REDIS_PREFIX or gatehouse:, as servers derive it)',
+  )
 
 /** A user of gatehouse's own table, by name, or a CliError. */
 async function existingUser(users: KyselyUserStore, username: string): Promise<{ readonly id: number | string }> {
@@ -290,14 +324,42 @@ export function buildCli(io: CliIo): Command {
       )
     })
 
-  for (const [name, isActive] of [['deactivate-user', false], ['activate-user', true]] as const) {
+  // Flag changes: each is published, since cached token authentications hold the user's flags.
+  const flagCommands: readonly {
+    readonly name: string
+    readonly description: string
+    readonly done: string
+    readonly apply: (users: KyselyUserStore, id: number | string) => Promise<boolean>
+  }[] = [
+    {
+      name: 'deactivate-user',
+      description: 'deactivate a user: their password, token and sessions stop working on every server (nothing is deleted)',
+      done: 'Deactivated user',
+      apply: (users, id) => users.setActive(id, false),
+    },
+    {
+      name: 'activate-user',
+      description: 'activate a user again: their password, token and sessions work again',
+      done: 'Activated user',
+      apply: (users, id) => users.setActive(id, true),
+    },
+    {
+      name: 'grant-staff',
+      description: 'make a user staff (is_staff, what IsAdminUser allows), on every server',
+      done: 'Granted staff status to user',
+      apply: (users, id) => users.setStaff(id, true),
+    },
+    {
+      name: 'revoke-staff',
+      description: "take a user's staff status away (is_staff), on every server",
+      done: 'Revoked staff status of user',
+      apply: (users, id) => users.setStaff(id, false),
+    },
+  ]
+  for (const command of flagCommands) {
     program
-      .command(name)
-      .description(
-        isActive
-          ? 'activate a user again: their password, token and sessions work again'
-          : 'deactivate a user: their password, token and sessions stop working on every server (nothing is deleted)',
-      )
+      .command(command.name)
+      .description(command.description)
       .argument('<username>')
       .addOption(databaseOption())
       .addOption(redisOption())
@@ -307,8 +369,8 @@ export function buildCli(io: CliIo): Command {
           withDatabase(options, io, async (database) => {
             const users = new KyselyUserStore({ db: database.db, invalidation })
             const user = await existingUser(users, username)
-            await users.setActive(user.id, isActive)
-            print(`${isActive ? 'Activated' : 'Deactivated'} user ${username}`)
+            await command.apply(users, user.id)
+            print(`${command.done} ${username}`)
           }),
         )
       })

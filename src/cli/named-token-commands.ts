@@ -16,7 +16,7 @@ interface DatabaseOption {
 
 interface InvalidationOptions {
   readonly redis?: string
-  readonly channel: string
+  readonly channel?: string
 }
 
 /** What `main.ts` lends these commands: its database, Redis and error plumbing. */
