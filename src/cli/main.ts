@@ -7,8 +7,9 @@
  */
 import { createInterface } from 'node:readline'
 import { Command, CommanderError, Option } from 'commander'
-import { openDatabase, type Database } from '../kysely/database.js'
-import { formatImportReport, importDjango, readDjangoDatabase } from './import-django.js'
+import { existsSync } from 'node:fs'
+import { openDatabase, parseDatabaseUrl, type Database } from '../kysely/database.js'
+import { formatImportReport, importDjango, readDjangoDatabase, type ImportDjangoReport } from './import-django.js'
 import { KyselySessionStore } from '../kysely/kysely-session-store.js'
 import { KyselyTokenStore } from '../kysely/kysely-token-store.js'
 import { KyselyUserStore } from '../kysely/kysely-user-store.js'
@@ -73,6 +74,44 @@ async function withDatabase<T>(options: DatabaseOption, io: CliIo, fn: (database
 }
 
 /**
+ * The database opened for reading only (`readOnly`: nothing is created, migrated or
+ * written), or `null` when it is a SQLite file that does not exist.
+ */
+async function openReadOnly(options: DatabaseOption, io: CliIo): Promise<Database<AuthDatabase> | null> {
+  const url = databaseUrl(options, io)
+  const target = parseDatabaseUrl(url)
+  if (target.dialect === 'sqlite' && (target.path === ':memory:' || !existsSync(target.path))) return null
+  return openDatabase<AuthDatabase>(url, { readOnly: true })
+}
+
+/** Which of `tables` the database lacks. */
+async function missingTables(database: Database<AuthDatabase>, tables: readonly string[]): Promise<string[]> {
+  const present = new Set((await database.db.introspection.getTables()).map((t) => t.name))
+  return tables.filter((t) => !present.has(t))
+}
+
+/**
+ * For read-only commands: runs `fn` on the database opened read-only, without migrating it;
+ * a missing SQLite file or missing gatehouse tables are an error, never created.
+ */
+async function withReadOnlyDatabase<T>(
+  options: DatabaseOption,
+  io: CliIo,
+  tables: readonly string[],
+  fn: (database: Database<AuthDatabase>) => Promise<T>,
+): Promise<T> {
+  const database = await openReadOnly(options, io)
+  if (database === null) throw new CliError(`no database at ${databaseUrl(options, io)}: this command only reads, and creates nothing`)
+  try {
+    const missing = await missingTables(database, tables)
+    if (missing.length > 0) throw new CliError(`gatehouse's tables are not in this database (no ${missing.join(', ')}): run gatehouse migrate first`)
+    return await fn(database)
+  } finally {
+    await database.close()
+  }
+}
+
+/**
  * A bus for when no Redis is named: it tells no server, and after the command warns once
  * if anything was published (a credential actually changed), since running servers' token
  * caches then keep the old answer until their TTL ends.
@@ -126,6 +165,44 @@ async function withInvalidation<T>(options: InvalidationOptions, io: CliIo, fn: 
   } finally {
     await bus.close()
     await redis.close()
+  }
+}
+
+/**
+ * `import-django --dry-run`: nothing is created or migrated. When gatehouse's user and token
+ * tables are there, the import runs in a transaction that is rolled back; when they are not
+ * (a new or missing database), it is counted against empty tables in a scratch in-memory
+ * database instead, and the report says so.
+ */
+async function dryRunImport(
+  options: DatabaseOption,
+  io: CliIo,
+  importInto: (database: Database<AuthDatabase>) => Promise<ImportDjangoReport>,
+): Promise<ImportDjangoReport> {
+  const TABLES = ['gatehouse_users', 'gatehouse_tokens']
+  const probe = await openReadOnly(options, io)
+  let ready = false
+  try {
+    ready = probe !== null && (await missingTables(probe, TABLES)).length === 0
+  } finally {
+    await probe?.close()
+  }
+  if (ready) {
+    // Writes happen inside the import's transaction only, and are rolled back.
+    const database = await openDatabase<AuthDatabase>(databaseUrl(options, io))
+    try {
+      return await importInto(database)
+    } finally {
+      await database.close()
+    }
+  }
+  const scratch = await openDatabase<AuthDatabase>('sqlite::memory:')
+  try {
+    await migrate(scratch.db, authMigrations(scratch.dialect))
+    const report = await importInto(scratch)
+    return { ...report, notes: ["gatehouse's tables are not in --database yet: counted as if they were empty", ...report.notes] }
+  } finally {
+    await scratch.close()
   }
 }
 
@@ -429,6 +506,7 @@ export function buildCli(io: CliIo): Command {
   addNamedTokenCommands(program, {
     print,
     withDatabase: (options, fn) => withDatabase(options, io, fn),
+    withReadOnlyDatabase: (options, tables, fn) => withReadOnlyDatabase(options, io, tables, fn),
     withInvalidation: (options, fn) => withInvalidation(options, io, fn),
     databaseOption,
     redisOption,
@@ -454,7 +532,7 @@ export function buildCli(io: CliIo): Command {
     .addOption(databaseOption())
     .option('--update', "refresh users already in gatehouse from Django (flags, date joined, token, and a password gatehouse never set); default: leave them as they are")
     .option('--superusers-as-staff', 'make Django superusers staff (default: is_staff as it is)')
-    .option('--dry-run', 'do everything in a transaction, print the counts, then roll back')
+    .option('--dry-run', 'print what the import would do and write nothing (no tables created either)')
     .addOption(redisOption())
     .addOption(channelOption())
     .addOption(configOption())
@@ -462,20 +540,26 @@ export function buildCli(io: CliIo): Command {
       const config = await loadConfig(options, io)
       // Everything is read before the target is opened: source and target may be one database.
       const source = await readDjangoDatabase(options.from)
+      const importInto = (database: Database<AuthDatabase>): Promise<ImportDjangoReport> =>
+        importDjango(database, source, {
+          update: options.update === true,
+          dryRun: options.dryRun === true,
+          superusersAsStaff: options.superusersAsStaff === true,
+          onUserCreated: boundHook(config, { db: database.db, dialect: database.dialect }),
+        })
+      if (options.dryRun === true) {
+        for (const line of formatImportReport(await dryRunImport(options, io, importInto))) print(line)
+        return
+      }
       const run = async (invalidation: InvalidationBus | undefined): Promise<void> =>
         withDatabase(options, io, async (database) => {
-          const report = await importDjango(database, source, {
-            update: options.update === true,
-            dryRun: options.dryRun === true,
-            superusersAsStaff: options.superusersAsStaff === true,
-            onUserCreated: boundHook(config, { db: database.db, dialect: database.dialect }),
-          })
+          const report = await importInto(database)
           for (const line of formatImportReport(report)) print(line)
           for (const id of report.changedUserIds) await invalidation?.publish(id)
           if (report.hookFailures > 0) throw new CliError(`onUserCreated failed for ${report.hookFailures} imported user${report.hookFailures === 1 ? '' : 's'} (the import itself is committed)`)
         })
       // Only --update changes what running servers may have cached.
-      await (options.update === true && options.dryRun !== true ? withInvalidation(options, io, run) : run(undefined))
+      await (options.update === true ? withInvalidation(options, io, run) : run(undefined))
     })
 
   return program
