@@ -58,6 +58,8 @@ export class ApiView {
   private readonly varyAccept: readonly string[]
   /** Negotiated formats by Accept header (clients send few distinct ones), bounded. */
   private readonly negotiated = new Map<string, Format>()
+  /** The format negotiated for a request without an Accept header. */
+  private negotiatedWithoutAccept: Format | undefined
 
   constructor(global: Settings, options: ViewOptions) {
     const { handlers, formats } = options
@@ -171,11 +173,12 @@ export class ApiView {
     // Only a query that may spell `format` (possibly percent-encoded) can override.
     const search = req.url.search
     if (search !== '' && (search.includes('format') || search.includes('%'))) return negotiateFormat(accept, this.formatsFor(req))
-    const key = accept ?? ''
-    const known = this.negotiated.get(key)
+    // No header is `*/*`; an empty one is another value (406).
+    if (accept === null) return (this.negotiatedWithoutAccept ??= negotiateFormat(null, this.formats))
+    const known = this.negotiated.get(accept)
     if (known !== undefined) return known
     const format = negotiateFormat(accept, this.formats)
-    if (this.negotiated.size < MAX_NEGOTIATED) this.negotiated.set(key, format)
+    if (this.negotiated.size < MAX_NEGOTIATED) this.negotiated.set(accept, format)
     return format
   }
 

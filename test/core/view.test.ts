@@ -318,3 +318,21 @@ describe('throttles (drf-behaviors §2.1 step 7, §9)', () => {
     expect(response.status).toBe(200)
   })
 })
+
+describe('format negotiation remembered per Accept header', () => {
+  it('answers each header as negotiation would, in any order: absent, empty, HTML, ?format=', async () => {
+    const handle = view({})
+    const type = async (req: BuildRequestOptions): Promise<[number, string | undefined]> => {
+      const response = await handle(req)
+      return [response.status, header(response, 'content-type')]
+    }
+    for (let round = 0; round < 2; round++) {
+      expect(await type({})).toEqual([200, 'application/json'])
+      expect((await type({ headers: { accept: '' } }))[0]).toBe(406)
+      expect(await type({ headers: { accept: 'text/html' } })).toEqual([200, 'text/html; charset=utf-8'])
+      expect(await type({ headers: { accept: 'text/html' }, url: 'http://testserver/?format=json' })).toEqual([200, 'application/json'])
+      expect(await type({ headers: { accept: 'text/html' }, url: 'http://testserver/?%66ormat=json' })).toEqual([200, 'application/json'])
+      expect((await type({ url: 'http://testserver/?format=xml' }))[0]).toBe(404)
+    }
+  })
+})
