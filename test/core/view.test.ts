@@ -330,8 +330,9 @@ describe('format negotiation remembered per Accept header', () => {
       expect(await type({})).toEqual([200, 'application/json'])
       expect((await type({ headers: { accept: '' } }))[0]).toBe(406)
       expect(await type({ headers: { accept: 'text/html' } })).toEqual([200, 'text/html; charset=utf-8'])
-      expect(await type({ headers: { accept: 'text/html' }, url: 'http://testserver/?format=json' })).toEqual([200, 'application/json'])
-      expect(await type({ headers: { accept: 'text/html' }, url: 'http://testserver/?%66ormat=json' })).toEqual([200, 'application/json'])
+      expect(await type({ url: 'http://testserver/?format=api' })).toEqual([200, 'text/html; charset=utf-8'])
+      expect(await type({ url: 'http://testserver/?%66ormat=api' })).toEqual([200, 'text/html; charset=utf-8'])
+      expect((await type({ headers: { accept: 'text/html' }, url: 'http://testserver/?format=json' }))[0]).toBe(406)
       expect((await type({ url: 'http://testserver/?format=xml' }))[0]).toBe(404)
     }
   })
