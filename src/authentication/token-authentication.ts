@@ -1,6 +1,6 @@
 import type { ApiRequest } from '../core/api-request.js'
 import { AuthenticationFailed } from '../core/errors.js'
-import { decodeUtf8Strict, splitAuthorizationHeader } from '../http/authorization-header.js'
+import { headerValueAsUtf8, splitAuthorizationHeader } from '../http/authorization-header.js'
 import type { TokenRecord, TokenStore, TokenWithUser } from '../stores/token-store.js'
 import type { UserStore } from '../stores/user-store.js'
 import type { OpenApiSecurityScheme } from '../core/openapi-types.js'
@@ -57,7 +57,7 @@ export class TokenAuthentication implements AuthenticationScheme<TokenRecord> {
     if (parts.length > 2) {
       throw new AuthenticationFailed('Invalid token header. Token string should not contain spaces.')
     }
-    const key = decodeUtf8Strict(Buffer.from(parts[1] ?? '', 'latin1'))
+    const key = headerValueAsUtf8(parts[1] ?? '')
     if (key === null) {
       throw new AuthenticationFailed('Invalid token header. Token string should not contain invalid characters.')
     }

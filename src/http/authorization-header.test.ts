@@ -1,7 +1,9 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   decodeUtf8OrLatin1,
   decodeUtf8Strict,
+  headerValueAsUtf8,
   lenientBase64Decode,
   splitAuthorizationHeader,
 } from './authorization-header.js'
@@ -95,5 +97,24 @@ describe('decodeUtf8OrLatin1 / decodeUtf8Strict', () => {
   it('handles empty input', () => {
     expect(decodeUtf8OrLatin1(new Uint8Array())).toBe('')
     expect(decodeUtf8Strict(new Uint8Array())).toBe('')
+  })
+})
+
+describe('headerValueAsUtf8', () => {
+  it('equals the strict UTF-8 decoding of the value as Latin-1 bytes, for any header value', () => {
+    const latin1 = fc.string({ unit: fc.integer({ min: 0, max: 0xff }).map((c) => String.fromCharCode(c)), maxLength: 64 })
+    const utf8AsLatin1 = fc.string({ unit: 'binary', maxLength: 32 }).map((text) => Buffer.from(text, 'utf8').toString('latin1'))
+    fc.assert(
+      fc.property(fc.oneof(latin1, utf8AsLatin1, fc.string({ maxLength: 64 })), (value) => {
+        expect(headerValueAsUtf8(value)).toBe(decodeUtf8Strict(Buffer.from(value, 'latin1')))
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('keeps ASCII as is and reads UTF-8 sent as Latin-1', () => {
+    expect(headerValueAsUtf8('b0b0b0')).toBe('b0b0b0')
+    expect(headerValueAsUtf8(Buffer.from('clé', 'utf8').toString('latin1'))).toBe('clé')
+    expect(headerValueAsUtf8('cl\u00e9')).toBeNull()
   })
 })

@@ -54,9 +54,12 @@ export function lenientBase64Decode(input: string): Uint8Array | null {
 }
 
 /** Decodes bytes as UTF-8, or as Latin-1 when they are not valid UTF-8 (DRF, PR #7193). */
+/** One strict decoder for every call (without `stream`, each `decode` starts afresh). */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
 export function decodeUtf8OrLatin1(bytes: Uint8Array): string {
   try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
+    return STRICT_UTF8.decode(bytes)
   } catch {
     return Buffer.from(bytes).toString('latin1')
   }
@@ -65,8 +68,24 @@ export function decodeUtf8OrLatin1(bytes: Uint8Array): string {
 /** Decodes bytes as strict UTF-8, or `null` when they are not valid UTF-8. */
 export function decodeUtf8Strict(bytes: Uint8Array): string | null {
   try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
+    return STRICT_UTF8.decode(bytes)
   } catch {
     return null
   }
+}
+
+/**
+ * A header value (a Latin-1 string, one character per byte) read as strict UTF-8, as
+ * `decodeUtf8Strict(Buffer.from(value, 'latin1'))`; `null` when its bytes are not UTF-8.
+ * An ASCII value (the usual case: token keys) is its own decoding and is returned as is.
+ */
+export function headerValueAsUtf8(value: string): string | null {
+  let ascii = true
+  for (let i = 0; i < value.length; i++) {
+    if (value.charCodeAt(i) > 0x7f) {
+      ascii = false
+      break
+    }
+  }
+  return ascii ? value : decodeUtf8Strict(Buffer.from(value, 'latin1'))
 }
