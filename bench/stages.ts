@@ -8,6 +8,8 @@
  *
  *   DATABASE_URL=postgres://… npx tsx bench/stages.ts [--db sqlite|postgres|both] [--count 20000] [--rounds 3] [--json out.json]
  *
+ * Copied into a checkout of an older commit (and run there), it measures that commit's stages.
+ *
  * Stages (µs per request):
  * - `sql token⋈user`: gatehouse's `KyselyTokenStore.findWithUser` / the baseline's statement (+ SHA-256).
  * - `sql count + page`: the list source's `count()` and `slice()` together / the baseline's two statements.
@@ -22,7 +24,7 @@ import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { openReferenceContext, type ReferenceContext } from '../examples/reference-api/context.js'
 import { articleRoutes, formatCreated } from '../examples/reference-api/routes/articles.js'
-import { createApiRequest, type ApiRequest, type ApiView } from '../src/index.js'
+import { createApiRequest, type ApiRequest, type ApiView, type PageSource, type RequestContext } from '../src/index.js'
 import { serializeBody } from '../src/core/api-response.js'
 import { freshPostgres, freshSqlite, type TestDatabase } from '../test/helpers/databases.js'
 import { BOB_TOKEN } from './wrk.js'
@@ -134,14 +136,19 @@ function median(values: readonly number[]): number {
 type Stage = { readonly name: string; readonly gatehouse: (() => Promise<unknown> | unknown) | null; readonly hand: (() => Promise<unknown> | unknown) | null }
 
 async function stagesFor(ref: ReferenceContext, q: HandQueries): Promise<{ stages: Stage[]; view: ApiView }> {
-  const articles = articleRoutes(ref).find((r) => r.path === '/api/articles/')
-  if (articles === undefined) throw new Error('no /api/articles/ route')
-  const { view } = articles
+  const listRoute = articleRoutes(ref).find((r) => r.path === '/api/articles/')
+  if (listRoute === undefined) throw new Error('no /api/articles/ route')
+  const { view } = listRoute
   const req = apiRequest()
   const findWithUser = ref.tokens.findWithUser
   if (findWithUser === undefined) throw new Error('the token store has no findWithUser')
   const state = await view.guard.check(req, [])
-  const source = (await import('../examples/reference-api/routes/articles.js')).articleSources(ref)
+  // `articleSources` (prepared once) where the checkout has it; an older one builds a source per request.
+  const articles = (await import('../examples/reference-api/routes/articles.js')) as Record<string, unknown>
+  const source =
+    typeof articles['articleSources'] === 'function'
+      ? (articles['articleSources'] as (r: ReferenceContext) => (ctx: RequestContext) => PageSource<unknown>)(ref)
+      : (ctx: RequestContext): PageSource<unknown> => (articles['articleSource'] as (r: ReferenceContext, c: RequestContext) => PageSource<unknown>)(ref, ctx)
   const ctx = { ...state, format: 'json' as const, params: {} }
   const response = await view.handle(req)
   const handBody = await handHandle(q, `Token ${BOB_TOKEN}`, HOST, '3')
