@@ -83,6 +83,7 @@ const PUBLIC_EXPORTS = [
   'logoutView',
   'matchRoutes',
   'namedTokenDetailView',
+  'namedTokenIssuer',
   'namedTokenJson',
   'namedTokensView',
   'needsRehash',
