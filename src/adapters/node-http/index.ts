@@ -20,6 +20,15 @@ export interface NodeHttpOptions {
   readonly bodyLimit?: number
 }
 
+/** Options of `router`. */
+export interface NodeRouterOptions extends NodeHttpOptions {
+  /**
+   * A path the routes are mounted under (`'/v1'`: `route('/books/', …)` answers `/v1/books/`).
+   * Requests outside it are DRF's 404. @default none
+   */
+  readonly prefix?: string
+}
+
 const DEFAULT_BODY_LIMIT = 1024 * 1024
 
 export { PayloadTooLarge } from '../../core/errors.js'
@@ -183,15 +192,17 @@ async function serveView(
  * and the trailing slash is significant, as in DRF's URL conf; an unknown path is DRF's 404
  * `Not found.`.
  */
-export function router(routes: readonly Route[] | Readonly<Record<string, ApiView>>, options: NodeHttpOptions = {}): NodeHandler {
+export function router(routes: readonly Route[] | Readonly<Record<string, ApiView>>, options: NodeRouterOptions = {}): NodeHandler {
   const list: readonly Route[] = Array.isArray(routes)
     ? routes
     : Object.entries(routes as Readonly<Record<string, ApiView>>).map(([path, view]) => ({ path, view }))
   const match = matchRoutes(list)
+  const prefix = (options.prefix ?? '').replace(/\/$/, '')
   return async (req, res) => {
     const url = requestUrl(req, options)
     if (url === null) return writeResponse(res, INVALID_HOST)
-    const found = match(url.pathname)
+    if (prefix !== '' && !url.pathname.startsWith(`${prefix}/`)) return writeResponse(res, NOT_FOUND)
+    const found = match(url.pathname.slice(prefix.length))
     if (found === null) return writeResponse(res, NOT_FOUND)
     return serveView(found.route.view, options, req, res, found.params)
   }
