@@ -14,6 +14,8 @@ import { parseDatabaseUrl, redactUrl, type Database, type DialectName } from '..
 import { tokenRow } from '../kysely/kysely-token-store.js'
 import { syncSerial } from '../kysely/migrations.js'
 import { toDate, toFlag, type AuthDatabase } from '../kysely/schema.js'
+import { KyselyUserStore } from '../kysely/kysely-user-store.js'
+import { runUserCreatedHook, type UserCreatedHook } from '../stores/user-created-hook.js'
 
 /** An expected failure of the import (no Django tables, unreadable source): printed as `gatehouse: <message>`. */
 export class DjangoImportError extends Error {}
@@ -62,6 +64,12 @@ export interface ImportDjangoOptions {
   readonly dryRun?: boolean
   /** Make Django superusers staff (gatehouse has no superuser flag). @default false: `is_staff` as it is */
   readonly superusersAsStaff?: boolean
+  /**
+   * Called for every user the import created, once the import is committed (never in a dry
+   * run), as a store's `onUserCreated`. A failure is reported (`hookFailures`, a note) and the
+   * other users' calls still happen. @default none
+   */
+  readonly onUserCreated?: UserCreatedHook | undefined
 }
 
 /** Counts of one kind of row. */
@@ -86,6 +94,8 @@ export interface ImportDjangoReport {
   readonly notes: string[]
   /** gatehouse ids of present users whose flags, password or token `update` changed (caches should drop them). */
   readonly changedUserIds: number[]
+  /** How many `onUserCreated` calls failed (each named in `notes`). */
+  readonly hookFailures: number
 }
 
 const MAX_USERNAME = 150
@@ -286,6 +296,7 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
   const tokens: ImportCounts = { created: 0, updated: 0, unchanged: 0, skipped: 0 }
   const notes: string[] = []
   const changed = new Set<number>()
+  const createdIds: number[] = []
   const run = async (trx: Transaction<AuthDatabase>): Promise<void> => {
     const present = new Map<string, PresentUser>()
     const takenIds = new Set<number>()
@@ -366,6 +377,7 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
       notes.push(`user ${shown(user.username)}: Django id ${user.ref} is taken in gatehouse (or is not a number it can hold), imported as id ${String(row['id'])}`)
     }
     users.created = keepIds.length + renumbered.length
+    createdIds.push(...keepIds.map((user) => idOf.get(user.ref) as number), ...renumbered.map((user) => idOf.get(user.ref) as number))
 
     if (source.tokens !== null) {
       const tokenOfUser = new Map<number, string>()
@@ -448,6 +460,22 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
   } catch (error) {
     if (!(error instanceof DryRunRollback)) throw error
   }
+  let hookFailures = 0
+  if (options.onUserCreated !== undefined && options.dryRun !== true) {
+    // After the commit, as for a store's create: the hook sees the rows (and may write its own).
+    const store = new KyselyUserStore({ db: database.db })
+    for (const id of createdIds) {
+      const user = await store.findById(id)
+      if (user === null) continue
+      try {
+        await runUserCreatedHook(options.onUserCreated, user)
+      } catch (error) {
+        hookFailures++
+        if (hookFailures <= 50) notes.push(`onUserCreated failed for user ${shown(user.username)}: ${error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error)}`)
+      }
+    }
+    if (hookFailures > 50) notes.push(`… and ${hookFailures - 50} more onUserCreated failures`)
+  }
   return {
     sourceDialect: source.dialect,
     sourceUsers: source.users.length,
@@ -457,6 +485,7 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
     dryRun: options.dryRun === true,
     notes,
     changedUserIds: options.dryRun === true ? [] : [...changed],
+    hookFailures,
   }
 }
 

@@ -16,6 +16,8 @@ import { authMigrations, migrate } from '../kysely/migrations.js'
 import type { AuthDatabase } from '../kysely/schema.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import { addNamedTokenCommands } from './named-token-commands.js'
+import { boundHook, CliConfigError, loadCliConfig } from './cli-config.js'
+import { UserCreatedHookError } from '../stores/user-created-hook.js'
 
 /** Where the command line reads and writes; the process's own streams by default. */
 export interface CliIo {
@@ -30,6 +32,10 @@ class CliError extends Error {}
 
 interface DatabaseOption {
   readonly database?: string
+}
+
+interface ConfigOption {
+  readonly config?: string
 }
 
 interface PasswordOptions {
@@ -166,6 +172,8 @@ const databaseOption = (): Option =>
   new Option('--database <url>', 'database URL: sqlite:<path>, file:<path> or postgres://… (default: $DATABASE_URL)')
 const redisOption = (): Option =>
   new Option('--redis <url>', "Redis URL through which running servers' token caches are told of the change (default: $REDIS_URL; unset: not told)")
+const configOption = (): Option =>
+  new Option('--config <file>', 'a JavaScript module whose onUserCreated(user, { db }) export is called for every user created (default: $GATEHOUSE_CONFIG)')
 const channelOption = (): Option => new Option('--channel <name>', 'the invalidation channel the servers listen on').default(DEFAULT_CHANNEL)
 
 /** A user of gatehouse's own table, by name, or a CliError. */
@@ -173,6 +181,46 @@ async function existingUser(users: KyselyUserStore, username: string): Promise<{
   const user = await users.findByUsername(username)
   if (user === null) throw new CliError(`user ${username} does not exist`)
   return user
+}
+
+/** The `--config` module (or `GATEHOUSE_CONFIG`'s), or `undefined` when none is named. */
+async function loadConfig(options: ConfigOption, io: CliIo): Promise<Awaited<ReturnType<typeof loadCliConfig>>> {
+  try {
+    return await loadCliConfig(options.config ?? io.env['GATEHOUSE_CONFIG'])
+  } catch (error) {
+    if (error instanceof CliConfigError) throw new CliError(error.message)
+    throw error
+  }
+}
+
+/** Rows of active users read at once by `create-token --all`. */
+const ALL_TOKENS_BATCH = 500
+
+/**
+ * `create-token --all`: a token for every active user of gatehouse's table that has none
+ * (get-or-create, in batches; an existing token is never replaced).
+ */
+async function createMissingTokens(db: Database<AuthDatabase>['db']): Promise<{ created: number; active: number }> {
+  const tokens = new KyselyTokenStore({ db })
+  let created = 0
+  let active = 0
+  let after = 0
+  for (;;) {
+    const rows = await db
+      .selectFrom('gatehouse_users as u')
+      .leftJoin('gatehouse_tokens as t', 't.user_id', 'u.id')
+      .select(['u.id as id', 't.user_id as has_token'])
+      .where('u.is_active', '=', 1)
+      .where('u.id', '>', after)
+      .orderBy('u.id')
+      .limit(ALL_TOKENS_BATCH)
+      .execute()
+    if (rows.length === 0) break
+    active += rows.length
+    after = Number(rows[rows.length - 1]?.id)
+    created += await tokens.createMissing(rows.filter((row) => row.has_token === null).map((row) => Number(row.id)))
+  }
+  return { created, active }
 }
 
 /** Builds the command line; `io` receives its output. */
@@ -200,19 +248,23 @@ export function buildCli(io: CliIo): Command {
     .option('--inactive', 'create the user inactive')
     .option('--no-password', 'give the user no usable password (they cannot log in with one)')
     .option('--password-stdin', 'read the password from the first line of stdin')
-    .action(async (username: string, options: DatabaseOption & PasswordOptions & { staff?: boolean; inactive?: boolean; password: boolean }) => {
+    .addOption(configOption())
+    .action(async (username: string, options: DatabaseOption & PasswordOptions & ConfigOption & { staff?: boolean; inactive?: boolean; password: boolean }) => {
       if (username.length === 0 || username.length > 150 || username.includes('\0')) {
         throw new CliError('username must be 1 to 150 characters')
       }
+      const config = await loadConfig(options, io)
       const password = options.password ? await readPassword(options, io) : null
       await withDatabase(options, io, async (database) => {
-        const users = new KyselyUserStore({ db: database.db })
+        const onUserCreated = boundHook(config, { db: database.db, dialect: database.dialect })
+        const users = new KyselyUserStore({ db: database.db, onUserCreated })
         if ((await users.findByUsername(username)) !== null) throw new CliError(`user ${username} already exists`)
         try {
           const user = await users.create({ username, password, isStaff: options.staff === true, isActive: options.inactive !== true })
           print(`Created user ${user.username} (id ${String(user.id)})${password === null ? ' with no usable password' : ''}`)
         } catch (error) {
           if (isUniqueViolation(error)) throw new CliError(`user ${username} already exists`)
+          if (error instanceof UserCreatedHookError) throw new CliError(error.message)
           throw error
         }
       })
@@ -264,13 +316,24 @@ export function buildCli(io: CliIo): Command {
 
   program
     .command('create-token')
-    .description("print a user's token, creating it if missing (DRF's drf_create_token)")
-    .argument('<username>')
+    .description("print a user's token, creating it if missing (DRF's drf_create_token); --all: a token for every active user without one")
+    .argument('[username]')
     .addOption(databaseOption())
     .addOption(redisOption())
     .addOption(channelOption())
     .option('-r, --reset', 'regenerate the token (for a leaked one): the old key stops working')
-    .action(async (username: string, options: DatabaseOption & InvalidationOptions & { reset?: boolean }) => {
+    .option('--all', 'get-or-create a token for every active user (never regenerates; prints counts, never keys)')
+    .action(async (username: string | undefined, options: DatabaseOption & InvalidationOptions & { reset?: boolean; all?: boolean }) => {
+      if (options.all === true) {
+        if (username !== undefined) throw new CliError('create-token --all takes no username')
+        if (options.reset === true) throw new CliError('create-token --all never regenerates: --reset is for one user')
+        await withDatabase(options, io, async (database) => {
+          const { created, active } = await createMissingTokens(database.db)
+          print(`Created ${created} token${created === 1 ? '' : 's'}; ${active - created} active user${active - created === 1 ? '' : 's'} already had one`)
+        })
+        return
+      }
+      if (username === undefined) throw new CliError('create-token needs a username (or --all)')
       // Only a reset changes a key that servers may hold: plain get-or-create needs no Redis.
       const run = async (invalidation: InvalidationBus | undefined): Promise<void> =>
         withDatabase(options, io, async (database) => {
@@ -332,7 +395,9 @@ export function buildCli(io: CliIo): Command {
     .option('--dry-run', 'do everything in a transaction, print the counts, then roll back')
     .addOption(redisOption())
     .addOption(channelOption())
-    .action(async (options: DatabaseOption & InvalidationOptions & { from: string; update?: boolean; superusersAsStaff?: boolean; dryRun?: boolean }) => {
+    .addOption(configOption())
+    .action(async (options: DatabaseOption & InvalidationOptions & ConfigOption & { from: string; update?: boolean; superusersAsStaff?: boolean; dryRun?: boolean }) => {
+      const config = await loadConfig(options, io)
       // Everything is read before the target is opened: source and target may be one database.
       const source = await readDjangoDatabase(options.from)
       const run = async (invalidation: InvalidationBus | undefined): Promise<void> =>
@@ -341,9 +406,11 @@ export function buildCli(io: CliIo): Command {
             update: options.update === true,
             dryRun: options.dryRun === true,
             superusersAsStaff: options.superusersAsStaff === true,
+            onUserCreated: boundHook(config, { db: database.db, dialect: database.dialect }),
           })
           for (const line of formatImportReport(report)) print(line)
           for (const id of report.changedUserIds) await invalidation?.publish(id)
+          if (report.hookFailures > 0) throw new CliError(`onUserCreated failed for ${report.hookFailures} imported user${report.hookFailures === 1 ? '' : 's'} (the import itself is committed)`)
         })
       // Only --update changes what running servers may have cached.
       await (options.update === true && options.dryRun !== true ? withInvalidation(options, io, run) : run(undefined))
