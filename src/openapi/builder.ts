@@ -15,8 +15,6 @@ import {
   errorResponse,
 } from './error-responses.js'
 
-const BODY_METHODS: readonly string[] = ['POST', 'PUT', 'PATCH']
-
 /** A mutable OpenAPI document the builder writes into (a fresh one, or @fastify/swagger's). */
 export interface OpenApiTarget {
   paths: Record<string, Record<string, JsonValue>>
@@ -218,7 +216,7 @@ export class OpenApiBuilder {
     op['security'] = [...security]
     if (undescribed.length > 0) op['x-undescribed-authentication'] = undescribed
 
-    op['responses'] = this.responses(method, d, paginator, pathParams.length > 0, view, anonymous)
+    op['responses'] = this.responses(d, paginator, pathParams.length > 0, view, anonymous)
     return op
   }
 
@@ -248,7 +246,7 @@ export class OpenApiBuilder {
     return { security, undescribed, anonymous }
   }
 
-  private responses(method: HandlerMethod, d: OperationDescription, paginator: Paginator | null, hasParams: boolean, view: ApiView, anonymous: boolean): JsonObject {
+  private responses(d: OperationDescription, paginator: Paginator | null, hasParams: boolean, view: ApiView, anonymous: boolean): JsonObject {
     const settings = view.settings
     const responses: Record<string, JsonValue> = {}
     const status = d.status ?? 200
@@ -272,9 +270,9 @@ export class OpenApiBuilder {
 
     const error = { $ref: this.errorRef() }
     const errors = new Set<number>([404, 406, ...(d.errors ?? [])])
+    // Only a handler that reads a body (and says so) answers a body's 400 and 415.
     const readsBody = d.requestBody !== undefined
-    if (readsBody || BODY_METHODS.includes(method)) errors.add(400)
-    if (readsBody) errors.add(415)
+    if (readsBody) errors.add(400).add(415)
     const schemes = settings.authentication
     const first = schemes[0]
     if (first !== undefined && typeof first.authenticateHeader === 'function') errors.add(401)
@@ -282,7 +280,7 @@ export class OpenApiBuilder {
     for (const scheme of schemes) for (const s of scheme.openApiErrorStatuses?.() ?? []) errors.add(s)
     if (settings.throttles.length > 0) errors.add(429)
     for (const code of [...errors].sort((a, b) => a - b)) {
-      if (code === 400 && (readsBody || BODY_METHODS.includes(method))) {
+      if (code === 400 && readsBody) {
         const invalid = { $ref: `#/components/schemas/${this.component('schemas', VALIDATION_ERROR_SCHEMA_NAME, VALIDATION_ERROR_SCHEMA)}` }
         responses['400'] = {
           description: 'Invalid request body: messages by field, or `{"detail"}` for a body that does not parse.',

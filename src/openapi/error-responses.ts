@@ -20,14 +20,14 @@ export const VALIDATION_ERROR_SCHEMA: JsonObject = {
 export const METHOD_NOT_ALLOWED = 'MethodNotAllowed'
 
 const RETRY_AFTER: JsonObject = { 'Retry-After': { description: 'Seconds until a request may succeed.', schema: { type: 'integer' } } }
-const ALLOW: JsonObject = { Allow: { description: 'The methods the path answers.', schema: { type: 'string' } } }
+const ALLOW: JsonObject = { Allow: { description: 'The methods the path answers.', required: true, schema: { type: 'string' } } }
 
 /** What each error status means on a gatehouse view, and the headers it carries. */
 const ERRORS: Readonly<Record<number, { readonly description: string; readonly headers?: JsonObject }>> = {
   400: { description: 'Bad request: a body that does not parse, or a malformed header.' },
   401: {
     description: 'Authentication failed or was required.',
-    headers: { 'WWW-Authenticate': { description: "The challenge of the view's first scheme.", schema: { type: 'string' } } },
+    headers: { 'WWW-Authenticate': { description: "The challenge of the view's first scheme.", required: true, schema: { type: 'string' } } },
   },
   403: { description: 'Permission denied (or authentication failed, when the first scheme has no challenge).' },
   404: { description: 'Not found.' },
