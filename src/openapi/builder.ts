@@ -173,7 +173,7 @@ export class OpenApiBuilder {
       if (handler !== undefined) item[method.toLowerCase()] = this.refs(this.operation(path, params, view, method, handler))
     }
     // A method the path does not list answers 405: OpenAPI has no place for it in a path, so it is a reusable response.
-    this.component('responses', METHOD_NOT_ALLOWED, errorResponse(405, { $ref: this.errorRef() }, 'A method this path does not list: every path answers it with 405 and `Allow`.'))
+    this.component('responses', METHOD_NOT_ALLOWED, errorResponse(405, { $ref: this.errorRef() }, "A method a path does not list: 405 with `Allow`, once the path's authentication, permissions and throttles passed (they answer first, as for the path's operations)."))
   }
 
   private errorRef(): string {
