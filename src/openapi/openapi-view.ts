@@ -24,8 +24,8 @@ const MAX_CACHED = 8
  * runs the API's authentication schemes and throttles, so a bad token is a 401 and a
  * client is throttled as who it is.
  *
- * Mounted under a prefix (`gatehouseViews({ prefix: '/v1' })`, Express's
- * `app.use('/v1', router)`, Hono's `app.route('/v1', …)`), the view finds the prefix in the
+ * Mounted under a prefix (`mountRoutes(app, routes, { prefix: '/v1' })` on Fastify and
+ * node:http, Express's `app.use('/v1', router)`, Hono's `app.route('/v1', …)`), the view finds the prefix in the
  * request's path (the path it answered, less its own route's path) and writes it as the
  * document's server, `servers: [{ url: '/v1' }]`: the paths stay those of the routes, and
  * a client generated from the document calls the URLs the server answers. Pass `servers`

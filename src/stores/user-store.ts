@@ -45,4 +45,10 @@ export interface UserStore {
    * longer authenticates by any scheme. @returns false when there is no such user.
    */
   setActive?(userId: UserId, isActive: boolean): Promise<boolean>
+  /**
+   * Optional: grants or revokes staff status (`IsAdminUser`). Cached token
+   * authentications hold the user's flags, so the change is published like the others.
+   * @returns false when there is no such user.
+   */
+  setStaff?(userId: UserId, isStaff: boolean): Promise<boolean>
 }

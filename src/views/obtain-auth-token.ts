@@ -94,7 +94,7 @@ function tokenResponseSchema(extraFields: TokenResponseFields | undefined): Json
  * Pass the result to `api.view()`; spread it to change anything else.
  *
  * @example
- * mountView(app, '/api/auth/token/', api.view(obtainAuthTokenView({ users, tokens })))
+ * route('/api/auth/token/', api.view(obtainAuthTokenView({ users, tokens })))
  * // a throttled variant, and one answering user_id and username too:
  * api.view(obtainAuthTokenView({ users, tokens, throttles: [loginThrottle] }))
  * api.view(obtainAuthTokenView({ users, tokens, extraFields: userIdAndUsername }))
