@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { FRAMEWORKS, type Framework } from '../../examples/reference-api/app.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
+import { deletePrefix, REDIS_URL, uniquePrefix } from '../redis/redis-helpers.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { AdminClient, adminLogin, csrfOf, type Page } from './admin-client.js'
 
@@ -239,4 +240,13 @@ for (const framework of FRAMEWORKS) {
 
 describe.skipIf(postgres?.available !== true)('admin pages on fastify (PostgreSQL)', () => {
   adminTests(async () => startReference((await postgres?.create()) as TestDatabase, CACHE, { framework: 'fastify' }))
+})
+
+describe.skipIf(REDIS_URL === undefined)('admin pages on fastify (SQLite, sessions in Redis)', () => {
+  adminTests(async () => {
+    const prefix = uniquePrefix()
+    const server = await startReference((await sqlite?.create()) as TestDatabase, { ...CACHE, redisUrl: REDIS_URL, redisPrefix: prefix }, { framework: 'fastify' })
+    // The sessions this test wrote go with it.
+    return { ...server, close: async () => (await server.close(), await deletePrefix(REDIS_URL ?? '', prefix)) }
+  })
 })
