@@ -14,14 +14,23 @@ export type DatabaseTarget =
 export const DEFAULT_SQLITE_PATH = 'gatehouse.sqlite3'
 
 /**
+ * `url` fit for a message or a log line: everything between `//` (or the scheme's `:`) and
+ * the *last* `@` masked, so a password holding `/`, `?`, `#` or `@` never shows
+ * (`mysql://root:hunter2/x@db/app` → `mysql://***@db/app`). An `@` later in the path or
+ * query masks the host as well: a message says less rather than a secret.
+ */
+export function redactUrl(url: string): string {
+  const at = url.lastIndexOf('@')
+  if (at === -1) return url
+  const slashes = url.indexOf('//')
+  const start = slashes !== -1 && slashes < at ? slashes + 2 : url.indexOf(':') + 1
+  return `${url.slice(0, start)}***${url.slice(at)}`
+}
+
+/**
  * Parses `DATABASE_URL`: unset or empty → the embedded SQLite file; `sqlite:<path>` or
  * `file:<path>` → that SQLite file (`:memory:` works); `postgres://` / `postgresql://` → PostgreSQL.
  */
-/** `url` fit for a message or a log line: the user and password between `//` and `@` masked. */
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@')
-}
-
 export function parseDatabaseUrl(url: string | undefined): DatabaseTarget {
   if (url === undefined || url.trim() === '') return { dialect: 'sqlite', path: DEFAULT_SQLITE_PATH }
   const value = url.trim()

@@ -3,6 +3,7 @@ import { sql, type AliasedRawBuilder, type Kysely } from 'kysely'
 import { ConfigurationError } from '../core/errors.js'
 import type { StoredUser, UserId } from '../core/user.js'
 import { DEFAULT_SCRYPT, hashPassword, needsRehash, verifyPasswordUniform, type ScryptParams } from '../crypto/passwords.js'
+import { sessionAuthHashOf } from '../crypto/session-auth-hash.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { NewUser, UserListPage, UserListQuery, UserStore } from '../stores/user-store.js'
 import { runUserCreatedHook, type UserCreatedHook } from '../stores/user-created-hook.js'
@@ -265,6 +266,16 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     const ok = await verifyPasswordUniform(password, stored ?? null, this.scrypt)
     if (ok && stored !== undefined) await this.upgradeHash(user.id, stored, password)
     return ok
+  }
+
+  /**
+   * The user's session auth hash (Django's `get_session_auth_hash`): an HMAC of the stored
+   * password hash, so every `setPassword` changes it and ends the user's other sessions.
+   * `null` when there is no such user.
+   */
+  async sessionAuthHash(userId: UserId): Promise<string | null> {
+    const stored = await this.storedHash(userId)
+    return stored === undefined ? null : sessionAuthHashOf(stored)
   }
 
   /** Replaces a hash that verified but is weaker than this store's (Django's `must_update`). */

@@ -51,6 +51,14 @@ export interface UserStore {
    */
   setPassword?(userId: UserId, password: string | null): Promise<boolean>
   /**
+   * Optional: a value that changes whenever the user's password changes (Django's
+   * `get_session_auth_hash`), or `null` for no such user. When present, the login view keeps
+   * it in the new session and `SessionAuthentication` ends sessions it no longer matches:
+   * a password change logs the user out everywhere (`updateSessionAuthHash` keeps the
+   * session that made the change). `KyselyUserStore` has it.
+   */
+  sessionAuthHash?(userId: UserId): Promise<string | null>
+  /**
    * Optional: activates or deactivates a user. An inactive user keeps their rows but no
    * longer authenticates by any scheme. @returns false when there is no such user.
    */
