@@ -23,14 +23,16 @@ export function pageCsrf(req: ApiRequest, options: ResolvedAdminOptions): PageCs
   return { token: maskCsrfSecret(secret), headers: [csrfCookieHeader(secret, req, options.cookies)] }
 }
 
-/** The active user of the request's session, or `null` (no cookie, no live session, gone or inactive user). */
+/**
+ * The active user of the request's session, or `null` (no cookie, no live session, a gone or
+ * inactive user, a password changed since the login), as `SessionAuthentication` reads it:
+ * for an unsafe request of a live session it also runs Django's CSRF check, whose failure
+ * throws `PermissionDenied` (the pages answer it with a 403 page).
+ */
 export async function sessionUser(req: ApiRequest, options: ResolvedAdminOptions): Promise<StoredUser | null> {
-  const key = req.cookie(options.cookies.cookieName)
-  if (key === null || key === '') return null
-  const session = await options.sessions.get(key)
-  if (session === null || session.userId === null) return null
-  const user = await options.users.findById(session.userId)
-  return user !== null && user.isActive ? user : null
+  const identity = await options.session.authenticate(req)
+  // The scheme answers only stored users; the check keeps the type honest.
+  return identity !== null && identity.user.isAuthenticated && identity.user.id !== null ? (identity.user as StoredUser) : null
 }
 
 /** A staff member on an admin page: who, the frame every page shares, and the CSRF headers to send. */
@@ -42,8 +44,8 @@ export interface StaffRequest {
 
 /**
  * The gate of every admin page but login: no session (or an inactive user) is sent to the
- * login page; a logged-in user who is not staff gets a 403 page; an unsafe request must
- * pass Django's CSRF check (a 403 page otherwise). Answers the staff request, or the
+ * login page; a logged-in user who is not staff gets a 403 page; an unsafe request of a
+ * session must pass Django's CSRF check (`sessionUser` throws, the handler answers a 403 page). Answers the staff request, or the
  * response to send instead.
  */
 export async function requireStaff(req: ApiRequest, options: ResolvedAdminOptions): Promise<StaffRequest | ApiResponse> {
@@ -59,10 +61,7 @@ export async function requireStaff(req: ApiRequest, options: ResolvedAdminOption
     const body = `<section class="card"><p>You are logged in as <strong>${h(user.username)}</strong>, but are not authorized to access this page. Log out and log in as a staff account.</p></section>`
     return htmlResponse(403, renderPage({ ...frame, title: 'Forbidden' }, body), csrf.headers)
   }
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
-    const refused = await csrfRefusal(req, options)
-    if (refused !== null) return refused
-  }
+  // An unsafe request already passed the CSRF check in sessionUser (the session scheme's).
   return { user, frame, csrf }
 }
 

@@ -1,4 +1,5 @@
 import { resolveCsrfOptions, type ResolvedCsrfOptions } from '../authentication/csrf.js'
+import { SessionAuthentication } from '../authentication/session-authentication.js'
 import type { Api } from '../core/api.js'
 import { ConfigurationError } from '../core/errors.js'
 import type { NamedTokenStore } from '../stores/named-token-store.js'
@@ -46,6 +47,8 @@ export interface ResolvedAdminOptions {
   readonly siteTitle: string
   readonly cookies: ResolvedSessionCookies
   readonly csrf: ResolvedCsrfOptions
+  /** The session scheme on the pages' stores and cookies: who is logged in, and the CSRF check of their changes. */
+  readonly session: SessionAuthentication
 }
 
 const PREFIX = /^\/(?:[A-Za-z0-9._~-]+\/)*$/
@@ -77,5 +80,6 @@ export function resolveAdminOptions(options: AdminOptions): ResolvedAdminOptions
     siteTitle: options.siteTitle ?? 'gatehouse administration',
     cookies,
     csrf: resolveCsrfOptions(cookies.csrf),
+    session: new SessionAuthentication({ sessions: options.sessions, users: options.users, cookieName: cookies.cookieName, csrf: cookies.csrf ?? {} }),
   })
 }

@@ -1,4 +1,5 @@
 import { newCsrfSecret } from '../authentication/csrf.js'
+import { loginSessionData } from '../authentication/session-auth-hash.js'
 import type { ApiRequest } from '../core/api-request.js'
 import type { ApiResponse } from '../core/api-response.js'
 import type { Handler } from '../core/view.js'
@@ -62,7 +63,9 @@ export function loginHandlers(options: ResolvedAdminOptions): { GET: Handler; PO
     const previous = req.cookie(options.cookies.cookieName)
     if (previous !== null && previous !== '') await options.sessions.delete(previous)
     const key = newSessionKey()
-    await options.sessions.save(key, { userId: user.id, data: {}, expiresAt: new Date(Date.now() + options.cookies.maxAge * 1000) })
+    // With the user's session auth hash, so a later password change ends this session too.
+    const sessionData = await loginSessionData(options.users, user.id)
+    await options.sessions.save(key, { userId: user.id, data: sessionData, expiresAt: new Date(Date.now() + options.cookies.maxAge * 1000) })
     // A new CSRF secret with the new session, as Django's login() rotates it.
     return redirect(next, 303, [sessionCookieHeader(key, req, options.cookies), csrfCookieHeader(newCsrfSecret(), req, options.cookies)])
   })

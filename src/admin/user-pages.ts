@@ -2,6 +2,7 @@ import type { ApiResponse } from '../core/api-response.js'
 import type { StoredUser, UserId } from '../core/user.js'
 import type { Handler, RequestContext } from '../core/view.js'
 import type { NamedTokenInfo } from '../stores/named-token-store.js'
+import { updateSessionAuthHash } from '../authentication/session-auth-hash.js'
 import { UserCreatedHookError } from '../stores/user-created-hook.js'
 import { requireStaff, type StaffRequest } from './admin-auth.js'
 import { adminHandler, formField } from './admin-handler.js'
@@ -214,6 +215,9 @@ export function userActionHandlers(options: ResolvedAdminOptions): Readonly<Reco
         return page(staff, user.username, `<p class="message error">${h(errors.join(' '))}</p><p><a href="${h(userPath(options, user.id))}">Back to ${h(user.username)}</a></p>`, 400)
       }
       await options.users.setPassword(user.id, password)
+      // The user's sessions end with the change (their session auth hash moved on); a staff
+      // member changing their own keeps this one, as Django's admin does.
+      if (user.id === staff.user.id) await updateSessionAuthHash({ sessions: options.sessions, users: options.users }, ctx.request.cookie(options.cookies.cookieName) ?? '')
       return 'password'
     }),
     'sessions/end/': userAction(options, async (user) => {

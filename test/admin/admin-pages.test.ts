@@ -178,7 +178,14 @@ function adminTests(start: () => Promise<RunningReference>): void {
       // A new password for alice: the old one stops working.
       const mismatch = await staff.post('/admin/users/1/password/', { csrfmiddlewaretoken: csrfOf(page), password1: 'one', password2: 'two' })
       expect(mismatch.status).toBe(400)
+      const aliceBrowser = new AdminClient(server.baseUrl)
+      const aliceCsrf = (JSON.parse((await aliceBrowser.request('GET', '/api/auth/csrf/', { headers: { Accept: 'application/json' } })).html) as { csrfToken: string }).csrfToken
+      await aliceBrowser.request('POST', '/api/auth/login/', { body: JSON.stringify({ username: 'alice', password: 'alice-pass-1' }), headers: { 'Content-Type': 'application/json', 'X-CSRFToken': aliceCsrf, Accept: 'application/json' } })
+      const aliceWho = async (): Promise<string> => (await aliceBrowser.request('GET', '/api/whoami/', { headers: { Accept: 'application/json' } })).html
+      expect(await aliceWho()).toContain('"alice"')
       await staff.post('/admin/users/1/password/', { csrfmiddlewaretoken: csrfOf(page), password1: 'alice-new-8', password2: 'alice-new-8' })
+      // Her API session ended with the change (her session auth hash moved on).
+      expect(await aliceWho()).not.toContain('"alice"')
       expect(await server.ref.users.authenticate('alice', 'alice-pass-1')).toBeNull()
       expect(await server.ref.users.authenticate('alice', 'alice-new-8')).not.toBeNull()
       // Sessions: the staff member's second browser is logged out of everywhere by "end sessions" on admin (id 4).
@@ -199,6 +206,12 @@ function adminTests(start: () => Promise<RunningReference>): void {
       expect(revoked.headers.get('location')).toBe('/admin/users/2/?done=revoked')
       expect(await whoami(server, named.key)).toBe(401)
       expect((await again.post(`/admin/users/2/named-tokens/${named.info.id}/revoke/`, { csrfmiddlewaretoken: csrfOf(bob) })).headers.get('location')).toBe('/admin/users/2/?done=revoke-none')
+      // A staff member's own new password keeps their session and ends their others (Django's update_session_auth_hash).
+      const second = await staffClient(server)
+      const own = await again.post('/admin/users/4/password/', { csrfmiddlewaretoken: csrfOf(bob), password1: 'admin-new-9', password2: 'admin-new-9' })
+      expect(own.headers.get('location')).toBe('/admin/users/4/?done=password')
+      expect((await again.get('/admin/')).status).toBe(200)
+      expect((await second.get('/admin/')).status).toBe(302)
     } finally {
       await server.close()
     }
