@@ -23,6 +23,7 @@ const DONE: Readonly<Record<string, string>> = Object.freeze({
   password: 'The password was changed.',
   'token-deleted': 'The token was deleted: its key stopped working.',
   'token-none': 'The user had no token.',
+  'token-exists': 'The user already has a token: regenerate it to hand out a new key.',
   revoked: 'The named token was revoked.',
   'revoke-none': 'That named token no longer exists.',
   sessions: 'The user’s sessions were ended.',
@@ -229,6 +230,8 @@ export function userActionHandlers(options: ResolvedAdminOptions): Readonly<Reco
   if (tokens !== undefined) {
     actions['token/'] = userAction(options, async (user, ctx, staff) => {
       const regenerate = formField(await ctx.request.body(), 'action') === 'regenerate'
+      // "Create" never shows a key that already exists: only a new key is ever shown.
+      if (!regenerate && tokens.findByUser !== undefined && (await tokens.findByUser(user.id)) !== null) return 'token-exists'
       const token = regenerate ? await tokens.regenerate(user.id) : await tokens.getOrCreate(user.id)
       // The key is shown on this answer only: never in a URL, a redirect or a listing.
       const body = `<section class="card"><p class="message">${regenerate ? 'A new token was made; the old key stopped working.' : 'The user’s token:'}</p>

@@ -141,6 +141,9 @@ function adminTests(start: () => Promise<RunningReference>): void {
       const key = /id="token-key">([0-9a-f]{40})</.exec(first.html)?.[1] ?? ''
       expect(key).toMatch(/^[0-9a-f]{40}$/)
       expect(await whoami(server, key)).toBe(200)
+      // "Create" again never shows the existing key.
+      const twice = await staff.post(`/admin/users/${String(dora?.id)}/token/`, { csrfmiddlewaretoken: csrfOf(detail), action: 'create' })
+      expect(twice.headers.get('location')).toBe(`/admin/users/${String(dora?.id)}/?done=token-exists`)
       // The user's page and the list show its date, never the key.
       const after = await staff.get(`/admin/users/${String(dora?.id)}/`)
       expect(after.html).toContain('A token created ')
