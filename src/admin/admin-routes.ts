@@ -9,8 +9,8 @@ import { userActionHandlers, userAddHandlers, userDetailHandler, userListHandler
 
 /**
  * The administration pages as routes under `prefix` (default `/admin/`), mounted like any
- * gatehouse routes on Fastify (`gatehouseViews`), Express and Hono (`mountRoutes`) or
- * node:http (`router`). Staff only, behind a session login with Django's CSRF check on every
+ * gatehouse routes with each adapter's `mountRoutes` (Fastify, Express, Hono, node:http)
+ * or node:http's `router`. Staff only, behind a session login with Django's CSRF check on every
  * change; every change is a POST; the pages carry no script (a CSP forbids any) and never
  * put a token in a URL. What they change goes through the stores, so the stores'
  * invalidation bus tells token caches at once.
@@ -24,7 +24,7 @@ import { userActionHandlers, userAddHandlers, userDetailHandler, userListHandler
  *
  * @example
  * import { adminRoutes } from 'gatehouse/admin'
- * await app.register(gatehouseViews, { routes: adminRoutes({ api, users, sessions, tokens, namedTokens }) })
+ * await mountRoutes(app, adminRoutes({ api, users, sessions, tokens, namedTokens })) // gatehouse/fastify
  * @throws ConfigurationError for a bad option (a prefix without slashes, a user store without `list`).
  */
 export function adminRoutes(options: AdminOptions): Route[] {

@@ -55,7 +55,8 @@ export interface DjangoData {
 export interface ImportDjangoOptions {
   /**
    * Refresh users already in gatehouse (matched by username) from Django: active and staff
-   * flags, date joined, token key, and the password *only* while gatehouse's copy is still
+   * flags, date joined, token key (attached when they have none: each such user is named in
+   * the report, since the key then logs in to their account), and the password *only* while gatehouse's copy is still
    * not an scrypt hash (a password set or rehashed by gatehouse is never replaced).
    * @default false: such users and their tokens are left as they are.
    */
@@ -289,7 +290,9 @@ class DryRunRollback extends Error {}
  * Writes `source` into gatehouse's tables of `database` (migrated), in one transaction:
  * new users keep Django's id when it is free, their password hash as it is (an empty one
  * becomes unusable, `!`), active and staff flags, date joined; tokens keep their key.
- * Users already present (same username) are left alone unless `options.update`.
+ * Users already present (same username) are left alone unless `options.update`, and so are
+ * their tokens: a Django token is attached to (or replaces the token of) a user gatehouse
+ * already had only with `options.update`, and every such user is named in the notes.
  */
 export async function importDjango(database: Database<AuthDatabase>, source: DjangoData, options: ImportDjangoOptions = {}): Promise<ImportDjangoReport> {
   const users: ImportCounts = { created: 0, updated: 0, unchanged: 0, skipped: 0 }
@@ -299,6 +302,8 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
   const createdIds: number[] = []
   const run = async (trx: Transaction<AuthDatabase>): Promise<void> => {
     const present = new Map<string, PresentUser>()
+    // gatehouse id → username of the users that were there before this import.
+    const existingIds = new Map<number, string>()
     const takenIds = new Set<number>()
     for (const row of await trx.selectFrom('gatehouse_users').select(['id', 'username', 'password', 'is_active', 'is_staff', 'date_joined']).execute()) {
       present.set(row.username, row)
@@ -339,6 +344,7 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
       }
       const id = Number(existing.id)
       idOf.set(user.ref, id)
+      existingIds.set(id, user.username)
       const changes: Partial<{ password: string; is_active: number; is_staff: number; date_joined: string }> = {}
       if (Number(existing.is_active) !== (user.isActive ? 1 : 0)) changes.is_active = user.isActive ? 1 : 0
       if (Number(existing.is_staff) !== (staffOf(user) ? 1 : 0)) changes.is_staff = staffOf(user) ? 1 : 0
@@ -387,6 +393,10 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
         userOfKey.set(row.key, Number(row.user_id))
       }
       let differingTokens = 0
+      // Tokens of users gatehouse already had: attached or replaced only with --update, and always named.
+      const notAttached: string[] = []
+      const attached: string[] = []
+      const replaced: string[] = []
       const newTokens: ReturnType<typeof tokenRow<number>>[] = []
       for (const token of source.tokens) {
         const userId = idOf.get(token.userRef)
@@ -412,7 +422,16 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
           continue
         }
         const row = tokenRow(token.key, userId, token.created ?? new Date())
-        if (current === undefined) {
+        const existingName = existingIds.get(userId)
+        if (current === undefined && existingName !== undefined && options.update !== true) {
+          // A key that would log in to an account gatehouse already had: never without --update.
+          tokens.unchanged++
+          notAttached.push(existingName)
+        } else if (current === undefined) {
+          if (existingName !== undefined) {
+            attached.push(existingName)
+            changed.add(userId)
+          }
           newTokens.push(row)
           tokenOfUser.set(userId, token.key)
           userOfKey.set(token.key, userId)
@@ -424,6 +443,7 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
           userOfKey.set(token.key, userId)
           tokens.updated++
           changed.add(userId)
+          replaced.push(existingName ?? String(userId))
         } else {
           tokens.unchanged++
           differingTokens++
@@ -433,6 +453,17 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
         await trx.insertInto('gatehouse_tokens').values(newTokens.slice(i, i + CHUNK)).execute()
       }
       tokens.created = newTokens.length
+      const would = options.dryRun === true ? 'would be ' : ''
+      const countUsers = (names: readonly string[]): string => `${names.length} user${names.length === 1 ? '' : 's'}`
+      if (notAttached.length > 0) {
+        notes.push(`${countUsers(notAttached)} already in gatehouse ${notAttached.length === 1 ? 'has a Django token' : 'have Django tokens'} that ${notAttached.length === 1 ? 'was' : 'were'} not attached (--update attaches ${notAttached.length === 1 ? 'it' : 'them'}): ${listed(notAttached.map(shown), Infinity)}`)
+      }
+      if (attached.length > 0) {
+        notes.push(`Django tokens ${would}attached to ${countUsers(attached)} already in gatehouse (their accounts ${options.dryRun === true ? 'would' : 'now'} accept those keys): ${listed(attached.map(shown), Infinity)}`)
+      }
+      if (replaced.length > 0) {
+        notes.push(`gatehouse tokens ${would}replaced by the Django ones for ${countUsers(replaced)}: ${listed(replaced.map(shown), Infinity)}`)
+      }
       if (differingTokens > 0) {
         notes.push(`${differingTokens} user${differingTokens === 1 ? ' has' : 's have'} a gatehouse token other than their Django one: kept (--update replaces it with Django's)`)
       }

@@ -57,6 +57,12 @@ export interface OpenDatabaseOptions {
    * e.g. for an app that changes a table's columns while the pool is open. @default 256
    */
   readonly preparedStatements?: number
+  /**
+   * Open for reading only: SQLite opens an existing file read-only (a missing file is an
+   * error, never created; the journal mode is left as it is); PostgreSQL sessions start
+   * with `default_transaction_read_only`. For commands that must write nothing. @default false
+   */
+  readonly readOnly?: boolean
 }
 
 /** The part of a node-postgres client the prepared-statement wrapper uses. */
@@ -146,8 +152,8 @@ export function withStatementCache(db: PreparingDatabase, size = 256): SqliteDat
 export async function createDialect(target: DatabaseTarget, options: OpenDatabaseOptions = {}): Promise<Dialect> {
   if (target.dialect === 'sqlite') {
     const { default: SQLite } = await import('better-sqlite3')
-    const db = new SQLite(target.path)
-    db.pragma('journal_mode = WAL')
+    const db = options.readOnly === true ? new SQLite(target.path, { readonly: true, fileMustExist: true }) : new SQLite(target.path)
+    if (options.readOnly !== true) db.pragma('journal_mode = WAL')
     db.pragma('busy_timeout = 5000')
     db.pragma('foreign_keys = ON')
     return new SqliteDialect({ database: withStatementCache(db) })
@@ -162,6 +168,7 @@ export async function createDialect(target: DatabaseTarget, options: OpenDatabas
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     statement_timeout: options.statementTimeoutMs ?? 10_000,
     query_timeout: options.statementTimeoutMs ?? 10_000,
+    ...(options.readOnly === true ? { options: '-c default_transaction_read_only=on' } : {}),
   })
   // When the server goes away, pg-pool emits 'error' for each *idle* client (and drops it).
   // With no listener Node treats that as an unhandled 'error' event and the process dies;

@@ -48,7 +48,7 @@ interface CommonUserStoreOptions<DB> {
    */
   readonly scrypt?: ScryptParams
   /**
-   * Told after `setPassword` and `setActive` change a user, so token caches drop what they
+   * Told after `setPassword`, `setActive` and `setStaff` change a user, so token caches drop what they
    * hold about them (the bus your `MemoryTokenCache` listens to). @default none
    */
   readonly invalidation?: InvalidationBus | undefined
@@ -357,6 +357,21 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     }
     if (!this.validId(userId)) return false
     return this.update(userId, { [column]: isActive ? 1 : 0 })
+  }
+
+  /**
+   * Grants or revokes staff status (Django's `is_staff`, what `IsAdminUser` reads), then
+   * tells the `invalidation` bus: token caches hold the user's flags.
+   * @returns false when there is no such user.
+   * @throws ConfigurationError when the mapping has no `isStaff` column (no user is staff).
+   */
+  async setStaff(userId: UserId, isStaff: boolean): Promise<boolean> {
+    const column = this.columns.isStaff
+    if (typeof column !== 'string') {
+      throw new ConfigurationError('ERR_INVALID_SETTING', 'KyselyUserStore.setStaff needs an "isStaff" column in "columns"')
+    }
+    if (!this.validId(userId)) return false
+    return this.update(userId, { [column]: isStaff ? 1 : 0 })
   }
 
   /** Updates one user's row, and tells the bus when there was one. */

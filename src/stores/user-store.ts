@@ -63,6 +63,12 @@ export interface UserStore {
    * longer authenticates by any scheme. @returns false when there is no such user.
    */
   setActive?(userId: UserId, isActive: boolean): Promise<boolean>
+  /**
+   * Optional: grants or revokes staff status (`IsAdminUser`). Cached token
+   * authentications hold the user's flags, so the change is published like the others.
+   * @returns false when there is no such user.
+   */
+  setStaff?(userId: UserId, isStaff: boolean): Promise<boolean>
   /** Optional: a page of users by username, optionally searched (what the admin pages list). */
   list?(query: UserListQuery): Promise<UserListPage>
 }

@@ -215,17 +215,18 @@ for (const backend of BACKENDS) {
       expect(await cliInProcess(['create-user', 'bob', '--staff', '--database', url], { GATEHOUSE_PASSWORD: 'gatehouse-bob-1' })).toMatchObject({ code: 0 })
       const first = await cliInProcess(['import-django', '--from', django.url, '--database', url])
       expect(first).toMatchObject({ code: 0, stderr: '' })
-      expect(first.stdout).toContain('Users: 3 created, 0 updated, 1 unchanged, 0 skipped\nTokens: 2 created, 0 updated, 0 unchanged, 0 skipped\n')
+      // bob's Django token is not attached to the bob gatehouse already had (that needs --update).
+      expect(first.stdout).toContain('Users: 3 created, 0 updated, 1 unchanged, 0 skipped\nTokens: 1 created, 0 updated, 1 unchanged, 0 skipped\n')
+      expect(first.stdout).toContain('1 user already in gatehouse has a Django token that was not attached (--update attaches it): bob\n')
       expect(first.stdout).toContain('user alice: Django id 1 is taken in gatehouse (or is not a number it can hold), imported as id 5\n')
       expect(first.stdout).toContain('1 user already in gatehouse differs from Django')
       const database = await openDatabase<AuthDatabase>(url)
       try {
         const users = new KyselyUserStore({ db: database.db, scrypt: TEST_SCRYPT })
-        // bob kept gatehouse's password and staff flag, and got Django's token.
+        // bob kept gatehouse's password and staff flag, and got no token.
         expect(await users.authenticate('bob', 'gatehouse-bob-1')).toMatchObject({ username: 'bob', isStaff: true })
         expect(await users.authenticate('bob', 'bob-pass-2')).toBeNull()
-        const bob = await database.db.selectFrom('gatehouse_tokens').select('key').where('user_id', '=', 1).executeTakeFirstOrThrow()
-        expect(bob.key).toBe(BOB_KEY)
+        expect(await database.db.selectFrom('gatehouse_tokens').select('key').where('user_id', '=', 1).executeTakeFirst()).toBeUndefined()
 
         // Django changes: carol active again, alice's password and bob's token changed.
         await django.shell(
@@ -244,18 +245,21 @@ for (const backend of BACKENDS) {
         const plain = await cliInProcess(['import-django', '--from', django.url, '--database', url])
         expect(plain.stdout).toContain('Users: 0 created, 0 updated, 4 unchanged, 0 skipped\nTokens: 0 created, 0 updated, 2 unchanged, 0 skipped\n')
         expect(plain.stdout).toContain('3 users already in gatehouse differ from Django')
-        expect(plain.stdout).toContain('1 user has a gatehouse token other than their Django one: kept (--update replaces it')
+        expect(plain.stdout).toContain('1 user already in gatehouse has a Django token that was not attached (--update attaches it): bob\n')
         expect(await snapshot(url)).toEqual(before)
 
         const dry = await cliInProcess(['import-django', '--update', '--dry-run', '--from', django.url, '--database', url])
         expect(dry).toMatchObject({ code: 0, stderr: '' })
-        expect(dry.stdout).toContain('Users: 0 would be created, 3 would be updated, 1 unchanged, 0 skipped\nTokens: 0 would be created, 1 would be updated, 1 unchanged, 0 skipped\n')
+        expect(dry.stdout).toContain('Users: 0 would be created, 3 would be updated, 1 unchanged, 0 skipped\nTokens: 1 would be created, 0 would be updated, 1 unchanged, 0 skipped\n')
+        expect(dry.stdout).toContain('Django tokens would be attached to 1 user already in gatehouse (their accounts would accept those keys): bob\n')
         expect(dry.stdout).toMatch(/Dry run: nothing was written\n$/)
         expect(await snapshot(url)).toEqual(before)
 
         const update = await cliInProcess(['import-django', '--update', '--from', django.url, '--database', url])
-        expect(update).toMatchObject({ code: 0, stderr: '' })
-        expect(update.stdout).toContain('Users: 0 created, 3 updated, 1 unchanged, 0 skipped\nTokens: 0 created, 1 updated, 1 unchanged, 0 skipped\n')
+        // Users changed and no Redis named: running servers were not told, and it says so.
+        expect(update).toMatchObject({ code: 0, stderr: expect.stringMatching(/^gatehouse: warning: running servers were not told \(no --redis or REDIS_URL\)/) })
+        expect(update.stdout).toContain('Users: 0 created, 3 updated, 1 unchanged, 0 skipped\nTokens: 1 created, 0 updated, 1 unchanged, 0 skipped\n')
+        expect(update.stdout).toContain('Django tokens attached to 1 user already in gatehouse (their accounts now accept those keys): bob\n')
         expectNoSecrets(update, [BOB_KEY, CAROL_KEY, 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0beef'])
         expect(await users.authenticate('alice', 'alice-new-1')).toMatchObject({ username: 'alice' })
         expect(await users.authenticate('carol', 'carol-pass-3')).toMatchObject({ username: 'carol', isActive: true })

@@ -134,7 +134,7 @@ describe('the packed tarball', () => {
         [
           "import { createApi, TokenAuthentication, IsAuthenticated, PageNumberPagination, type ApiRequest, type User } from 'gatehouse'",
           "import { KyselyTokenStore, KyselyUserStore, openDatabase, type AuthDatabase } from 'gatehouse/kysely'",
-          "import { mountView } from 'gatehouse/fastify'",
+          "import { mountRoutes } from 'gatehouse/fastify'",
           "import { createRedisClient } from 'gatehouse/redis'",
           "import { viewHandler } from 'gatehouse/node'",
           "import { adminRoutes } from 'gatehouse/admin'",
@@ -164,7 +164,7 @@ describe('the packed tarball', () => {
           'console.log(sessions)',
           'const api = createApi({ authentication: [new TokenAuthentication({ tokens, users })], permissions: [new IsAuthenticated()], pagination: new PageNumberPagination(), pageSize: 10 })',
           'const describeUser = (request: ApiRequest, user: User): string => `${request.method} ${String(user.username)}`',
-          'console.log(api, describeUser, mountView, createRedisClient, viewHandler)',
+          'console.log(api, describeUser, mountRoutes, createRedisClient, viewHandler)',
           '// The admin pages take the same stores (KyselyUserStore has list, setActive, setPassword).',
           'console.log(adminRoutes({ api, users, sessions, tokens }).length)',
           '',
