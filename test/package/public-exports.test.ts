@@ -82,6 +82,7 @@ const PUBLIC_EXPORTS = [
   'loginView',
   'logoutView',
   'matchRoutes',
+  'namedSchema',
   'namedTokenDetailView',
   'namedTokenJson',
   'namedTokensView',

@@ -13,7 +13,7 @@ import { tokenRoutes } from './tokens.js'
  */
 export function referenceRoutes(ref: ReferenceContext): Route[] {
   const routes = [...identityRoutes(ref), ...tokenRoutes(ref), ...namedTokenRoutes(ref), ...throttledRoutes(ref), ...articleRoutes(ref)]
-  const info = { title: 'gatehouse reference API', version: '1.0.0', description: 'The routes of reference-api.md, on any of the four frameworks.' }
+  const info = { title: 'gatehouse reference API', version: '1.0.0', description: 'The routes of reference-api.md, on any of the four frameworks.', license: { name: 'MIT', identifier: 'MIT' } }
   routes.push(route('/api/openapi.json', ref.api.view(openApiView({ routes: () => routes, info }))))
   return [...routes, ...referenceAdminRoutes(ref)]
 }
