@@ -76,7 +76,7 @@ export async function parseBody(contentType: string | null, raw: Uint8Array | nu
     }
   }
   if (mediaType === 'application/x-www-form-urlencoded') {
-    return parseFormBody(new TextDecoder().decode(raw), maxFields)
+    return parseFormBody(new TextDecoder('utf-8', { ignoreBOM: true }).decode(raw), maxFields)
   }
   if (mediaType === 'multipart/form-data') {
     if (tooManyParts(contentType ?? '', raw, maxFields)) throw tooManyFields(maxFields)

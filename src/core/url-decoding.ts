@@ -1,6 +1,7 @@
 import { ParseError } from './errors.js'
 
-const UTF8 = new TextDecoder('utf-8', { fatal: false })
+// `ignoreBOM`: a leading U+FEFF is a character the client sent (Python's decode keeps it), not a mark to drop.
+const UTF8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
 
 /**
  * The most fields a form body may hold: Django's `DATA_UPLOAD_MAX_NUMBER_FIELDS` default.
@@ -51,6 +52,25 @@ export function unquotePath(path: string): string {
 /** Python's `unquote_plus`: `+` is a space, `%XX` are UTF-8 bytes, broken escapes stay literal. */
 export function unquotePlus(text: string): string {
   return unquote(text.includes('+') ? plusToSpace(text) : text)
+}
+
+/**
+ * Python's `parse_qs(query, keep_blank_values=True)`: `&`-separated pairs, a pair
+ * without `=` has an empty value, keys keep first-appearance order, values their order.
+ */
+export function parseQuery(query: string): Map<string, string[]> {
+  const out = new Map<string, string[]>()
+  const text = query.startsWith('?') ? query.slice(1) : query
+  for (const piece of text.split('&')) {
+    if (piece === '') continue
+    const eq = piece.indexOf('=')
+    const key = unquotePlus(eq === -1 ? piece : piece.slice(0, eq))
+    const value = unquotePlus(eq === -1 ? '' : piece.slice(eq + 1))
+    const values = out.get(key)
+    if (values === undefined) out.set(key, [value])
+    else values.push(value)
+  }
+  return out
 }
 
 /**

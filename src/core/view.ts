@@ -6,11 +6,15 @@ import { DEFAULT_PARSED_MEDIA_TYPES } from './body-parser.js'
 import { ConfigurationError, MethodNotAllowed, NotFound } from './errors.js'
 import { Guard, type GuardOptions } from './guard.js'
 import { MEDIA_TYPES, negotiateFormat, type Format } from './negotiation.js'
+import { parseQuery } from './url-decoding.js'
 import { checkHost, varyOf, type RequestState } from './pipeline.js'
 import type { OperationDescription } from './openapi-types.js'
 import type { ViewInfo } from './policy-context.js'
 import { finishResponse } from './response-finishing.js'
 import type { Settings } from './settings.js'
+
+/** Each format's name in `?format=`, as DRF's renderers call them (`BrowsableAPIRenderer.format` is `api`). */
+const FORMAT_NAMES: Readonly<Record<Format, string>> = { json: 'json', html: 'api' }
 
 /** Methods a view can implement; HEAD and OPTIONS are answered automatically. */
 export type HandlerMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -168,12 +172,15 @@ export class ApiView {
 
   /**
    * DRF's `?format=` override (URL_FORMAT_OVERRIDE): only the named renderer is
-   * considered (`api` is DRF's name for the HTML view); an unknown name is a 404.
+   * considered; an unknown name is a 404, answered before authentication. The names are
+   * DRF's renderers' `format`s: `json`, and `api` for the HTML view (`html` is none of
+   * them). Of a repeated `format` the last counts, as Django's `QueryDict.get` reads it;
+   * an empty one is no override.
    */
   private formatsFor(req: ApiRequest): readonly Format[] {
-    const wanted = req.url.searchParams.get('format')
-    if (wanted === null || wanted === '') return this.formats
-    const formats = this.formats.filter((f) => f === wanted || (f === 'html' && wanted === 'api'))
+    const wanted = parseQuery(req.url.search).get('format')?.at(-1)
+    if (wanted === undefined || wanted === '') return this.formats
+    const formats = this.formats.filter((f) => FORMAT_NAMES[f] === wanted)
     if (formats.length === 0) throw new NotFound()
     return formats
   }
