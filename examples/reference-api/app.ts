@@ -4,8 +4,8 @@ import express from 'express'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { jsonResponse } from 'gatehouse'
 import { gatehouseErrorHandler, mountRoutes as mountExpressRoutes, sendApiResponse as sendExpressResponse } from 'gatehouse/express'
-import { gatehouseViews, sendApiResponse as sendFastifyResponse } from 'gatehouse/fastify'
-import { mountRoutes as mountHonoRoutes, toResponse } from 'gatehouse/hono'
+import { djangoRewriteUrl, gatehouseViews, sendApiResponse as sendFastifyResponse } from 'gatehouse/fastify'
+import { djangoGetPath, mountRoutes as mountHonoRoutes, toResponse, withoutBodilessContentType } from 'gatehouse/hono'
 import { router } from 'gatehouse/node'
 import { Hono } from 'hono'
 import type { ReferenceContext } from './context.js'
@@ -45,6 +45,8 @@ export async function buildApp(ref: ReferenceContext, options: BuildAppOptions =
   const app = Fastify({
     logger: options.logger ?? false,
     serverFactory: (handler) => createServer(serverTimeouts(options), handler),
+    // Route the percent-decoded path, as Django does (`/api%2Fwhoami/` is `/api/whoami/`).
+    rewriteUrl: djangoRewriteUrl,
     // A path Fastify cannot decode (`/api/%zz/`) matches no route: DRF's 404, as Django answers.
     frameworkErrors: (error, _request, reply) => {
       sendFastifyResponse(reply, error.code === 'FST_ERR_BAD_URL' ? NOT_FOUND : MALFORMED)
@@ -60,10 +62,11 @@ export function buildExpressApp(ref: ReferenceContext): express.Express {
   const app = express()
   app.disable('x-powered-by')
   app.disable('etag')
-  // DRF's URL conf: `/api/whoami` is not `/api/whoami/`.
+  // DRF's URL conf: `/api/whoami` is not `/api/whoami/`, nor `/API/WHOAMI/`.
   app.set('strict routing', true)
+  app.set('case sensitive routing', true)
   app.use(decodedPaths)
-  const api = express.Router({ strict: true })
+  const api = express.Router({ strict: true, caseSensitive: true })
   mountExpressRoutes(api, referenceRoutes(ref))
   app.use(api)
   app.use((_req, res) => sendExpressResponse(res, NOT_FOUND))
@@ -93,7 +96,8 @@ function decodedPaths(req: express.Request, _res: express.Response, next: expres
 
 /** The reference API as a Hono app: the views, then DRF's 404. */
 export function buildHonoApp(ref: ReferenceContext): Hono {
-  const app = new Hono({ strict: true })
+  // The path as sent, percent-decoded as Django routes it (`%2F` included, `/./` kept).
+  const app = new Hono({ strict: true, getPath: djangoGetPath })
   mountHonoRoutes(app, referenceRoutes(ref))
   app.notFound(() => toResponse(NOT_FOUND))
   return app
@@ -105,10 +109,13 @@ function listenerFor(framework: Exclude<Framework, 'fastify'>, ref: ReferenceCon
     case 'express':
       return buildExpressApp(ref)
     case 'hono':
-      return getRequestListener(buildHonoApp(ref).fetch, {
-        // The request could not become a Web Request (a malformed Host): DRF's 400, not an empty one.
-        errorHandler: (error) => (error instanceof RequestError ? toResponse(INVALID_HOST) : undefined),
-      })
+      // @hono/node-server would add `Content-Type: text/plain` to the logout's 204.
+      return withoutBodilessContentType(
+        getRequestListener(buildHonoApp(ref).fetch, {
+          // The request could not become a Web Request (a malformed Host): DRF's 400, not an empty one.
+          errorHandler: (error) => (error instanceof RequestError ? toResponse(INVALID_HOST) : undefined),
+        }),
+      )
     case 'node':
       return router(referenceRoutes(ref))
   }

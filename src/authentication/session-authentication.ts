@@ -29,6 +29,8 @@ export class SessionAuthentication implements AuthenticationScheme<null> {
   readonly csrf: ResolvedCsrfOptions
   private readonly sessions: Pick<SessionStore, 'get'>
   private readonly users: Pick<UserStore, 'findById'>
+  /** Requests whose session cookie this scheme looked up and found no live session for. */
+  private readonly stale = new WeakSet<ApiRequest>()
 
   constructor(options: SessionAuthenticationOptions) {
     this.sessions = options.sessions
@@ -41,11 +43,21 @@ export class SessionAuthentication implements AuthenticationScheme<null> {
     const key = req.cookie(this.cookieName)
     if (key === null || key === '') return null
     const session = await this.sessions.get(key)
+    if (session === null) this.stale.add(req)
     if (session === null || session.userId === null) return null
     const user = await this.users.findById(session.userId)
     if (user === null || !user.isActive) return null
     if (!CSRF_SAFE_METHODS.includes(req.method)) await enforceCsrf(req, this.csrf)
     return { user, auth: null }
+  }
+
+  /**
+   * True when this scheme read `req`'s session cookie and the store had no live session for
+   * it (unknown, expired or deleted): Django's session middleware then deletes the cookie.
+   * False when it was not read (another scheme answered first) or named a session.
+   */
+  foundNoSession(req: ApiRequest): boolean {
+    return this.stale.has(req)
   }
 
   /**

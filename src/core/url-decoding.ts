@@ -49,6 +49,25 @@ export function unquotePath(path: string): string {
   return unquote(path)
 }
 
+/** The path of a request target as the client sent it: `/a/./b?q` → `/a/./b` (no dot segment resolved). */
+export function targetPath(target: string): string {
+  const end = target.search(/[?#]/)
+  return end === -1 ? target : target.slice(0, end)
+}
+
+/**
+ * A request path for a router that percent-decodes once more itself (Fastify's find-my-way,
+ * Hono's router): decoded as Django decodes it (`unquotePath`, so `%2F` is a `/` and routes
+ * as one), then `%`, `?` and `#` escaped again so the router's own decoding gives back exactly
+ * that path and a decoded `?` never starts a query. Dot segments stay as sent. Linear.
+ */
+export function routingPath(path: string): string {
+  if (!path.includes('%')) return path
+  let out = ''
+  for (const ch of unquotePath(path)) out += ch === '%' ? '%25' : ch === '?' ? '%3F' : ch === '#' ? '%23' : ch
+  return out
+}
+
 /** Python's `unquote_plus`: `+` is a space, `%XX` are UTF-8 bytes, broken escapes stay literal. */
 export function unquotePlus(text: string): string {
   return unquote(text.includes('+') ? plusToSpace(text) : text)

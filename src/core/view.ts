@@ -134,7 +134,16 @@ export class ApiView {
       }
     }
     // A session answer depends on the Cookie header: shared caches must know.
-    return finishResponse(response, { method: req.method, allow: this.allow, vary: [...accept, ...varyOf(consulted)] })
+    let finished = finishResponse(response, { method: req.method, allow: this.allow, vary: [...accept, ...varyOf(consulted)] })
+    for (const middleware of this.guard.settings.responseMiddleware) {
+      try {
+        finished = middleware.process(req, finished)
+      } catch (error) {
+        // A middleware that breaks its contract costs its headers, never the answer.
+        this.guard.settings.logError(error, { method: req.method, path: req.url.pathname })
+      }
+    }
+    return finished
   }
 
   /**

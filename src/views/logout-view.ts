@@ -5,6 +5,8 @@ import { AllowAny } from '../permissions/allow-any.js'
 import type { SessionStore } from '../stores/session-store.js'
 import { expiredSessionCookieHeader, resolveSessionCookies, type SessionCookieOptions } from './session-cookies.js'
 
+const VARY_COOKIE: readonly [string, string] = ['Vary', 'Cookie']
+
 /** Options for `logoutView`. */
 export interface LogoutViewOptions extends Pick<SessionCookieOptions, 'cookieName' | 'secure' | 'domain'> {
   readonly sessions: Pick<SessionStore, 'delete'>
@@ -33,9 +35,10 @@ export function logoutView(options: LogoutViewOptions): ViewOptions {
   const post = async (ctx: RequestContext): Promise<ApiResponse> => {
     const req = ctx.request
     const key = req.cookie(cookies.cookieName)
-    if (key === null) return emptyResponse(204)
+    // Django's logout flushes the session, which reads it: the answer varies with Cookie.
+    if (key === null) return emptyResponse(204, [VARY_COOKIE])
     if (key !== '') await sessions.delete(key)
-    return emptyResponse(204, [expiredSessionCookieHeader(req, cookies)])
+    return emptyResponse(204, [VARY_COOKIE, expiredSessionCookieHeader(req, cookies)])
   }
   return {
     name: options.name ?? 'Logout',

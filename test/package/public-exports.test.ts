@@ -48,6 +48,7 @@ const PUBLIC_EXPORTS = [
   'ScopedRateThrottle',
   'ServiceUnavailable',
   'SessionAuthentication',
+  'StaleSessionCookie',
   'SimpleRateThrottle',
   'Throttled',
   'TokenAuthentication',
@@ -112,6 +113,7 @@ const PUBLIC_EXPORTS = [
   'verifyPassword',
   'verifyPasswordUniform',
   'withHeaders',
+  'patchVary',
 ]
 
 describe('the root entry', () => {

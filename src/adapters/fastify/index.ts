@@ -1,3 +1,4 @@
+import { METHODS } from 'node:http'
 import type {
   FastifyError,
   FastifyInstance,
@@ -13,6 +14,7 @@ import type { Guard, GuardOptions } from '../../core/guard.js'
 import { PayloadTooLarge } from '../../core/errors.js'
 import { createApiRequest, type RawRequest } from '../../core/request-factory.js'
 import type { Route } from '../../core/route.js'
+import { routingPath, targetPath } from '../../core/url-decoding.js'
 import type { User } from '../../core/user.js'
 import type { ApiView, RequestContext } from '../../core/view.js'
 import { headerBag } from '../node-http/index.js'
@@ -37,10 +39,24 @@ declare module 'fastify' {
   }
 }
 
-/** Builds the absolute request URL; `null` when the Host header cannot form one. */
+/**
+ * Fastify's `rewriteUrl` server option that routes as Django does: the path percent-decoded
+ * once (`/api%2Fwhoami/` is `/api/whoami/`), dot segments as sent, the query untouched.
+ * Views still see the URL the client sent (`request.originalUrl`).
+ *
+ * @example
+ * const app = Fastify({ rewriteUrl: djangoRewriteUrl })
+ */
+export function djangoRewriteUrl(req: { readonly url?: string | undefined }): string {
+  const target = req.url ?? '/'
+  const path = targetPath(target)
+  return `${routingPath(path)}${target.slice(path.length)}`
+}
+
+/** Builds the absolute request URL (as the client sent it); `null` when the Host header cannot form one. */
 function requestUrl(request: FastifyRequest): URL | null {
   try {
-    return new URL(request.url, `${request.protocol}://${request.host}`)
+    return new URL(request.originalUrl, `${request.protocol}://${request.host}`)
   } catch {
     return null
   }
@@ -108,6 +124,18 @@ export function sendApiResponse(reply: FastifyReply, response: ApiResponse): Fas
 
 const INVALID_HOST = { detail: 'Invalid Host header.' }
 
+/**
+ * Teaches Fastify every method Node's parser accepts (PROPFIND, MKCOL…; not CONNECT, which
+ * never reaches a request handler), so a view answers them as DRF does: 405 with `Allow`, or
+ * 401/403 first. Fastify's method list belongs to the whole instance; adding a method routes
+ * nothing by itself (other routes still answer it 404). Bodyless: a view never reads the body
+ * of a method it has no handler for, and Node discards what is left unread.
+ */
+function routeEveryMethod(app: FastifyInstance): void {
+  const known = new Set(app.supportedMethods)
+  for (const method of METHODS) if (method !== 'CONNECT' && !known.has(method)) app.addHttpMethod(method)
+}
+
 function mountOne(app: FastifyInstance, path: string, view: ApiView, views?: Map<string, ApiView>): void {
   // Keyed as Fastify reports the route (`request.routeOptions.url`), register prefix included.
   views?.set(`${app.prefix}${path}`, view)
@@ -138,6 +166,13 @@ function installDrfScope(app: FastifyInstance, views?: ReadonlyMap<string, ApiVi
   app.setNotFoundHandler((_request, reply) => writeResponse(reply, jsonResponse(404, { detail: 'Not found.' })))
   app.setErrorHandler(async (error: { statusCode?: number }, request, reply) => {
     const view = views?.get(request.routeOptions.url ?? '')
+    // Fastify refuses a QUERY without Content-Type before the handler: the view answers it
+    // (405 or 401/403, as DRF); it has no QUERY handler that would read the body.
+    if ((error as { code?: unknown }).code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE' && view !== undefined) {
+      const url = requestUrl(request)
+      if (url === null) return writeResponse(reply, jsonResponse(400, INVALID_HOST))
+      return writeResponse(reply, await view.handle(toApiRequest(request, url)))
+    }
     if (error.statusCode === 413 && view !== undefined) {
       const url = requestUrl(request)
       if (url === null) return writeResponse(reply, jsonResponse(400, INVALID_HOST))
@@ -165,13 +200,15 @@ export interface GatehouseViewsOptions {
  * DRF-style views as an encapsulated Fastify plugin: `app.register(gatehouseViews, { routes, prefix: '/api' })`.
  * Inside its own scope only, bodies reach the core as raw bytes (DRF's parse, 415 and form
  * rules), unknown paths below `prefix` answer `404 {"detail": "Not found."}` and framework
- * errors (413 …) answer in DRF's shape. Each view is mounted for every method (it answers
- * 405 itself) and receives the route's path parameters in `ApiRequest.params`. Parsers and
+ * errors (413 …) answer in DRF's shape. Each view is mounted for every method Node accepts,
+ * extension methods such as PROPFIND included (it answers 405 itself; registering the plugin
+ * adds those methods to the instance's list) and receives the route's path parameters in `ApiRequest.params`. Parsers and
  * handlers of the rest of the app are untouched.
  */
 export const gatehouseViews: FastifyPluginAsync<GatehouseViewsOptions> = async (scope, options) => {
   const views = new Map<string, ApiView>()
   installDrfScope(scope, views)
+  routeEveryMethod(scope)
   for (const r of options.routes) mountOne(scope, r.path, r.view, views)
 }
 

@@ -9,6 +9,7 @@ import { Guard, type GuardOptions } from '../../core/guard.js'
 import { varyOf, type RequestState } from '../../core/pipeline.js'
 import { createApiRequest } from '../../core/request-factory.js'
 import type { Route } from '../../core/route.js'
+import { routingPath, targetPath } from '../../core/url-decoding.js'
 import type { User } from '../../core/user.js'
 import type { RequestContext } from '../../core/view.js'
 
@@ -39,6 +40,7 @@ export interface GatehouseEnv {
 const DEFAULT_BODY_LIMIT = 1024 * 1024
 
 export { PayloadTooLarge } from '../../core/errors.js'
+export { withoutBodilessContentType } from './bodiless-answers.js'
 
 /** The peer address @hono/node-server passes as `c.env.incoming`; `null` on other runtimes. */
 function remoteAddress(env: unknown): string | null {
@@ -224,6 +226,27 @@ export function withApiErrors<E extends GatehouseEnv>(handler: ErrorHandler<E>):
     }
     return handler(error, c)
   }
+}
+
+/**
+ * Hono's `getPath` option that routes as Django does: the path the client sent (on
+ * `@hono/node-server`, the raw request target, before the WHATWG URL resolves `/./` and
+ * `/../`), percent-decoded once so `%2F` is a `/`. Needs `strict: true` (Hono ignores
+ * `getPath` otherwise), which also keeps the trailing slash significant.
+ *
+ * @example
+ * const app = new Hono({ strict: true, getPath: djangoGetPath })
+ */
+export function djangoGetPath(request: Request, options?: { env?: unknown }): string {
+  const incoming = (options?.env as { incoming?: { url?: unknown } } | undefined)?.incoming?.url
+  const raw = typeof incoming === 'string' && incoming.startsWith('/') ? targetPath(incoming) : rawPathOf(request.url)
+  return routingPath(raw)
+}
+
+/** The path of an absolute URL string as it is written (`http://h/a/b?q` → `/a/b`). */
+function rawPathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf(':') + 3)
+  return start === -1 ? '/' : targetPath(url.slice(start))
 }
 
 /**

@@ -7,6 +7,7 @@ import { createApiRequest } from '../../core/request-factory.js'
 import type { Guard } from '../../core/guard.js'
 import type { RequestState } from '../../core/pipeline.js'
 import { matchRoutes, type Route } from '../../core/route.js'
+import { targetPath } from '../../core/url-decoding.js'
 import type { ApiView } from '../../core/view.js'
 
 /** How the node:http adapter reads a request. */
@@ -180,8 +181,9 @@ async function serveView(
 /**
  * Routes requests to views: `routes` is a list of `Route`s (`route('/books/:id/', view)`, path
  * parameters reach `ctx.params`) or, as before, a record of exact paths. The query is ignored
- * and the trailing slash is significant, as in DRF's URL conf; an unknown path is DRF's 404
- * `Not found.`.
+ * and the trailing slash is significant, as in DRF's URL conf; the path is matched
+ * percent-decoded (`%2F` is a `/`) and case-sensitively, with dot segments kept as sent
+ * (`/api/./x/` is no route, as in Django); an unknown path is DRF's 404 `Not found.`.
  */
 export function router(routes: readonly Route[] | Readonly<Record<string, ApiView>>, options: NodeHttpOptions = {}): NodeHandler {
   const list: readonly Route[] = Array.isArray(routes)
@@ -191,7 +193,9 @@ export function router(routes: readonly Route[] | Readonly<Record<string, ApiVie
   return async (req, res) => {
     const url = requestUrl(req, options)
     if (url === null) return writeResponse(res, INVALID_HOST)
-    const found = match(url.pathname)
+    // The path as sent (a URL object would resolve `/./` and `/../`, which Django routes as they are).
+    const target = req.url ?? '/'
+    const found = match(target.startsWith('/') ? targetPath(target) : url.pathname)
     if (found === null) return writeResponse(res, NOT_FOUND)
     return serveView(found.route.view, options, req, res, found.params)
   }
