@@ -68,6 +68,23 @@ export function routingPath(path: string): string {
   return out
 }
 
+const URI_PATH_SAFE = /[A-Za-z0-9/:@&+$,\-_.!~*'()]/
+
+/**
+ * Django's `escape_uri_path(unquotePath(path))`: the path a Django view sees, escaped again
+ * for a URL (what `build_absolute_uri`, and so DRF's page links, show). `/api/who%61mi/` and
+ * `/api%2Fwhoami/` are both `/api/whoami/`; `é` is `%C3%A9`. Linear.
+ */
+export function djangoPath(path: string): string {
+  if (!path.includes('%')) return path
+  let out = ''
+  for (const ch of unquotePath(path)) {
+    if (URI_PATH_SAFE.test(ch)) out += ch
+    else for (const byte of ENCODER.encode(ch)) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
+  }
+  return out
+}
+
 /** Python's `unquote_plus`: `+` is a space, `%XX` are UTF-8 bytes, broken escapes stay literal. */
 export function unquotePlus(text: string): string {
   return unquote(text.includes('+') ? plusToSpace(text) : text)

@@ -3,7 +3,7 @@
  * reproduced byte for byte because clients see their output in next/previous links.
  */
 
-import { pythonStrip } from '../core/python-strip.js'
+import { isPythonIntSpace, stripWith } from '../core/python-strip.js'
 import { parseQuery, unquotePlus } from '../core/url-decoding.js'
 
 export { parseQuery, unquotePlus }
@@ -98,13 +98,14 @@ function digitValue(ch: string): number {
 const PY_INT = /^[+-]?\p{Nd}+(?:_\p{Nd}+)*$/u
 
 /**
- * Python's `int(text)` for a base-10 string: surrounding whitespace (Python's `str.isspace()`
- * set, which has U+001C–U+001F and U+0085 but not U+FEFF, unlike `String#trim()`), a sign,
+ * Python's `int(text)` for a base-10 string: surrounding whitespace (what CPython's `int()`
+ * skips: `str.isspace()`'s set without U+001C–U+001F, so U+0085 but not U+FEFF, unlike
+ * `String#trim()`), a sign,
  * `_` between digits and any Unicode decimal digits are accepted. `null` when Python
  * would raise `ValueError`. A `bigint`, so huge offsets stay exact in links.
  */
 export function parsePythonInt(text: string): bigint | null {
-  const trimmed = pythonStrip(text)
+  const trimmed = stripWith(text, isPythonIntSpace)
   if (trimmed.length > 4300 || !PY_INT.test(trimmed)) return null
   let value = 0n
   let sign = 1n

@@ -1,7 +1,7 @@
 import type { ApiRequest, RequestData } from '../core/api-request.js'
 import { isFormMediaType } from '../core/body-parser.js'
 import { ValidationError } from '../core/errors.js'
-import { isPythonSpace, pythonStrip } from '../core/python-strip.js'
+import { isPythonSpace } from '../core/python-strip.js'
 import { parsePythonInt } from '../pagination/query-params.js'
 import { validateCharFields } from './char-fields.js'
 
@@ -39,7 +39,7 @@ export function parseExpiresIn(raw: unknown): { readonly value: number | null } 
   if (typeof raw === 'number' && !Number.isInteger(raw)) return invalid
   if (typeof raw !== 'number' && typeof raw !== 'string') return invalid
   // DRF: `int(re_decimal.sub('', str(data)))`, Python's int() (signs, `_`, any Unicode digits).
-  const value = parsePythonInt(typeof raw === 'number' ? raw.toFixed(0) : pythonStrip(dropDecimalZeros(raw)))
+  const value = parsePythonInt(typeof raw === 'number' ? raw.toFixed(0) : dropDecimalZeros(raw))
   if (value === null) return invalid
   if (value < 1n) return { errors: ['Ensure this value is greater than or equal to 1.'] }
   if (value > BigInt(MAX_EXPIRES_IN)) return { errors: [`Ensure this value is less than or equal to ${MAX_EXPIRES_IN}.`] }
