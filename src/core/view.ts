@@ -50,6 +50,12 @@ export interface ViewOptions extends GuardOptions {
    * shown on an HTML page with the same status and headers. @default ['json', 'html']
    */
   readonly formats?: readonly Format[]
+  /**
+   * Request headers every answer of the view depends on, beyond what its schemes read (a
+   * logout reads the session cookie whoever is authenticated): added to `Vary` after
+   * `Accept`, as Django's middleware adds them, and not shown on the HTML page. @default []
+   */
+  readonly vary?: readonly string[]
 }
 
 /** A configured DRF-style view: call `handle` with an `ApiRequest`, get an `ApiResponse`. Never throws. */
@@ -67,7 +73,7 @@ export class ApiView {
   constructor(global: Settings, options: ViewOptions) {
     const { handlers, formats } = options
     const where = `view "${options.name ?? 'unnamed'}"`
-    this.guard = new Guard(global, options, { kind: 'view', otherKeys: ['description', 'handlers', 'formats'] })
+    this.guard = new Guard(global, options, { kind: 'view', otherKeys: ['description', 'handlers', 'formats', 'vary'] })
     if (typeof handlers !== 'object' || handlers === null || Object.keys(handlers).length === 0) {
       throw new ConfigurationError('ERR_NO_HANDLERS', `${where} has no handlers`)
     }
@@ -134,7 +140,7 @@ export class ApiView {
       }
     }
     // A session answer depends on the Cookie header: shared caches must know.
-    let finished = finishResponse(response, { method: req.method, allow: this.allow, vary: [...accept, ...varyOf(consulted)] })
+    let finished = finishResponse(response, { method: req.method, allow: this.allow, vary: [...accept, ...varyOf(consulted), ...(this.options.vary ?? [])] })
     for (const middleware of this.guard.settings.responseMiddleware) {
       try {
         finished = middleware.process(req, finished)

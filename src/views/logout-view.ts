@@ -5,8 +5,6 @@ import { AllowAny } from '../permissions/allow-any.js'
 import type { SessionStore } from '../stores/session-store.js'
 import { expiredSessionCookieHeader, resolveSessionCookies, type SessionCookieOptions } from './session-cookies.js'
 
-const VARY_COOKIE: readonly [string, string] = ['Vary', 'Cookie']
-
 /** Options for `logoutView`. */
 export interface LogoutViewOptions extends Pick<SessionCookieOptions, 'cookieName' | 'secure' | 'domain'> {
   readonly sessions: Pick<SessionStore, 'delete'>
@@ -35,15 +33,16 @@ export function logoutView(options: LogoutViewOptions): ViewOptions {
   const post = async (ctx: RequestContext): Promise<ApiResponse> => {
     const req = ctx.request
     const key = req.cookie(cookies.cookieName)
-    // Django's logout flushes the session, which reads it: the answer varies with Cookie.
-    if (key === null) return emptyResponse(204, [VARY_COOKIE])
+    if (key === null) return emptyResponse(204)
     if (key !== '') await sessions.delete(key)
-    return emptyResponse(204, [VARY_COOKIE, expiredSessionCookieHeader(req, cookies)])
+    return emptyResponse(204, [expiredSessionCookieHeader(req, cookies)])
   }
   return {
     name: options.name ?? 'Logout',
     handlers: { POST: Object.assign(post, { openApi: { status: 204, description: 'Ends the session named by the session cookie.' } }) },
     permissions: [new AllowAny()],
+    // Django's logout flushes the session, which reads it: every answer varies with Cookie.
+    vary: ['Cookie'],
     ...(options.authentication === undefined ? {} : { authentication: options.authentication }),
   }
 }

@@ -233,6 +233,14 @@ describe('methods, negotiation and headers', () => {
     expect((await open({ url: 'http://testserver/api/?form%61t=xml' })).status).toBe(404)
   })
 
+  it('a view\'s own `vary` goes after Accept and what the schemes read, and is not shown on the HTML page', async () => {
+    const v = view({ authentication: [token] }, { vary: ['Cookie'] })
+    expect(header(await v({}), 'Vary')).toBe('Accept, Cookie')
+    const page = await v({ headers: { Accept: 'text/html' } })
+    expect(header(page, 'Vary')).toBe('Accept, Cookie')
+    expect(String(page.body)).not.toContain('Vary: Accept, Cookie')
+  })
+
   it('Vary: Accept only when the view renders more than one format (by default JSON and HTML, as DRF)', async () => {
     expect(header(await view({})({}), 'Vary')).toBe('Accept')
     const one = createApi().view({ handlers: { GET: whoami }, formats: ['json'] })
