@@ -3,10 +3,10 @@ import { getRequestListener, RequestError } from '@hono/node-server'
 import express from 'express'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { jsonResponse } from 'gatehouse'
-import { gatehouseErrorHandler, mountRoutes as mountExpressRoutes, sendApiResponse as sendExpressResponse } from 'gatehouse/express'
-import { djangoRewriteUrl, gatehouseViews, sendApiResponse as sendFastifyResponse } from 'gatehouse/fastify'
+import { errorHandler, mountRoutes as mountExpressRoutes, sendApiResponse as sendExpressResponse } from 'gatehouse/express'
+import { djangoRewriteUrl, mountRoutes as mountFastifyRoutes, sendApiResponse as sendFastifyResponse } from 'gatehouse/fastify'
 import { djangoGetPath, mountRoutes as mountHonoRoutes, toResponse, withoutBodilessContentType } from 'gatehouse/hono'
-import { router } from 'gatehouse/node'
+import { mountRoutes as mountNodeRoutes, router } from 'gatehouse/node'
 import { Hono } from 'hono'
 import type { ReferenceContext } from './context.js'
 import { referenceRoutes } from './routes/index.js'
@@ -52,7 +52,7 @@ export async function buildApp(ref: ReferenceContext, options: BuildAppOptions =
       sendFastifyResponse(reply, error.code === 'FST_ERR_BAD_URL' ? NOT_FOUND : MALFORMED)
     },
   })
-  await app.register(gatehouseViews, { routes: referenceRoutes(ref) })
+  await mountFastifyRoutes(app, referenceRoutes(ref))
   await app.ready()
   return app
 }
@@ -70,7 +70,7 @@ export function buildExpressApp(ref: ReferenceContext): express.Express {
   mountExpressRoutes(api, referenceRoutes(ref))
   app.use(api)
   app.use((_req, res) => sendExpressResponse(res, NOT_FOUND))
-  app.use(gatehouseErrorHandler())
+  app.use(errorHandler())
   return app
 }
 
@@ -123,7 +123,7 @@ function listenerFor(framework: Exclude<Framework, 'fastify'>, ref: ReferenceCon
 
 /** Builds the reference API on plain node:http (not yet listening). */
 export function buildNodeServer(ref: ReferenceContext, options: BuildAppOptions = {}): Server {
-  return createServer(serverTimeouts(options), router(referenceRoutes(ref)))
+  return mountNodeRoutes(createServer(serverTimeouts(options)), referenceRoutes(ref))
 }
 
 /** A listening reference API on `framework`: its address, and how to stop it (in-flight requests finish). */

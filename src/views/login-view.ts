@@ -55,7 +55,7 @@ export interface LoginViewOptions extends SessionCookieOptions {
  *    `csrftoken` and `sessionid` cookies.
  *
  * @example
- * mountView(app, '/api/auth/login/', api.view(loginView({ users, sessions })))
+ * route('/api/auth/login/', api.view(loginView({ users, sessions })))
  */
 export function loginView(options: LoginViewOptions): ViewOptions {
   const { users, sessions } = options

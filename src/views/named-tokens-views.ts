@@ -96,7 +96,7 @@ function common(options: NamedTokenViewOptions, name: string): Omit<ViewOptions,
  * no expiry, or a later one, gets the requester's token's own expiry (`expires` says which).
  *
  * @example
- * mountView(app, '/api/auth/tokens/', api.view(namedTokensView({ tokens: namedTokens })))
+ * route('/api/auth/tokens/', api.view(namedTokensView({ tokens: namedTokens })))
  */
 export function namedTokensView(options: NamedTokenViewOptions): ViewOptions {
   const { tokens, maxTokensPerUser } = options
@@ -150,7 +150,7 @@ export function namedTokensView(options: NamedTokenViewOptions): ViewOptions {
  * `204`; an id that is not one of the requester's tokens (another user's included) is `404`.
  *
  * @example
- * mountView(app, '/api/auth/tokens/:id/', api.view(namedTokenDetailView({ tokens: namedTokens })))
+ * route('/api/auth/tokens/:id/', api.view(namedTokenDetailView({ tokens: namedTokens })))
  */
 export function namedTokenDetailView(options: NamedTokenViewOptions): ViewOptions {
   const { tokens } = options
@@ -170,7 +170,7 @@ export function namedTokenDetailView(options: NamedTokenViewOptions): ViewOption
  * included), `204`.
  *
  * @example
- * mountView(app, '/api/auth/tokens/revoke-all/', api.view(revokeAllNamedTokensView({ tokens: namedTokens })))
+ * route('/api/auth/tokens/revoke-all/', api.view(revokeAllNamedTokensView({ tokens: namedTokens })))
  */
 export function revokeAllNamedTokensView(options: NamedTokenViewOptions): ViewOptions {
   const { tokens } = options

@@ -62,7 +62,7 @@ export function userIdAndUsername(user: StoredUser): Readonly<Record<string, unk
  * Pass the result to `api.view()`; spread it to change anything else.
  *
  * @example
- * mountView(app, '/api/auth/token/', api.view(obtainAuthTokenView({ users, tokens })))
+ * route('/api/auth/token/', api.view(obtainAuthTokenView({ users, tokens })))
  * // a throttled variant, and one answering user_id and username too:
  * api.view(obtainAuthTokenView({ users, tokens, throttles: [loginThrottle] }))
  * api.view(obtainAuthTokenView({ users, tokens, extraFields: userIdAndUsername }))
