@@ -49,6 +49,7 @@ const PUBLIC_EXPORTS = [
   'ScopedRateThrottle',
   'ServiceUnavailable',
   'SessionAuthentication',
+  'StaleSessionCookie',
   'SimpleRateThrottle',
   'Throttled',
   'TokenAuthentication',
@@ -116,6 +117,7 @@ const PUBLIC_EXPORTS = [
   'verifyPassword',
   'verifyPasswordUniform',
   'withHeaders',
+  'patchVary',
 ]
 
 describe('the root entry', () => {
