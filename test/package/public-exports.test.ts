@@ -85,6 +85,7 @@ const PUBLIC_EXPORTS = [
   'matchRoutes',
   'namedSchema',
   'namedTokenDetailView',
+  'namedTokenIssuer',
   'namedTokenJson',
   'namedTokensView',
   'needsRehash',
