@@ -4,8 +4,8 @@ import express from 'express'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { jsonResponse } from 'gatehouse'
 import { errorHandler, mountRoutes as mountExpressRoutes, sendApiResponse as sendExpressResponse } from 'gatehouse/express'
-import { mountRoutes as mountFastifyRoutes, sendApiResponse as sendFastifyResponse } from 'gatehouse/fastify'
-import { mountRoutes as mountHonoRoutes, toResponse } from 'gatehouse/hono'
+import { djangoRewriteUrl, mountRoutes as mountFastifyRoutes, sendApiResponse as sendFastifyResponse } from 'gatehouse/fastify'
+import { djangoGetPath, mountRoutes as mountHonoRoutes, toResponse, withoutBodilessContentType } from 'gatehouse/hono'
 import { mountRoutes as mountNodeRoutes, router } from 'gatehouse/node'
 import { Hono } from 'hono'
 import type { ReferenceContext } from './context.js'
@@ -22,6 +22,11 @@ export interface BuildAppOptions {
   readonly headersTimeoutMs?: number
   /** Time a client has to send its whole request. @default 30_000 */
   readonly requestTimeoutMs?: number
+  /**
+   * A path to mount every route under, each framework its own way (`'/v1'`: `/v1/api/whoami/`).
+   * @default none
+   */
+  readonly prefix?: string
 }
 
 /** The frameworks the reference API runs on (`GATEHOUSE_FRAMEWORK`). */
@@ -45,27 +50,31 @@ export async function buildApp(ref: ReferenceContext, options: BuildAppOptions =
   const app = Fastify({
     logger: options.logger ?? false,
     serverFactory: (handler) => createServer(serverTimeouts(options), handler),
+    // Route the percent-decoded path, as Django does (`/api%2Fwhoami/` is `/api/whoami/`).
+    rewriteUrl: djangoRewriteUrl,
     // A path Fastify cannot decode (`/api/%zz/`) matches no route: DRF's 404, as Django answers.
     frameworkErrors: (error, _request, reply) => {
       sendFastifyResponse(reply, error.code === 'FST_ERR_BAD_URL' ? NOT_FOUND : MALFORMED)
     },
   })
-  await mountFastifyRoutes(app, referenceRoutes(ref))
+  await mountFastifyRoutes(app, referenceRoutes(ref), options.prefix === undefined ? {} : { prefix: options.prefix })
   await app.ready()
   return app
 }
 
 /** The reference API as an Express app: the views, then DRF's 404 and error answers. */
-export function buildExpressApp(ref: ReferenceContext): express.Express {
+export function buildExpressApp(ref: ReferenceContext, options: BuildAppOptions = {}): express.Express {
   const app = express()
   app.disable('x-powered-by')
   app.disable('etag')
-  // DRF's URL conf: `/api/whoami` is not `/api/whoami/`.
+  // DRF's URL conf: `/api/whoami` is not `/api/whoami/`, nor `/API/WHOAMI/`.
   app.set('strict routing', true)
+  app.set('case sensitive routing', true)
   app.use(decodedPaths)
-  const api = express.Router({ strict: true })
+  const api = express.Router({ strict: true, caseSensitive: true })
   mountExpressRoutes(api, referenceRoutes(ref))
-  app.use(api)
+  if (options.prefix === undefined) app.use(api)
+  else app.use(options.prefix, api)
   app.use((_req, res) => sendExpressResponse(res, NOT_FOUND))
   app.use(errorHandler())
   return app
@@ -92,25 +101,30 @@ function decodedPaths(req: express.Request, _res: express.Response, next: expres
 }
 
 /** The reference API as a Hono app: the views, then DRF's 404. */
-export function buildHonoApp(ref: ReferenceContext): Hono {
-  const app = new Hono({ strict: true })
-  mountHonoRoutes(app, referenceRoutes(ref))
+export function buildHonoApp(ref: ReferenceContext, options: BuildAppOptions = {}): Hono {
+  // The path as sent, percent-decoded as Django routes it (`%2F` included, `/./` kept).
+  const app = new Hono({ strict: true, getPath: djangoGetPath })
+  if (options.prefix === undefined) mountHonoRoutes(app, referenceRoutes(ref))
+  else app.route(options.prefix, mountHonoRoutes(new Hono({ strict: true }), referenceRoutes(ref)))
   app.notFound(() => toResponse(NOT_FOUND))
   return app
 }
 
 /** The request listener of the reference API on `framework` (Fastify builds its own server). */
-function listenerFor(framework: Exclude<Framework, 'fastify'>, ref: ReferenceContext): RequestListener {
+function listenerFor(framework: Exclude<Framework, 'fastify'>, ref: ReferenceContext, options: BuildAppOptions): RequestListener {
   switch (framework) {
     case 'express':
-      return buildExpressApp(ref)
+      return buildExpressApp(ref, options)
     case 'hono':
-      return getRequestListener(buildHonoApp(ref).fetch, {
-        // The request could not become a Web Request (a malformed Host): DRF's 400, not an empty one.
-        errorHandler: (error) => (error instanceof RequestError ? toResponse(INVALID_HOST) : undefined),
-      })
+      // @hono/node-server would add `Content-Type: text/plain` to the logout's 204.
+      return withoutBodilessContentType(
+        getRequestListener(buildHonoApp(ref, options).fetch, {
+          // The request could not become a Web Request (a malformed Host): DRF's 400, not an empty one.
+          errorHandler: (error) => (error instanceof RequestError ? toResponse(INVALID_HOST) : undefined),
+        }),
+      )
     case 'node':
-      return router(referenceRoutes(ref))
+      return router(referenceRoutes(ref), options.prefix === undefined ? {} : { prefix: options.prefix })
   }
 }
 
@@ -132,7 +146,7 @@ export async function startApp(framework: Framework, ref: ReferenceContext, list
     const address = await app.listen(listen)
     return { address, close: () => app.close() }
   }
-  const server = createServer(serverTimeouts(options), listenerFor(framework, ref))
+  const server = createServer(serverTimeouts(options), listenerFor(framework, ref, options))
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(listen.port, listen.host, () => resolve())

@@ -5,7 +5,7 @@ import type { StoredUser, UserId } from '../core/user.js'
 import { DEFAULT_SCRYPT, hashPassword, needsRehash, verifyPasswordUniform, type ScryptParams } from '../crypto/passwords.js'
 import { sessionAuthHashOf } from '../crypto/session-auth-hash.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
-import type { NewUser, UserStore } from '../stores/user-store.js'
+import type { NewUser, UserListPage, UserListQuery, UserStore } from '../stores/user-store.js'
 import { runUserCreatedHook, type UserCreatedHook } from '../stores/user-created-hook.js'
 import { toFlag, toUserId, type AuthDatabase, type UsersDatabase } from './schema.js'
 
@@ -230,6 +230,25 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     return this.findBy(this.columns.username, username)
   }
 
+  /**
+   * A page of users in username order; `search` keeps those whose username contains it,
+   * case-insensitively (ASCII letters only on SQLite, whose `lower` knows no other; `%`, `_` and `\` in it are literal).
+   */
+  async list(query: UserListQuery): Promise<UserListPage> {
+    const search = query.search ?? ''
+    const limit = Math.max(0, Math.trunc(query.limit))
+    const offset = Math.max(0, Math.trunc(query.offset))
+    if (!storable(search)) return { users: [], count: 0 }
+    const pattern = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+    const username = sql.ref<string>(this.columns.username)
+    const matching = sql<boolean>`lower(${username}) like ${pattern} escape '\\'`
+    const base = this.db.selectFrom(this.table)
+    const filtered = search === '' ? base : base.where(matching)
+    const counted = await filtered.select(sql<number | string | bigint>`count(*)`.as('n')).executeTakeFirst()
+    const rows: UserRow[] = await filtered.select(this.userSelection()).orderBy(username).orderBy(sql.ref(this.columns.id)).limit(limit).offset(offset).execute()
+    return { users: rows.map((row) => this.toUser(row)), count: Number(counted?.n ?? 0) }
+  }
+
   /** The stored hash of a user, or `undefined`. */
   private async storedHash(userId: UserId): Promise<string | undefined> {
     if (!this.validId(userId)) return undefined
@@ -332,12 +351,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
    * @throws ConfigurationError when the mapping has no `isActive` column (every user is active).
    */
   async setActive(userId: UserId, isActive: boolean): Promise<boolean> {
-    const column = this.columns.isActive
-    if (typeof column !== 'string') {
-      throw new ConfigurationError('ERR_INVALID_SETTING', 'KyselyUserStore.setActive needs an "isActive" column in "columns"')
-    }
-    if (!this.validId(userId)) return false
-    return this.update(userId, { [column]: isActive ? 1 : 0 })
+    return this.setFlag('isActive', 'setActive', userId, isActive)
   }
 
   /**
@@ -347,12 +361,17 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
    * @throws ConfigurationError when the mapping has no `isStaff` column (no user is staff).
    */
   async setStaff(userId: UserId, isStaff: boolean): Promise<boolean> {
-    const column = this.columns.isStaff
+    return this.setFlag('isStaff', 'setStaff', userId, isStaff)
+  }
+
+  /** Writes one mapped 0/1 flag column of a user (and tells the bus); `method` names the caller in the error. */
+  private async setFlag(field: 'isActive' | 'isStaff', method: string, userId: UserId, value: boolean): Promise<boolean> {
+    const column = this.columns[field]
     if (typeof column !== 'string') {
-      throw new ConfigurationError('ERR_INVALID_SETTING', 'KyselyUserStore.setStaff needs an "isStaff" column in "columns"')
+      throw new ConfigurationError('ERR_INVALID_SETTING', `KyselyUserStore.${method} needs an "${field}" column in "columns"`)
     }
     if (!this.validId(userId)) return false
-    return this.update(userId, { [column]: isStaff ? 1 : 0 })
+    return this.update(userId, { [column]: value ? 1 : 0 })
   }
 
   /** Updates one user's row, and tells the bus when there was one. */

@@ -49,6 +49,7 @@ const PUBLIC_EXPORTS = [
   'ScopedRateThrottle',
   'ServiceUnavailable',
   'SessionAuthentication',
+  'StaleSessionCookie',
   'SimpleRateThrottle',
   'Throttled',
   'TokenAuthentication',
@@ -82,7 +83,9 @@ const PUBLIC_EXPORTS = [
   'loginView',
   'logoutView',
   'matchRoutes',
+  'namedSchema',
   'namedTokenDetailView',
+  'namedTokenIssuer',
   'namedTokenJson',
   'namedTokensView',
   'needsRehash',
@@ -115,6 +118,7 @@ const PUBLIC_EXPORTS = [
   'verifyPassword',
   'verifyPasswordUniform',
   'withHeaders',
+  'patchVary',
 ]
 
 describe('the root entry', () => {

@@ -11,7 +11,7 @@ import { LinkHeaderPagination } from 'gatehouse'
 import { listHandler, paginatedList } from 'gatehouse'
 import { PageNumberPagination } from 'gatehouse'
 import type { Page, PageNumberState, Paginator, SeekSource } from 'gatehouse'
-import { describeHandler, type JsonObject, type OpenApiPaginatedResponse } from 'gatehouse'
+import { describeHandler, namedSchema, type JsonObject, type OpenApiPaginatedResponse } from 'gatehouse'
 import { parsePythonInt, queryParam } from 'gatehouse'
 import { IsAuthenticatedOrReadOnly } from 'gatehouse'
 import type { ReferenceContext } from '../context.js'
@@ -43,7 +43,7 @@ export function serializeArticle(row: ArticleRow): Record<string, unknown> {
 }
 
 /** One serialized article, for the OpenAPI document. */
-export const ARTICLE_SCHEMA: JsonObject = {
+export const ARTICLE_SCHEMA: JsonObject = namedSchema('Article', {
   type: 'object',
   required: ['id', 'title', 'author', 'score', 'created'],
   properties: {
@@ -53,7 +53,7 @@ export const ARTICLE_SCHEMA: JsonObject = {
     score: { type: 'integer' },
     created: { type: 'string', format: 'date-time' },
   },
-}
+})
 
 /** The body `POST /api/articles/` reads (the author is the requester, `created` is now). */
 const NEW_ARTICLE_SCHEMA: JsonObject = {
@@ -238,7 +238,8 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
     routes.push(route(path, view))
   }
   const { api } = ref
-  const cursorSecret = { secret: ref.secrets }
+  // The reference API stands in for a service moved off DRF: cursors DRF issued are honoured.
+  const cursorSecret = { secret: ref.secrets, drfCursors: true }
   const permissions = [new IsAuthenticatedOrReadOnly()]
   // `fields`: each view's cursor ordering is checked against the source's columns when the view is declared.
   const source = articleSources(ref)

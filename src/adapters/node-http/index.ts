@@ -10,6 +10,7 @@ import type { RequestContext } from '../../core/pipeline.js'
 import { createApiRequest } from '../../core/request-factory.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import { matchRoutes, type Route } from '../../core/route.js'
+import { targetPath } from '../../core/url-decoding.js'
 import type { ApiView } from '../../core/view.js'
 
 /** How the node:http adapter reads a request. */
@@ -21,6 +22,15 @@ export interface NodeHttpOptions {
   readonly trustProxy?: boolean
   /** Largest request body read, in bytes; a larger one answers 413. @default 1048576 (1 MiB, as Fastify) */
   readonly bodyLimit?: number
+}
+
+/** Options of `router`. */
+export interface NodeRouterOptions extends NodeHttpOptions {
+  /**
+   * A path the routes are mounted under (`'/v1'`: `route('/books/', …)` answers `/v1/books/`).
+   * Requests outside it are DRF's 404. @default none
+   */
+  readonly prefix?: string
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024
@@ -182,15 +192,22 @@ async function serveView(
 /**
  * Routes requests to views: `routes` is a list of `Route`s (`route('/books/:id/', view)`, path
  * parameters reach `ctx.params`). The query is ignored and the trailing slash is significant,
- * as in DRF's URL conf; an unknown path is DRF's 404 `Not found.`. A handler to compose with
- * your own; `mountRoutes` installs it on a server.
+ * as in DRF's URL conf; the path is matched percent-decoded (`%2F` is a `/`) and
+ * case-sensitively, with dot segments kept as sent (`/api/./x/` is no route, as in Django);
+ * an unknown path is DRF's 404 `Not found.`. A handler to compose with your own;
+ * `mountRoutes` installs it on a server.
  */
-export function router(routes: readonly Route[], options: NodeHttpOptions = {}): NodeHandler {
+export function router(routes: readonly Route[], options: NodeRouterOptions = {}): NodeHandler {
   const match = matchRoutes(routes)
+  const prefix = (options.prefix ?? '').replace(/\/$/, '')
   return async (req, res) => {
     const url = requestUrl(req, options)
     if (url === null) return writeResponse(res, INVALID_HOST_RESPONSE)
-    const found = match(url.pathname)
+    // The path as sent (a URL object would resolve `/./` and `/../`, which Django routes as they are).
+    const target = req.url ?? '/'
+    const path = target.startsWith('/') ? targetPath(target) : url.pathname
+    if (prefix !== '' && !path.startsWith(`${prefix}/`)) return writeResponse(res, NOT_FOUND)
+    const found = match(path.slice(prefix.length))
     if (found === null) return writeResponse(res, NOT_FOUND)
     return serveView(found.route.view, options, req, res, found.params)
   }
@@ -204,7 +221,7 @@ export function router(routes: readonly Route[], options: NodeHttpOptions = {}):
  * const server = mountRoutes(createServer(), [route('/api/books/:id/', book)])
  * server.listen(8000)
  */
-export function mountRoutes<S extends Server>(target: S, routes: readonly Route[], options: NodeHttpOptions = {}): S {
+export function mountRoutes<S extends Server>(target: S, routes: readonly Route[], options: NodeRouterOptions = {}): S {
   target.on('request', router(routes, options))
   return target
 }
