@@ -122,6 +122,7 @@ interface Server {
 
 interface Sample extends WrkResult {
   server: string
+  tool: 'wrk' | 'autocannon'
   nodeCpuMsPerRequest: number
   dbCpuMsPerRequest: number | null
 }
@@ -214,7 +215,7 @@ function report(db: string, samples: readonly Sample[], options: Options): strin
   const baseline = median(of('hand-written').map((s) => s.rps))
   const fmt = (v: number | null, digits = 2): string => (v === null || Number.isNaN(v) ? '–' : v.toFixed(digits))
   const lines = [
-    `### ${db === 'postgres' ? 'PostgreSQL' : 'SQLite'}: \`GET ${options.path}\`, token auth, wrk -t2 -c${options.connections} -d${options.duration}s, median of ${options.rounds} rounds`,
+    `### ${db === 'postgres' ? 'PostgreSQL' : 'SQLite'}: \`GET ${options.path}\`, token auth, ${samples[0]?.tool ?? 'wrk'} -c${options.connections} ${options.requests === null ? `-d${options.duration}s` : `${options.requests} requests`} per run, median of ${options.rounds} rounds`,
     '',
     '| server | req/s | × hand-written | p50 ms | p99 ms | node CPU ms/req | DB CPU ms/req |',
     '|---|---|---|---|---|---|---|',
