@@ -19,7 +19,7 @@ import { LocalInvalidationBus, MemoryTokenCache } from 'gatehouse'
 import { PageNumberPagination, type CountStrategy } from 'gatehouse'
 import type { SessionStore } from 'gatehouse'
 import { MemoryThrottleStore } from 'gatehouse'
-import type { ReleasableThrottleStore, ThrottleStore } from 'gatehouse'
+import type { ReservingThrottleStore, ThrottleStore } from 'gatehouse'
 import { LoginFailureThrottle } from 'gatehouse'
 import { parseRate, type Rate } from 'gatehouse'
 import type { ScryptParams } from 'gatehouse'
@@ -245,7 +245,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
   const tokenCache = config.tokenCacheTtlMs === undefined ? undefined : new MemoryTokenCache({ ttlMs: config.tokenCacheTtlMs, maxEntries: 10_000, invalidation })
   const sessions: SessionStore =
     redis === null ? new KyselySessionStore({ db: database.db }) : new RedisSessionStore({ redis, prefix: `${redisPrefix}session:` })
-  const throttleStore: ReleasableThrottleStore =
+  const throttleStore: ThrottleStore & ReservingThrottleStore =
     redis === null ? new MemoryThrottleStore() : new RedisThrottleStore({ redis, prefix: redisPrefix })
   const loginFailures =
     config.loginFailures === undefined

@@ -58,7 +58,7 @@ export class RedisSessionStore implements SessionStore {
     try {
       raw = await this.redis.get(this.prefix + sessionKey)
     } catch (error) {
-      throw redisUnavailable(error)
+      throw redisUnavailable(error, 'session load')
     }
     if (raw === null) return null
     const record = decode(raw)
@@ -74,7 +74,7 @@ export class RedisSessionStore implements SessionStore {
     try {
       await this.redis.set(this.prefix + sessionKey, JSON.stringify(value), ttlMs)
     } catch (error) {
-      throw redisUnavailable(error)
+      throw redisUnavailable(error, 'session save')
     }
   }
 
@@ -82,7 +82,7 @@ export class RedisSessionStore implements SessionStore {
     try {
       await this.redis.del(this.prefix + sessionKey)
     } catch (error) {
-      throw redisUnavailable(error)
+      throw redisUnavailable(error, 'session delete')
     }
   }
 }

@@ -1,6 +1,6 @@
 export type { Throttle, ThrottleDecision } from './throttle.js'
-export type { ThrottleStore, ThrottleHit, ReleasableThrottleStore } from './throttle-store.js'
-export { LoginFailureThrottle, type LoginFailureThrottleOptions } from './login-failure-throttle.js'
+export type { ThrottleStore, ThrottleHit, ReservingThrottleStore, ReservationHit } from './throttle-store.js'
+export { LoginFailureThrottle, type LoginFailureThrottleOptions, type LoginFailureKeys } from './login-failure-throttle.js'
 export { parseRate, type Rate } from './rate.js'
 export { clientIdent } from './client-ident.js'
 export { SimpleRateThrottle, throttleWait, type Clock, type SimpleRateThrottleOptions } from './simple-rate-throttle.js'
