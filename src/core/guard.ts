@@ -3,6 +3,7 @@ import { jsonResponse, type ApiResponse } from './api-response.js'
 import type { AuthenticationScheme } from './authentication-scheme.js'
 import { ConfigurationError, isApiError } from './errors.js'
 import { SERVER_ERROR_BODY } from './exception-handler.js'
+import { isStoreUnavailable } from './store-faults.js'
 import type { HtmlTemplates, Paginator } from './paginator.js'
 import type { Permission } from './permission.js'
 import { runPolicies, type RequestState } from './pipeline.js'
@@ -86,7 +87,12 @@ export class Guard {
    * passes that one on to the app's own error handling).
    */
   renderError(error: unknown, req: ApiRequest): ApiResponse | null {
-    return this.settings.exceptionHandler(error, { request: req, authentication: this.settings.authentication })
+    const rendered = this.settings.exceptionHandler(error, { request: req, authentication: this.settings.authentication })
+    // A store fault answered 503: one line per request (and its stack once per outage).
+    if (rendered?.status === 503 && isStoreUnavailable(error)) {
+      this.settings.logStoreFault(error, { method: req.method, path: req.url.pathname })
+    }
+    return rendered
   }
 
   /** `renderError`, or a logged `500 {"detail": "A server error occurred."}`. Never throws. */
@@ -98,8 +104,11 @@ export class Guard {
       this.settings.logError(handlerError, { method: req.method, path: req.url.pathname })
       rendered = null
     }
-    // Anything that is not an ApiError is logged, even when rendered (a store fault's 503).
-    if (!isApiError(error)) this.settings.logError(error, { method: req.method, path: req.url.pathname })
+    // Anything that is not an ApiError is logged, even when rendered; a store fault's 503 was
+    // logged by renderError, one line per request rather than a stack each.
+    if (!isApiError(error) && !(rendered?.status === 503 && isStoreUnavailable(error))) {
+      this.settings.logError(error, { method: req.method, path: req.url.pathname })
+    }
     if (rendered !== null) return rendered
     return jsonResponse(500, SERVER_ERROR_BODY)
   }

@@ -4,6 +4,7 @@ import type { Permission } from './permission.js'
 import type { Throttle } from './throttle.js'
 import { ConfigurationError } from './errors.js'
 import { renderApiError, type ExceptionHandler } from './exception-handler.js'
+import { createStoreOutageLog, type StoreFaultLogger } from './store-outage-log.js'
 import { anonymousUser, type User } from './user.js'
 
 /** Receives server errors (never a secret: only error objects gatehouse did not render). */
@@ -62,6 +63,13 @@ export interface Settings {
   readonly exceptionHandler: ExceptionHandler
   /** Where unrendered (500) errors are reported. @default console.error */
   readonly logError: ErrorLogger
+  /**
+   * Told of each request answered 503 because a store (database, Redis) failed. The default
+   * writes one line per 503 naming the store, the operation and the reason, the driver's stack
+   * once per outage, and a count when the outage ends (see `createStoreOutageLog`).
+   * @default createStoreOutageLog()
+   */
+  readonly logStoreFault: StoreFaultLogger
 }
 
 export const DEFAULT_SETTINGS: Settings = Object.freeze({
@@ -79,6 +87,7 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   logError: (error: unknown, context: { method: string; path: string }) => {
     console.error(`gatehouse: server error on ${context.method} ${context.path}:`, error)
   },
+  logStoreFault: createStoreOutageLog(),
 })
 
 type Check = (value: unknown) => boolean
@@ -107,6 +116,7 @@ const CHECKS: Readonly<Record<keyof Settings, readonly [Check, string]>> = {
   allowedHosts: [(v) => v === null || (Array.isArray(v) && v.every((h) => typeof h === 'string' && h !== '')), 'a list of host names or null'],
   exceptionHandler: [isFunction, 'a function (error, ctx) => ApiResponse | null'],
   logError: [isFunction, 'a function'],
+  logStoreFault: [isFunction, 'a function'],
 }
 
 /** Validates one settings object; throws `ConfigurationError` naming the first bad key. */

@@ -8,6 +8,7 @@ import { isApiError, PayloadTooLarge } from '../../core/errors.js'
 import { Guard, type GuardOptions } from '../../core/guard.js'
 import { varyOf, type RequestState } from '../../core/pipeline.js'
 import { createApiRequest } from '../../core/request-factory.js'
+import { isStoreUnavailable } from '../../core/store-faults.js'
 import type { Route } from '../../core/route.js'
 import type { User } from '../../core/user.js'
 import type { RequestContext } from '../../core/view.js'
@@ -146,8 +147,8 @@ function render(guard: Guard, error: unknown, req: ApiRequest): ApiResponse | nu
     guard.settings.logError(handlerError, { method: req.method, path: req.url.pathname })
     return null
   }
-  // A rendered non-ApiError (a store fault's 503) is still worth a log line.
-  if (rendered !== null && !isApiError(error)) guard.settings.logError(error, { method: req.method, path: req.url.pathname })
+  // A rendered non-ApiError is still worth a log line (a store fault's 503 had its own in renderError).
+  if (rendered !== null && !isApiError(error) && !(rendered.status === 503 && isStoreUnavailable(error))) guard.settings.logError(error, { method: req.method, path: req.url.pathname })
   return rendered
 }
 
