@@ -31,8 +31,9 @@ export interface ReferenceConfig {
   /** `DATABASE_URL`; unset means the embedded SQLite file `gatehouse.sqlite3`. */
   readonly databaseUrl?: string | undefined
   /**
-   * PostgreSQL connect and statement timeout in ms (`GATEHOUSE_DB_TIMEOUT_MS`): past it a
-   * request answers 503. Unset: 5 s connect, 10 s statement.
+   * PostgreSQL statement timeout in ms (`GATEHOUSE_DB_TIMEOUT_MS`); waiting for a connection
+   * gets half of it. Past it a request answers 503. Unset: the library's 1 s connection wait,
+   * 2 s statement (the server's own statement timeout 1.5 s).
    */
   readonly dbTimeoutMs?: number | undefined
   /**
@@ -180,7 +181,8 @@ export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Re
 /** The pool timeouts of `config`; the driver defaults when unset. */
 function databaseTimeouts(config: ReferenceConfig): { connectTimeoutMs?: number; statementTimeoutMs?: number } {
   const ms = config.dbTimeoutMs
-  return ms === undefined ? {} : { connectTimeoutMs: ms, statementTimeoutMs: ms }
+  // The statement gets the whole budget, waiting for a connection half of it.
+  return ms === undefined ? {} : { connectTimeoutMs: Math.max(1, Math.ceil(ms / 2)), statementTimeoutMs: ms }
 }
 
 /** Everything the reference API's routes share: the database, the stores and the API settings. */

@@ -54,7 +54,8 @@ function databaseUrl(options: DatabaseOption, io: CliIo): string {
 
 /** Opens the database and applies the library's migrations (its own table), then runs `fn`. */
 async function withDatabase<T>(options: DatabaseOption, io: CliIo, fn: (database: Database<AuthDatabase>) => Promise<T>): Promise<T> {
-  const database = await openDatabase<AuthDatabase>(databaseUrl(options, io))
+  // A command is not a request: bulk commands (import-django, migrate-tokens) get a minute per statement.
+  const database = await openDatabase<AuthDatabase>(databaseUrl(options, io), { connectTimeoutMs: 10_000, statementTimeoutMs: 60_000 })
   try {
     await migrate(database.db, authMigrations(database.dialect))
     return await fn(database)
