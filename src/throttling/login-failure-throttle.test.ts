@@ -112,8 +112,22 @@ describe('LoginFailureThrottle', () => {
     }
     const outcomes = await Promise.all(Array.from({ length: 12 }, () => attempt(throttle, '10.3.0.1', 'alice', slowFail)))
     expect(checks).toBe(3)
-    // Refused while the three checks were in progress: available again within the reservation time.
-    expect(outcomes.filter((o) => o.throttled?.wait === 2)).toHaveLength(9)
+    // The others waited for the three checks in progress, which then filled the budget with failures.
+    expect(outcomes.filter((o) => o.throttled?.wait === 60)).toHaveLength(9)
+  })
+
+  it('concurrent right passwords wait for a place instead of a 429 (up to waitForSlotMs)', async () => {
+    const { throttle } = setup('3/min')
+    const slowSucceed = async (): Promise<string> => {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      return 'user'
+    }
+    const outcomes = await Promise.all(Array.from({ length: 12 }, () => attempt(throttle, '10.3.0.2', 'alice', slowSucceed)))
+    expect(outcomes).toEqual(Array.from({ length: 12 }, () => ({ result: 'user' })))
+    // Without the wait, the extra ones answer 429 at once, announcing the end of a reservation.
+    const impatient = setup('3/min', { waitForSlotMs: 0 })
+    const rushed = await Promise.all(Array.from({ length: 12 }, () => attempt(impatient.throttle, '10.3.0.3', 'alice', slowSucceed)))
+    expect(rushed.filter((o) => o.throttled?.wait === 2)).toHaveLength(9)
   })
 
   it('an error thrown by the check counts as nothing and is rethrown', async () => {
@@ -125,7 +139,7 @@ describe('LoginFailureThrottle', () => {
   })
 
   it('a check never settled (the process died mid-check) holds its place only for reservationMs, and is no failure', async () => {
-    const { throttle, clock } = setup('1/min', { reservationMs: 2_000 })
+    const { throttle, clock } = setup('1/min', { reservationMs: 2_000, waitForSlotMs: 0 })
     void throttle.guard(from('10.5.0.1'), 'alice', () => new Promise<null>(() => undefined))
     await new Promise((resolve) => setImmediate(resolve))
     expect((await attempt(throttle, '10.5.0.1', 'alice', succeed)).throttled?.wait).toBe(2)
@@ -186,7 +200,8 @@ describe('LoginFailureThrottle', () => {
     expect(() => new LoginFailureThrottle({ store: new MemoryThrottleStore(), rate: '5/min', usernameRate: rate })).toThrow(/invalid throttle rate/)
   })
 
-  it('rejects a reservationMs that is not a positive integer', () => {
+  it('rejects a reservationMs that is not a positive integer, and a negative waitForSlotMs', () => {
     expect(() => new LoginFailureThrottle({ store: new MemoryThrottleStore(), rate: '5/min', reservationMs: 0 })).toThrow(/reservationMs/)
+    expect(() => new LoginFailureThrottle({ store: new MemoryThrottleStore(), rate: '5/min', waitForSlotMs: -1 })).toThrow(/waitForSlotMs/)
   })
 })

@@ -41,6 +41,13 @@ export interface LoginFailureThrottleOptions {
    */
   readonly reservationMs?: number
   /**
+   * How long (ms) a check waits for a place when a budget is full only of checks still in
+   * progress (several right passwords at once from one client, say): it answers 429 only if
+   * none has finished by then. Failures that fill a budget answer 429 at once.
+   * @default 1000
+   */
+  readonly waitForSlotMs?: number
+  /**
    * Trusted proxies in front of the app, to find the client address in `X-Forwarded-For`
    * (see `clientIdent`). Pass the API's `numProxies`.
    * @default 0 (the socket's peer address)
@@ -70,6 +77,22 @@ interface Budget {
   readonly rate: Rate
 }
 
+/** One reservation attempt: its id, the budgets reserved, and the refusal when not all were. */
+interface Attempt {
+  readonly id: string
+  readonly reserved: readonly Budget[]
+  readonly refused: Refusal | null
+}
+
+/** Why an attempt was refused: the wait to announce, and when a retry may succeed (`null`: not within a lease). */
+interface Refusal {
+  readonly wait: number | null
+  readonly retryInMs: number | null
+}
+
+/** How often a check waiting for a place asks the store again. */
+const SLOT_POLL_MS = 50
+
 /** How many times `rate` the username and address budgets allow by default. */
 const LOOSER_BY = 10
 
@@ -96,8 +119,8 @@ const LOOSER_BY = 10
  *   one *cancels* them. A reservation that is never settled lapses after `reservationMs`: only
  *   a failed password check records a failure, so a store outage, a stalled store that runs a
  *   step late, or a process killed mid-check counts nothing. The price: more than `limit`
- *   simultaneous checks for one pair, right passwords included, get a 429 for the extra ones,
- *   for at most `reservationMs`.
+ *   simultaneous checks for one pair, right passwords included, queue for up to
+ *   `waitForSlotMs`, then get a 429.
  * - A failure that cannot be recorded (the store fails after the check) is not answered: the
  *   request gets the store's 503, so an outage never hands out an uncounted verdict.
  * - A success does not clear earlier failures (django-axes' `AXES_RESET_ON_SUCCESS` is off by
@@ -120,6 +143,7 @@ export class LoginFailureThrottle {
   readonly clientRate: Rate | null
   private readonly store: ReservingThrottleStore
   private readonly reservationMs: number
+  private readonly waitForSlotMs: number
   private readonly numProxies: number
   private readonly ipv6Prefix: number
   private readonly keyPrefix: string
@@ -133,12 +157,16 @@ export class LoginFailureThrottle {
     this.usernameRate = optionalRate(options.usernameRate, looser)
     this.clientRate = optionalRate(options.clientRate, looser)
     this.reservationMs = options.reservationMs ?? 2_000
+    this.waitForSlotMs = options.waitForSlotMs ?? 1_000
     this.numProxies = options.numProxies ?? 0
     this.ipv6Prefix = options.ipv6Prefix ?? 64
     this.keyPrefix = options.keyPrefix ?? 'login_failures_'
     this.now = options.now ?? Date.now
     if (!Number.isSafeInteger(this.reservationMs) || this.reservationMs < 1) {
       throw new ConfigurationError('ERR_INVALID_SETTING', 'LoginFailureThrottle option "reservationMs" must be a positive integer')
+    }
+    if (!Number.isSafeInteger(this.waitForSlotMs) || this.waitForSlotMs < 0) {
+      throw new ConfigurationError('ERR_INVALID_SETTING', 'LoginFailureThrottle option "waitForSlotMs" must be a non-negative integer')
     }
     if (!Number.isInteger(this.numProxies) || this.numProxies < 0) {
       throw new ConfigurationError('ERR_INVALID_SETTING', 'LoginFailureThrottle option "numProxies" must be a non-negative integer')
@@ -170,30 +198,16 @@ export class LoginFailureThrottle {
    */
   async guard<T>(req: ApiRequest, username: string, check: () => Promise<T | null>): Promise<T | null> {
     const budgets = this.budgets(req, username)
-    const id = randomBytes(12).toString('base64url')
-    const now = this.now()
-    const leaseEnd = now + this.reservationMs
-    const outcomes = await Promise.allSettled(budgets.map(({ key, rate }) => this.store.reserve(key, id, now, rate.windowMs, rate.limit, leaseEnd)))
-    const reserved = budgets.filter((_, i) => {
-      const outcome = outcomes[i]
-      return outcome?.status === 'fulfilled' && outcome.value.allowed
-    })
-    const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
-    if (failed !== undefined) {
-      await this.cancel(reserved, id)
-      throw failed.reason
+    // Real time, not the injectable clock: this bounds how long the request waits.
+    const waitUntil = Date.now() + this.waitForSlotMs
+    let reservation = await this.reserve(budgets)
+    while (reservation.refused !== null) {
+      const retryInMs = reservation.refused.retryInMs
+      if (retryInMs === null || Date.now() + Math.min(retryInMs, SLOT_POLL_MS) > waitUntil) throw new Throttled(reservation.refused.wait)
+      await new Promise((resolve) => setTimeout(resolve, Math.min(retryInMs, SLOT_POLL_MS)))
+      reservation = await this.reserve(budgets)
     }
-    let wait: number | null | undefined
-    outcomes.forEach((outcome, i) => {
-      const budget = budgets[i]
-      if (outcome.status !== 'fulfilled' || outcome.value.allowed || budget === undefined) return
-      const waitHere = refusalWait(outcome.value, now, budget.rate)
-      if (wait === undefined || longer(waitHere, wait)) wait = waitHere
-    })
-    if (wait !== undefined) {
-      await this.cancel(reserved, id)
-      throw new Throttled(wait)
-    }
+    const { reserved, id } = reservation
     let result: T | null
     try {
       result = await check()
@@ -209,6 +223,42 @@ export class LoginFailureThrottle {
     const at = this.now()
     await Promise.all(reserved.map(({ key, rate }) => this.store.confirm(key, id, at, rate.windowMs)))
     return null
+  }
+
+  /**
+   * One attempt to reserve a place in every budget: all of them, or none (what was reserved is
+   * given back) with the wait to announce, and when only checks in progress filled the
+   * budgets, how soon a place may free.
+   */
+  private async reserve(budgets: readonly Budget[]): Promise<Attempt> {
+    const id = randomBytes(12).toString('base64url')
+    const now = this.now()
+    const leaseEnd = now + this.reservationMs
+    const outcomes = await Promise.allSettled(budgets.map(({ key, rate }) => this.store.reserve(key, id, now, rate.windowMs, rate.limit, leaseEnd)))
+    const reserved = budgets.filter((_, i) => {
+      const outcome = outcomes[i]
+      return outcome?.status === 'fulfilled' && outcome.value.allowed
+    })
+    const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
+    if (failed !== undefined) {
+      await this.cancel(reserved, id)
+      throw failed.reason
+    }
+    let refused: Refusal | null = null
+    outcomes.forEach((outcome, i) => {
+      const budget = budgets[i]
+      if (outcome.status !== 'fulfilled' || outcome.value.allowed || budget === undefined) return
+      const hit = outcome.value
+      const wait = refusalWait(hit, now, budget.rate)
+      // Only checks in progress fill this budget: a place frees when one of them ends.
+      const retryInMs = hit.failures < budget.rate.limit && hit.nextLeaseEnd !== null ? Math.max(1, hit.nextLeaseEnd - now) : null
+      refused = {
+        wait: refused === null || longer(wait, refused.wait) ? wait : refused.wait,
+        retryInMs: refused === null ? retryInMs : refused.retryInMs === null || retryInMs === null ? null : Math.max(refused.retryInMs, retryInMs),
+      }
+    })
+    if (refused !== null) await this.cancel(reserved, id)
+    return { id, reserved, refused }
   }
 
   private budgets(req: ApiRequest, username: string): Budget[] {
