@@ -45,6 +45,8 @@ interface Options {
   fault: Fault
   framework: string
   rate: number
+  /** Seconds of load before the measured part (pool connections opening, JIT): reported apart. */
+  warmup: number
   before: number
   faultSeconds: number
   after: number
@@ -56,7 +58,7 @@ interface Options {
 }
 
 function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { fault: 'pg-freeze', framework: 'fastify', rate: 100, before: 5, faultSeconds: 10, after: 20, json: null, samples: null, clients: 20 }
+  const options: Options = { fault: 'pg-freeze', framework: 'fastify', rate: 100, warmup: 5, before: 5, faultSeconds: 10, after: 20, json: null, samples: null, clients: 20 }
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]]
     if (value === undefined) throw new Error(`missing value for ${flag}`)
@@ -67,6 +69,7 @@ function parseArgs(argv: readonly string[]): Options {
     } else if (flag === '--framework') options.framework = value
     else if (flag === '--rate') options.rate = Number(value)
     else if (flag === '--before') options.before = Number(value)
+    else if (flag === '--warmup') options.warmup = Number(value)
     else if (flag === '--fault-seconds') options.faultSeconds = Number(value)
     else if (flag === '--after') options.after = Number(value)
     else if (flag === '--json') options.json = value
@@ -118,7 +121,7 @@ async function main(): Promise<void> {
   const base = instance.baseUrl
   const t0 = performance.now()
   const now = (): number => performance.now() - t0
-  const samples: Sample[] = []
+  const everySample: Sample[] = []
   const acknowledged: string[] = []
   const refusedWrites: string[] = []
   let cursorNext: string | null = null
@@ -135,10 +138,10 @@ async function main(): Promise<void> {
     try {
       const response = await fetch(new URL(path, base), { ...init, headers, signal: AbortSignal.timeout(15_000) })
       const text = await response.text()
-      samples.push({ kind, start, ms: now() - start, status: response.status })
+      everySample.push({ kind, start, ms: now() - start, status: response.status })
       return { status: response.status, headers: response.headers, text }
     } catch {
-      samples.push({ kind, start, ms: now() - start, status: 0 })
+      everySample.push({ kind, start, ms: now() - start, status: 0 })
       return null
     }
   }
@@ -210,7 +213,8 @@ async function main(): Promise<void> {
   // A session task is four requests: scale the task rate so requests/s is about --rate.
   const requestsPerTask = MIX.reduce((sum, [kind, weight]) => sum + weight * (kind === 'session' ? 4 : 1), 0) / total
   const intervalMs = 1000 / (options.rate / requestsPerTask)
-  const endAt = (options.before + options.faultSeconds + options.after) * 1000
+  const warmupMs = options.warmup * 1000
+  const endAt = warmupMs + (options.before + options.faultSeconds + options.after) * 1000
   const tasks: Promise<void>[] = []
   const driver = (async () => {
     let next = now()
@@ -225,7 +229,7 @@ async function main(): Promise<void> {
   })()
 
   const server: ThrowawayServer = options.fault.startsWith('pg') ? postgres : redis
-  await new Promise((ok) => setTimeout(ok, options.before * 1000))
+  await new Promise((ok) => setTimeout(ok, warmupMs + options.before * 1000))
   const faultStart = now()
   if (options.fault.endsWith('freeze')) await server.freeze()
   else await server.stop()
@@ -261,6 +265,11 @@ async function main(): Promise<void> {
   await instance.stop()
   await Promise.all([postgres.destroy(), redis.destroy()])
 
+  const warmupStatuses: Record<string, number> = {}
+  for (const s of everySample.filter((x) => x.start < warmupMs)) warmupStatuses[s.status] = (warmupStatuses[s.status] ?? 0) + 1
+  const warmupMaxMs = Math.round(Math.max(0, ...everySample.filter((x) => x.start < warmupMs).map((x) => x.ms)))
+  // The measured part: requests started after the warm-up.
+  const samples = everySample.filter((x) => x.start >= warmupMs)
   const statuses: Record<string, number> = {}
   for (const s of samples) statuses[s.status] = (statuses[s.status] ?? 0) + 1
   const during = samples.filter((s) => s.start >= faultStart && s.start <= faultEnd)
@@ -274,13 +283,15 @@ async function main(): Promise<void> {
     fault: options.fault,
     framework: options.framework,
     clients: options.clients,
-    requestsPerSecond: Math.round((samples.length / endAt) * 1000),
+    warmup: { seconds: options.warmup, statuses: warmupStatuses, maxMs: warmupMaxMs },
+    requestsPerSecond: Math.round((samples.length / (endAt - warmupMs)) * 1000),
     requests: samples.length,
     skippedTicks: skipped,
     statuses,
     maxMs: round(Math.max(...samples.map((s) => s.ms))),
     maxMsDuringFault: round(Math.max(0, ...during.map((s) => s.ms))),
     maxMs503: round(Math.max(0, ...samples.filter((s) => s.status === 503).map((s) => s.ms))),
+    faultMs: round(faultEnd - faultStart),
     firstAnswer503AfterFaultMs: first503.length === 0 ? null : round(Math.min(...first503) - faultStart),
     recoveryAfterFaultEndMs: round(lastFailure - faultEnd),
     rightPassword429: {
@@ -308,8 +319,11 @@ async function main(): Promise<void> {
   }
   console.log(JSON.stringify(report, null, 2))
   if (options.json !== null) writeFileSync(options.json, `${JSON.stringify(report, null, 2)}\n`)
-  if (options.samples !== null) writeFileSync(options.samples, `${JSON.stringify({ faultStart, faultEnd, samples })}\n`)
-  const bad = samples.filter((s) => s.status === 0 || (s.status >= 500 && s.status !== 503))
+  if (options.samples !== null) {
+    writeFileSync(options.samples, `${JSON.stringify({ warmupMs, faultStart, faultEnd, samples: everySample })}\n`)
+    writeFileSync(`${options.samples}.server.log`, output)
+  }
+  const bad = everySample.filter((s) => s.status === 0 || (s.status >= 500 && s.status !== 503))
   if (bad.length > 0) process.exitCode = 1
 }
 
