@@ -39,3 +39,4 @@ export {
   type ColumnKind,
   type CountableQuery,
 } from './kysely-page-source.js'
+export type { CliConfig, CliHookContext } from '../cli/cli-config.js'

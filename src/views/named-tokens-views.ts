@@ -1,6 +1,7 @@
 import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
 import { emptyResponse, jsonResponse, type ApiResponse } from '../core/api-response.js'
 import { ConfigurationError, NotFound, PermissionDenied } from '../core/errors.js'
+import { namedSchema } from '../core/named-schema.js'
 import type { UserId } from '../core/user.js'
 import type { RequestContext, ViewOptions } from '../core/view.js'
 import { IsAuthenticated } from '../permissions/is-authenticated.js'
@@ -35,7 +36,7 @@ const TOKEN_INFO_PROPERTIES = {
   last_used: { type: ['string', 'null'], format: 'date-time', description: 'Updated at most once a minute.' },
 } as const
 const TOKEN_INFO_REQUIRED = ['id', 'name', 'prefix', 'created', 'expires', 'last_used'] as const
-const TOKEN_INFO_SCHEMA = { type: 'object', required: TOKEN_INFO_REQUIRED, properties: TOKEN_INFO_PROPERTIES } as const
+const TOKEN_INFO_SCHEMA = namedSchema('NamedToken', { type: 'object', required: TOKEN_INFO_REQUIRED, properties: TOKEN_INFO_PROPERTIES })
 
 /** How a token is listed: `{id, name, prefix, created, expires, last_used}`, never the token itself. */
 export function namedTokenJson(token: NamedTokenInfo): Record<string, unknown> {
@@ -56,6 +57,27 @@ function requesterId(ctx: RequestContext): UserId {
   return id
 }
 
+/**
+ * When the credential the request came with stops working: a token's `expiresAt` (a named
+ * token with an expiry), else `null` (a password, a session, a DRF token: no expiry of its own).
+ */
+function credentialExpiry(auth: unknown): Date | null {
+  if (typeof auth !== 'object' || auth === null) return null
+  const expiresAt = (auth as { readonly expiresAt?: unknown }).expiresAt
+  return expiresAt instanceof Date ? expiresAt : null
+}
+
+/**
+ * The new token's expiry, never past `limit` (the requester's own credential's expiry): a
+ * token may not mint one that outlives it, so a stolen expiring token cannot be made
+ * permanent. No expiry asked for, or a later one, becomes `limit` itself.
+ */
+function cappedExpiry(expiresIn: number | null, limit: Date | null): { readonly expiresIn: number | null } | { readonly expiresAt: Date } {
+  if (limit === null) return { expiresIn }
+  if (expiresIn !== null && Date.now() + expiresIn * 1000 < limit.getTime()) return { expiresIn }
+  return { expiresAt: limit }
+}
+
 function common(options: NamedTokenViewOptions, name: string): Omit<ViewOptions, 'handlers'> {
   return {
     name: options.name ?? name,
@@ -70,10 +92,12 @@ function common(options: NamedTokenViewOptions, name: string): Omit<ViewOptions,
  * last_used}, …]`, oldest first, never a token. `POST {"name": "laptop", "expires_in": 3600}`
  * (`expires_in` in seconds, optional): `201` with the same fields and `token`, the only time
  * the token is shown. Bad input is a DRF-style `400` per field. Any authenticated request may
- * call it (Basic with a password included: that is how a first token is obtained).
+ * call it (Basic with a password included: that is how a first token is obtained). A request
+ * authenticated by an expiring token creates tokens that expire no later than it: asking for
+ * no expiry, or a later one, gets the requester's token's own expiry (`expires` says which).
  *
  * @example
- * mountView(app, '/api/auth/tokens/', api.view(namedTokensView({ tokens: namedTokens })))
+ * route('/api/auth/tokens/', api.view(namedTokensView({ tokens: namedTokens })))
  */
 export function namedTokensView(options: NamedTokenViewOptions): ViewOptions {
   const { tokens, maxTokensPerUser } = options
@@ -89,7 +113,7 @@ export function namedTokensView(options: NamedTokenViewOptions): ViewOptions {
     if (maxTokensPerUser !== undefined && (await tokens.list(userId)).length >= maxTokensPerUser) {
       throw new PermissionDenied('Maximum amount of tokens allowed per user exceeded.')
     }
-    const created = await tokens.create(userId, { name: input.name, expiresIn: input.expiresIn })
+    const created = await tokens.create(userId, { name: input.name, ...cappedExpiry(input.expiresIn, credentialExpiry(ctx.auth)) })
     // The only time the token is shown: no cache may keep it.
     return jsonResponse(201, { ...namedTokenJson(created.info), token: created.key }, [['Cache-Control', 'no-store']])
   }
@@ -127,7 +151,7 @@ export function namedTokensView(options: NamedTokenViewOptions): ViewOptions {
  * `204`; an id that is not one of the requester's tokens (another user's included) is `404`.
  *
  * @example
- * mountView(app, '/api/auth/tokens/:id/', api.view(namedTokenDetailView({ tokens: namedTokens })))
+ * route('/api/auth/tokens/:id/', api.view(namedTokenDetailView({ tokens: namedTokens })))
  */
 export function namedTokenDetailView(options: NamedTokenViewOptions): ViewOptions {
   const { tokens } = options
@@ -138,7 +162,15 @@ export function namedTokenDetailView(options: NamedTokenViewOptions): ViewOption
   }
   return {
     ...common(options, 'Named Token'),
-    handlers: { DELETE: Object.assign(revoke, { openApi: { summary: "Revokes one of the requester's named tokens.", status: 204 } }) },
+    handlers: {
+      DELETE: Object.assign(revoke, {
+        openApi: {
+          summary: "Revokes one of the requester's named tokens.",
+          status: 204,
+          parameters: [{ name: 'id', in: 'path', required: true, description: "The token's `id`.", schema: { type: 'integer', minimum: 1 } }],
+        },
+      }),
+    },
   }
 }
 
@@ -147,7 +179,7 @@ export function namedTokenDetailView(options: NamedTokenViewOptions): ViewOption
  * included), `204`.
  *
  * @example
- * mountView(app, '/api/auth/tokens/revoke-all/', api.view(revokeAllNamedTokensView({ tokens: namedTokens })))
+ * route('/api/auth/tokens/revoke-all/', api.view(revokeAllNamedTokensView({ tokens: namedTokens })))
  */
 export function revokeAllNamedTokensView(options: NamedTokenViewOptions): ViewOptions {
   const { tokens } = options

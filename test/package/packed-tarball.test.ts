@@ -134,7 +134,7 @@ describe('the packed tarball', () => {
         [
           "import { createApi, TokenAuthentication, IsAuthenticated, PageNumberPagination, type ApiRequest, type User } from 'gatehouse'",
           "import { KyselyTokenStore, KyselyUserStore, openDatabase, type AuthDatabase } from 'gatehouse/kysely'",
-          "import { mountView } from 'gatehouse/fastify'",
+          "import { mountRoutes } from 'gatehouse/fastify'",
           "import { createRedisClient } from 'gatehouse/redis'",
           "import { viewHandler } from 'gatehouse/node'",
           "import { policies as expressPolicies } from 'gatehouse/express'",
@@ -163,7 +163,7 @@ describe('the packed tarball', () => {
           'console.log(sessions)',
           'const api = createApi({ authentication: [new TokenAuthentication({ tokens, users })], permissions: [new IsAuthenticated()], pagination: new PageNumberPagination(), pageSize: 10 })',
           'const describeUser = (request: ApiRequest, user: User): string => `${request.method} ${String(user.username)}`',
-          'console.log(api, describeUser, mountView, createRedisClient, viewHandler)',
+          'console.log(api, describeUser, mountRoutes, createRedisClient, viewHandler)',
           '',
         ].join('\n'),
       )

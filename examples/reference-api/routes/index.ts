@@ -9,7 +9,7 @@ import { tokenRoutes } from './tokens.js'
 /** Every route of the reference API, declared once and framework-neutral, and `/api/openapi.json` describing them all. */
 export function referenceRoutes(ref: ReferenceContext): Route[] {
   const routes = [...identityRoutes(ref), ...tokenRoutes(ref), ...namedTokenRoutes(ref), ...throttledRoutes(ref), ...articleRoutes(ref)]
-  const info = { title: 'gatehouse reference API', version: '1.0.0', description: 'The routes of reference-api.md, on any of the four frameworks.' }
+  const info = { title: 'gatehouse reference API', version: '1.0.0', description: 'The routes of reference-api.md, on any of the four frameworks.', license: { name: 'MIT', identifier: 'MIT' } }
   routes.push(route('/api/openapi.json', ref.api.view(openApiView({ routes: () => routes, info }))))
   return routes
 }
