@@ -161,7 +161,7 @@ async function storedSecret(db: Kysely<ReferenceDatabase>): Promise<string> {
 export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
   return {
     databaseUrl: env['DATABASE_URL'],
-    dbTimeoutMs: envInteger(env, 'GATEHOUSE_DB_TIMEOUT_MS', 1),
+    dbTimeoutMs: envInteger(env, 'GATEHOUSE_DB_TIMEOUT_MS', 2),
     redisUrl: env['REDIS_URL'] === '' ? undefined : env['REDIS_URL'],
     redisPrefix: env['GATEHOUSE_REDIS_PREFIX'] === '' ? undefined : env['GATEHOUSE_REDIS_PREFIX'],
     redisTimeoutMs: envInteger(env, 'GATEHOUSE_REDIS_TIMEOUT_MS', 1),

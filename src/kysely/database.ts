@@ -175,6 +175,7 @@ function postgresTimeouts(options: OpenDatabaseOptions): { connectTimeoutMs: num
   for (const [name, value] of Object.entries({ connectTimeoutMs, statementTimeoutMs, serverStatementTimeoutMs })) {
     if (!Number.isSafeInteger(value) || value < 1) throw new ConfigurationError('ERR_INVALID_SETTING', `openDatabase option "${name}" must be a positive integer (ms)`)
   }
+  if (statementTimeoutMs < 2) throw new ConfigurationError('ERR_INVALID_SETTING', 'openDatabase option "statementTimeoutMs" must be at least 2 (ms): the server\'s must be below it')
   if (serverStatementTimeoutMs >= statementTimeoutMs) {
     throw new ConfigurationError('ERR_INVALID_SETTING', 'openDatabase option "serverStatementTimeoutMs" must be below "statementTimeoutMs" (the server must give up first)')
   }

@@ -10,6 +10,7 @@ describe('serverTimeoutFor and the timeout options', () => {
     expect(serverTimeoutFor(2_000)).toBe(1_500)
     expect(serverTimeoutFor(30_000)).toBe(29_500)
     expect(serverTimeoutFor(600)).toBe(450)
+    expect(serverTimeoutFor(2)).toBe(1)
   })
 
   it('refuses a server timeout at or above the client one, and a non-positive one', async () => {
@@ -17,6 +18,7 @@ describe('serverTimeoutFor and the timeout options', () => {
     await expect(openDatabase(url, { statementTimeoutMs: 2_000, serverStatementTimeoutMs: 2_000 })).rejects.toThrow(/serverStatementTimeoutMs/)
     await expect(openDatabase(url, { connectTimeoutMs: 0 })).rejects.toThrow(/connectTimeoutMs/)
     expect(() => withStatementTimeout(0, async () => 1)).toThrow(/positive integer/)
+    await expect(openDatabase(url, { statementTimeoutMs: 1 })).rejects.toThrow(/at least 2/)
   })
 })
 

@@ -13,7 +13,7 @@ const routeTimeout = new AsyncLocalStorage<number>()
  * three quarters of it.
  */
 export function serverTimeoutFor(clientMs: number): number {
-  return Math.max(clientMs - 500, Math.ceil(clientMs * 0.75))
+  return Math.max(1, clientMs - 500, Math.floor(clientMs * 0.75))
 }
 
 /**
