@@ -260,6 +260,7 @@ describe('toOpenApi30', () => {
       b: { type: 'integer' },
       c: [{ nullable: true, type: 'integer' }],
     })
+    expect(toOpenApi30({ type: ['integer', 'string'] })).toEqual({ anyOf: [{ type: 'integer' }, { type: 'string' }] })
   })
 })
 

@@ -50,6 +50,7 @@ const PUBLIC_EXPORTS = [
   'ServiceUnavailable',
   'StoreUnavailable',
   'SessionAuthentication',
+  'StaleSessionCookie',
   'SimpleRateThrottle',
   'Throttled',
   'TokenAuthentication',
@@ -87,6 +88,7 @@ const PUBLIC_EXPORTS = [
   'matchRoutes',
   'namedSchema',
   'namedTokenDetailView',
+  'namedTokenIssuer',
   'namedTokenJson',
   'namedTokensView',
   'needsRehash',
@@ -119,6 +121,7 @@ const PUBLIC_EXPORTS = [
   'verifyPassword',
   'verifyPasswordUniform',
   'withHeaders',
+  'patchVary',
 ]
 
 describe('the root entry', () => {

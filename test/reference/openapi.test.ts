@@ -71,7 +71,9 @@ for (const backend of BACKENDS) {
     })
 
     it('describes every route of the reference API, and only those, with each handler method', () => {
-      const routes = referenceRoutes(server.ref)
+      // The administration pages (HTML for staff, under /admin/) are not part of the API's document.
+      const routes = referenceRoutes(server.ref).filter((r) => !r.path.startsWith('/admin/'))
+      expect(routes.length).toBeLessThan(referenceRoutes(server.ref).length)
       const openApiPath = (path: string): string => path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}')
       expect(Object.keys(paths).sort()).toEqual(routes.map((r) => openApiPath(r.path)).sort())
       for (const r of routes) {
