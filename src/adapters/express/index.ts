@@ -13,7 +13,8 @@ import type { Route } from '../../core/route.js'
 import type { User } from '../../core/user.js'
 import type { ApiView } from '../../core/view.js'
 import { parseBody } from '../../core/body-parser.js'
-import { headerBag, readBody, writeResponse } from '../node-http/index.js'
+import { writeResponse } from '../node-http/index.js'
+import { headerBag, readBody } from '../node-http/node-io.js'
 
 declare global {
   // Declaration merging is how Express types what middleware adds to its request.
