@@ -92,6 +92,7 @@ export function loginView(options: LoginViewOptions): ViewOptions {
           ],
           requestBody: CREDENTIALS_SCHEMA,
           response: { type: 'object', required: ['username'], properties: { username: { type: 'string' } } },
+          ...(options.loginFailures === undefined ? {} : { errors: [429] }),
         },
       }),
     },

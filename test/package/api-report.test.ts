@@ -26,6 +26,7 @@ describe('the public API report', () => {
       'gatehouse/node',
       'gatehouse/testing',
       'gatehouse/http',
+      'gatehouse/admin',
     ])
   })
 

@@ -21,6 +21,15 @@ export interface NodeHttpOptions {
   readonly bodyLimit?: number
 }
 
+/** Options of `router`. */
+export interface NodeRouterOptions extends NodeHttpOptions {
+  /**
+   * A path the routes are mounted under (`'/v1'`: `route('/books/', …)` answers `/v1/books/`).
+   * Requests outside it are DRF's 404. @default none
+   */
+  readonly prefix?: string
+}
+
 const DEFAULT_BODY_LIMIT = 1024 * 1024
 
 import { headerBag, readBody } from './node-io.js'
@@ -127,12 +136,14 @@ async function serveView(
  * as in DRF's URL conf; an unknown path is DRF's 404 `Not found.`. A handler to compose with
  * your own; `mountRoutes` installs it on a server.
  */
-export function router(routes: readonly Route[], options: NodeHttpOptions = {}): NodeHandler {
+export function router(routes: readonly Route[], options: NodeRouterOptions = {}): NodeHandler {
   const match = matchRoutes(routes)
+  const prefix = (options.prefix ?? '').replace(/\/$/, '')
   return async (req, res) => {
     const url = requestUrl(req, options)
     if (url === null) return writeResponse(res, INVALID_HOST_RESPONSE)
-    const found = match(url.pathname)
+    if (prefix !== '' && !url.pathname.startsWith(`${prefix}/`)) return writeResponse(res, NOT_FOUND)
+    const found = match(url.pathname.slice(prefix.length))
     if (found === null) return writeResponse(res, NOT_FOUND)
     return serveView(found.route.view, options, req, res, found.params)
   }
@@ -146,7 +157,7 @@ export function router(routes: readonly Route[], options: NodeHttpOptions = {}):
  * const server = mountRoutes(createServer(), [route('/api/books/:id/', book)])
  * server.listen(8000)
  */
-export function mountRoutes<S extends Server>(target: S, routes: readonly Route[], options: NodeHttpOptions = {}): S {
+export function mountRoutes<S extends Server>(target: S, routes: readonly Route[], options: NodeRouterOptions = {}): S {
   target.on('request', router(routes, options))
   return target
 }
