@@ -26,6 +26,8 @@ export { TokenAuthentication, type TokenAuthenticationOptions } from './authenti
 export type { TokenCache, TokenLoader } from './authentication/token-cache.js'
 export { MemoryTokenCache, type MemoryTokenCacheOptions } from './authentication/memory-token-cache.js'
 export { SessionAuthentication, type SessionAuthenticationOptions } from './authentication/session-authentication.js'
+export { StaleSessionCookie, type StaleSessionCookieOptions } from './authentication/stale-session-cookie.js'
+export { patchVary, type ResponseMiddleware } from './core/response-middleware.js'
 export { updateSessionAuthHash, SESSION_AUTH_HASH_KEY, type UpdateSessionAuthHashOptions } from './authentication/session-auth-hash.js'
 export { RemoteUserAuthentication, type RemoteUserAuthenticationOptions } from './authentication/remote-user-authentication.js'
 export { enforceCsrf, CSRF_SAFE_METHODS, type CsrfOptions, type ResolvedCsrfOptions } from './authentication/csrf.js'

@@ -4,7 +4,6 @@
 export { createApiRequest, parseCookies, type RawRequest } from '../core/request-factory.js'
 export { parseBody, DEFAULT_PARSED_MEDIA_TYPES, type ParseBodyOptions } from '../core/body-parser.js'
 export { serializeBody } from '../core/api-response.js'
-export { withVary } from '../core/response-finishing.js'
 export { answerError, INVALID_HOST_RESPONSE } from '../core/error-answer.js'
 export { answerHandlerError, type GuardResult } from '../core/guard.js'
 export { matchRoutes, type RouteMatcher } from '../core/route.js'

@@ -1,3 +1,4 @@
+import express from 'express'
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response, Router } from 'express'
 import type { ApiRequest, RequestData } from '../../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
@@ -6,7 +7,7 @@ import { answerError, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
 import { ParseError } from '../../core/errors.js'
 import { answerHandlerError, resolveGuard, type Guard, type GuardOptions } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
-import { withVary } from '../../core/response-finishing.js'
+import { patchVary } from '../../core/response-middleware.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import { createApiRequest } from '../../core/request-factory.js'
 import type { Route } from '../../core/route.js'
@@ -211,7 +212,7 @@ export function errorHandler(api?: Api): ErrorRequestHandler {
     if (res.headersSent) return next(error)
     const context = req.gatehouse
     if (isBodyParserError(error)) {
-      bodyParserResponse(req, error).then((response) => sendApiResponse(res, withVary(response, context?.vary ?? [])), next)
+      bodyParserResponse(req, error).then((response) => sendApiResponse(res, context === undefined || context.vary.length === 0 ? response : patchVary(response, context.vary)), next)
       return
     }
     if (context !== undefined) return sendApiResponse(res, answerHandlerError(error, context))
@@ -221,14 +222,19 @@ export function errorHandler(api?: Api): ErrorRequestHandler {
 }
 
 /** The part of an Express app or router `mountRoutes` uses. */
-export type RouteTarget = Pick<Router, 'all'>
+export type RouteTarget = Pick<Router, 'use'>
 
 /**
  * Mounts DRF-style views: each route answers every method with its view (which answers
- * 405 itself), with Express's `:name` parameters passed into `ApiRequest.params`.
+ * 405 itself), with Express's `:name` parameters passed into `ApiRequest.params`. The routes
+ * sit on a router of their own that matches as DRF's URL conf does, whatever `target`'s
+ * options: case-sensitively (`/API/WHOAMI/` is not `/api/whoami/`) and with the trailing
+ * slash significant. Requests no route matches go on to `target`'s next handler.
  */
 export function mountRoutes(target: RouteTarget, routes: readonly Route[], options: ExpressOptions = {}): void {
-  for (const { path, view } of routes) target.all(path, viewHandler(view, options))
+  const drfRoutes = express.Router({ caseSensitive: true, strict: true })
+  for (const { path, view } of routes) drfRoutes.all(path, viewHandler(view, options))
+  target.use(drfRoutes)
 }
 
 /** A request handler answering with `view` (which never throws); a malformed host is a 400. */
