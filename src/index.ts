@@ -40,6 +40,7 @@ export { IsAuthenticatedOrReadOnly, SAFE_METHODS } from './permissions/is-authen
 export { validateCharFields, NON_FIELD_ERRORS_KEY, type CharFieldOptions, type CharFieldValues } from './views/char-fields.js'
 export { authenticateCredentials, INVALID_CREDENTIALS_MESSAGE } from './views/authenticate-credentials.js'
 export { obtainAuthTokenView, userIdAndUsername, type ObtainAuthTokenOptions, type TokenResponseFields, type TokenResponseFieldsSchema } from './views/obtain-auth-token.js'
+export { namedTokenIssuer, type NamedTokenIssuerOptions } from './views/named-token-issuer.js'
 export { type SessionCookieOptions, type ResolvedSessionCookies } from './views/session-cookies.js'
 export { csrfView, type CsrfViewOptions } from './views/csrf-view.js'
 export { loginView, type LoginViewOptions } from './views/login-view.js'

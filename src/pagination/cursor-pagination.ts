@@ -42,7 +42,9 @@ export interface CursorPaginationOptions extends BasePaginationOptions {
    * Honour cursors issued by Django REST Framework (`base64("o=…&r=1&p=…")`), for clients
    * caught mid-walk by a migration: such a page holds the rows DRF would have returned, and
    * its links carry gatehouse cursors. Needs a source with `seekPosition` (both built-in
-   * sources have it). `false`: only gatehouse cursors are valid. @default true
+   * sources have it). DRF cursors are unsigned: while this is on, a client can seek to any
+   * position and skip up to `drfOffsetCutoff` rows. Turn it on only while clients may still
+   * hold cursors DRF issued. `false`: only gatehouse cursors are valid. @default false
    */
   readonly drfCursors?: boolean
   /**
@@ -124,7 +126,7 @@ export class CursorPagination extends BasePagination<CursorState> {
     this.cursorQueryParam = options.cursorQueryParam ?? 'cursor'
     this.ordering = Object.freeze(parseOrdering(options.ordering ?? '-created', options.uniqueField === undefined ? 'id' : options.uniqueField))
     this.invalidCursorMessage = options.invalidCursorMessage ?? 'Invalid cursor'
-    this.drfCursors = options.drfCursors ?? true
+    this.drfCursors = options.drfCursors ?? false
     const declared = options.ordering ?? '-created'
     this.declaredFields = typeof declared === 'string' ? 1 : declared.length
     this.drfOffsetCutoff = options.drfOffsetCutoff ?? DRF_OFFSET_CUTOFF
