@@ -1,10 +1,10 @@
-// gatehouse: the framework-free public surface (explicit names only: test/package/public-exports.test.ts pins
-// the list). Adapters, Kysely and Redis stores and the store suites are subpath exports.
+// gatehouse: the framework-free public surface, what an app codes against (explicit names only;
+// api/gatehouse.api.md pins every entry's surface, test/package/api-report.test.ts checks it).
+// Adapters, Kysely and Redis stores, the store suites and the request plumbing for adapters
+// (`gatehouse/http`) are subpath exports.
 export type { ApiRequest, HeaderBag, RequestData } from './core/api-request.js'
 export type { ApiResponse } from './core/api-response.js'
 export { jsonResponse, emptyResponse, withHeaders } from './core/api-response.js'
-export { createApiRequest, type RawRequest } from './core/request-factory.js'
-export { type ParseBodyOptions } from './core/body-parser.js'
 export type { User, StoredUser, UserId } from './core/user.js'
 export { anonymousUser } from './core/user.js'
 export type { PolicyContext, ViewInfo } from './core/policy-context.js'
@@ -16,13 +16,12 @@ export { createStoreOutageLog, type StoreFaultLogger, type StoreOutageLogOptions
 export { type Format } from './core/negotiation.js'
 export { DEFAULT_SETTINGS, type Settings, type ErrorLogger } from './core/settings.js'
 export { ApiView, type Handler, type HandlerMethod, type RequestContext, type ViewOptions } from './core/view.js'
-export { runPolicies, type Identity, type RequestState } from './core/pipeline.js'
+export type { RequestState } from './core/pipeline.js'
 export { Guard, type GuardOptions } from './core/guard.js'
-export { route, matchRoutes, type Route, type RouteMatcher } from './core/route.js'
+export { route, type Route } from './core/route.js'
 export type { ExceptionHandler, ExceptionContext } from './core/exception-handler.js'
 export { createApi, type Api } from './core/api.js'
 export type { Authenticated, AuthenticationScheme } from './authentication/authentication-scheme.js'
-export { schemeName } from './authentication/authentication-scheme.js'
 export { BasicAuthentication, type BasicAuthenticationOptions } from './authentication/basic-authentication.js'
 export { TokenAuthentication, type TokenAuthenticationOptions } from './authentication/token-authentication.js'
 export type { TokenCache, TokenLoader } from './authentication/token-cache.js'
@@ -47,8 +46,7 @@ export { type SessionCookieOptions, type ResolvedSessionCookies } from './views/
 export { csrfView, type CsrfViewOptions } from './views/csrf-view.js'
 export { loginView, type LoginViewOptions } from './views/login-view.js'
 export { logoutView, type LogoutViewOptions } from './views/logout-view.js'
-export { namedTokensView, namedTokenDetailView, revokeAllNamedTokensView, namedTokenJson, type NamedTokenViewOptions } from './views/named-tokens-views.js'
-export { validateNewToken, MAX_EXPIRES_IN, type NewTokenInput } from './views/named-token-input.js'
+export { namedTokensView, namedTokenDetailView, revokeAllNamedTokensView, type NamedTokenViewOptions } from './views/named-tokens-views.js'
 export type { Throttle, ThrottleDecision } from './throttling/throttle.js'
 export type { ThrottleStore, ThrottleHit, ReservingThrottleStore, ReservationHit } from './throttling/throttle-store.js'
 export { LoginFailureThrottle, type LoginFailureThrottleOptions, type LoginFailureKeys } from './throttling/login-failure-throttle.js'
@@ -76,20 +74,17 @@ export type {
   HtmlTemplates,
   PositionSeekArgs,
 } from './pagination/paginator.js'
-export { isSeekSource } from './pagination/paginator.js'
 export { BasePagination, type BasePaginationOptions } from './pagination/base-pagination.js'
 export { PageNumberPagination, type PageNumberPaginationOptions, type PageNumberState } from './pagination/page-number-pagination.js'
 export { LimitOffsetPagination, type LimitOffsetPaginationOptions, type LimitOffsetState } from './pagination/limit-offset-pagination.js'
-export type { DrfCursor } from './pagination/drf-cursor.js'
 export { CursorPagination, parseOrdering, type CursorPaginationOptions, type CursorState } from './pagination/cursor-pagination.js'
 export { LinkHeaderPagination } from './pagination/link-header-pagination.js'
 export type { CountStrategy } from './pagination/count-strategy.js'
-export { encodeCursor, decodeCursor, type Cursor } from './pagination/cursor-codec.js'
 export { ArrayPageSource, type FieldReader } from './pagination/array-page-source.js'
 export { numbersTemplate, previousNextTemplate, escapeHtml } from './html/control-templates.js'
-export { replaceQueryParam, removeQueryParam, parsePositiveInt, parsePythonInt, queryParam } from './pagination/query-params.js'
+export { replaceQueryParam, removeQueryParam, parsePositiveInt } from './pagination/query-params.js'
 export { listHandler, paginatedList, type ListHandlerOptions } from './pagination/list-handler.js'
-export { renderBrowsablePage, formatResponse, type BrowsablePageOptions } from './html/browsable-page.js'
+export { formatResponse } from './html/browsable-page.js'
 export type { UserStore, NewUser } from './stores/user-store.js'
 export { UserCreatedHookError, type UserCreatedHook } from './stores/user-created-hook.js'
 export type { TokenStore, TokenRecord, TokenWithUser } from './stores/token-store.js'

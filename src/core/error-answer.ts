@@ -3,7 +3,7 @@ import { jsonResponse, type ApiResponse } from './api-response.js'
 import { isApiError } from './errors.js'
 import { isStoreUnavailable } from './store-faults.js'
 import { SERVER_ERROR_BODY } from './exception-handler.js'
-import { withVary } from './response-finishing.js'
+import { patchVary } from './response-middleware.js'
 import type { Settings } from './settings.js'
 
 /**
@@ -34,5 +34,6 @@ export function answerError(error: unknown, request: ApiRequest, settings: Setti
   } else if (!isApiError(error)) {
     settings.logError(error, where)
   }
-  return withVary(rendered ?? jsonResponse(500, SERVER_ERROR_BODY), vary)
+  const response = rendered ?? jsonResponse(500, SERVER_ERROR_BODY)
+  return vary.length === 0 ? response : patchVary(response, vary)
 }
