@@ -39,6 +39,7 @@ const PUBLIC_EXPORTS = [
   'NotAcceptable',
   'NotAuthenticated',
   'NotFound',
+  'OrderingFilter',
   'PageNumberPagination',
   'ParseError',
   'PayloadTooLarge',
