@@ -34,7 +34,7 @@ function masked(page: FetchedPage, origin: string): unknown {
 }
 
 const ROUTES = PAGINATED_ARTICLE_ROUTES
-const CURSOR_ROUTES = new Set(['/api/articles/cursor/', '/api/articles/cursor-score/'])
+const CURSOR_ROUTES = new Set(['/api/articles/cursor/', '/api/articles/cursor-score/', '/api/articles/cursor-ordered/'])
 
 const SINGLE_REQUESTS = [
   '/api/articles/all/',
