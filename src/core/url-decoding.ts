@@ -1,6 +1,7 @@
 import { ParseError } from './errors.js'
 
-const UTF8 = new TextDecoder('utf-8', { fatal: false })
+// ignoreBOM: a leading U+FEFF is data (Python's unquote keeps it), not a byte-order mark to drop.
+const UTF8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
 
 /**
  * The most fields a form body may hold: Django's `DATA_UPLOAD_MAX_NUMBER_FIELDS` default.

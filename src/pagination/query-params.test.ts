@@ -69,9 +69,12 @@ describe('parsePythonInt / parsePositiveInt (DRF _positive_int, §11.2)', () => 
     expect(parsePythonInt('१२')).toBe(12n)
     expect(parsePythonInt('-7')).toBe(-7n)
     expect(parsePythonInt('100000000000000000000000000000')).toBe(10n ** 29n)
+    // int() strips non-ASCII Unicode whitespace too (checked against CPython).
+    expect(parsePythonInt('\u00852\u3000')).toBe(2n)
+    expect(parsePythonInt('\t2\v')).toBe(2n)
   })
   it('rejects what Python int() rejects', () => {
-    for (const bad of ['', ' ', '2.0', 'abc', '1__0', '_1', '1_', '0x10', '1e3', '--1', '+-1', '²']) expect(parsePythonInt(bad)).toBeNull()
+    for (const bad of ['', ' ', '2.0', 'abc', '1__0', '_1', '1_', '0x10', '1e3', '--1', '+-1', '²', '\ufeff2', '\u001c2', '\u200b2']) expect(parsePythonInt(bad)).toBeNull()
   })
   it('strict rejects zero, negatives always rejected, truthy cutoff clamps', () => {
     expect(parsePositiveInt('0')).toBe(0n)

@@ -3,6 +3,7 @@
  * reproduced byte for byte because clients see their output in next/previous links.
  */
 
+import { isPythonSpace, stripWith } from '../core/python-strip.js'
 import { unquotePlus } from '../core/url-decoding.js'
 
 export { unquotePlus }
@@ -113,6 +114,15 @@ function digitValue(ch: string): number {
   return k % 10
 }
 
+/**
+ * What Python's `int()` strips around a number: ASCII space, tab and line breaks (not
+ * U+001C-U+001F) and non-ASCII Unicode whitespace (U+0085, U+00A0, U+3000, ...), never
+ * U+FEFF (which `String#trim()` strips).
+ */
+function isIntSpace(code: number): boolean {
+  return code < 0x80 ? code === 0x20 || (code >= 0x09 && code <= 0x0d) : isPythonSpace(code)
+}
+
 const PY_INT = /^[+-]?\p{Nd}+(?:_\p{Nd}+)*$/u
 
 /**
@@ -121,7 +131,7 @@ const PY_INT = /^[+-]?\p{Nd}+(?:_\p{Nd}+)*$/u
  * would raise `ValueError`. A `bigint`, so huge offsets stay exact in links.
  */
 export function parsePythonInt(text: string): bigint | null {
-  const trimmed = text.trim()
+  const trimmed = stripWith(text, isIntSpace)
   if (trimmed.length > 4300 || !PY_INT.test(trimmed)) return null
   let value = 0n
   let sign = 1n

@@ -70,6 +70,8 @@ const SINGLE_REQUESTS = [
   `${ORDERED}?ordering=%20-score%20,%20id`,
   `${ORDERED}?ordering=%C2%A0-score%E3%80%80`,
   `${ORDERED}?ordering=%E2%80%8B-score`,
+  `${ORDERED}?ordering=%EF%BB%BFscore`,
+  `${ORDERED}?ordering=score,%EF%BB%BF-created`,
   `${ORDERED}?ordering=id,-id`,
   `${ORDERED}?ordering=-id,id`,
   `${ORDERED}?ordering=-title&ordering=score`,
