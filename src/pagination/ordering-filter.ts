@@ -11,7 +11,7 @@ export interface OrderingFilterOptions {
    * The fields a client may order by (DRF's `ordering_fields`), each a field of the source
    * (for a `KyselyPageSource`, a key of its `columns`). Required: there is no "every field"
    * default, so a new column is never orderable by accident. With cursor pagination, offer
-   * only non-null fields that do not change after creation (spec 4.3).
+   * only non-null fields that do not change after creation.
    */
   readonly fields: readonly string[]
   /**
