@@ -238,7 +238,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
             ? {}
             : { commandTimeoutMs: config.redisTimeoutMs, connectTimeoutMs: config.redisTimeoutMs }),
         })
-  const invalidation = redis === null ? new LocalInvalidationBus() : new RedisInvalidationBus({ redis, channel: `${redisPrefix}auth-invalidation` })
+  const invalidation = redis === null ? new LocalInvalidationBus() : new RedisInvalidationBus({ redis, prefix: redisPrefix })
   const users = new KyselyUserStore({ db: database.db, invalidation, ...(config.scrypt === undefined ? {} : { scrypt: config.scrypt }) })
   const tokens = new KyselyTokenStore({ db: database.db, users, invalidation })
   const namedTokens = new KyselyNamedTokenStore({ db: database.db, users, invalidation })

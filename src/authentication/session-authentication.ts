@@ -3,12 +3,18 @@ import type { SessionStore } from '../stores/session-store.js'
 import type { UserStore } from '../stores/user-store.js'
 import type { OpenApiSecurityScheme } from '../core/openapi-types.js'
 import type { Authenticated, AuthenticationScheme } from './authentication-scheme.js'
+import { sessionAuthHashMatches } from './session-auth-hash.js'
 import { CSRF_SAFE_METHODS, enforceCsrf, resolveCsrfOptions, type CsrfOptions, type ResolvedCsrfOptions } from './csrf.js'
 
 /** Options for `SessionAuthentication`. */
 export interface SessionAuthenticationOptions {
   readonly sessions: Pick<SessionStore, 'get'>
-  readonly users: Pick<UserStore, 'findById'>
+  /**
+   * Where the session's user is read. A store with `sessionAuthHash` (`KyselyUserStore`)
+   * also ends sessions made before the user's password last changed (Django's session
+   * verification).
+   */
+  readonly users: Pick<UserStore, 'findById' | 'sessionAuthHash'>
   /** Session cookie name. @default 'sessionid' */
   readonly cookieName?: string
   /** CSRF cookie, header, form field and trusted origins (Django's defaults). */
@@ -17,7 +23,9 @@ export interface SessionAuthenticationOptions {
 
 /**
  * The session of the host website: the `sessionid` cookie names a stored session.
- * Anonymous or inactive sessions are "not attempted" (no CSRF needed); an active
+ * Anonymous or inactive sessions, and sessions from before the user's password last changed
+ * (when the user store has `sessionAuthHash`, as Django checks its session auth hash), are
+ * "not attempted" (no CSRF needed); an active
  * session user's unsafe request must pass the CSRF check (403 otherwise). No
  * challenge header, so unauthenticated denials are 403 when this scheme is first.
  */
@@ -28,7 +36,7 @@ export class SessionAuthentication implements AuthenticationScheme<null> {
   readonly cookieName: string
   readonly csrf: ResolvedCsrfOptions
   private readonly sessions: Pick<SessionStore, 'get'>
-  private readonly users: Pick<UserStore, 'findById'>
+  private readonly users: Pick<UserStore, 'findById' | 'sessionAuthHash'>
 
   constructor(options: SessionAuthenticationOptions) {
     this.sessions = options.sessions
@@ -42,8 +50,10 @@ export class SessionAuthentication implements AuthenticationScheme<null> {
     if (key === null || key === '') return null
     const session = await this.sessions.get(key)
     if (session === null || session.userId === null) return null
-    const user = await this.users.findById(session.userId)
+    const [user, hash] = await Promise.all([this.users.findById(session.userId), this.users.sessionAuthHash?.(session.userId)])
     if (user === null || !user.isActive) return null
+    // The password changed since this session logged in (or it predates the hash): no longer a login.
+    if (hash !== undefined && (hash === null || !sessionAuthHashMatches(session.data, hash))) return null
     if (!CSRF_SAFE_METHODS.includes(req.method)) await enforceCsrf(req, this.csrf)
     return { user, auth: null }
   }

@@ -14,6 +14,8 @@ import { parseDatabaseUrl, redactUrl, type Database, type DialectName } from '..
 import { tokenRow } from '../kysely/kysely-token-store.js'
 import { syncSerial } from '../kysely/migrations.js'
 import { toDate, toFlag, type AuthDatabase } from '../kysely/schema.js'
+import { KyselyUserStore } from '../kysely/kysely-user-store.js'
+import { runUserCreatedHook, type UserCreatedHook } from '../stores/user-created-hook.js'
 
 /** An expected failure of the import (no Django tables, unreadable source): printed as `gatehouse: <message>`. */
 export class DjangoImportError extends Error {}
@@ -53,7 +55,8 @@ export interface DjangoData {
 export interface ImportDjangoOptions {
   /**
    * Refresh users already in gatehouse (matched by username) from Django: active and staff
-   * flags, date joined, token key, and the password *only* while gatehouse's copy is still
+   * flags, date joined, token key (attached when they have none: each such user is named in
+   * the report, since the key then logs in to their account), and the password *only* while gatehouse's copy is still
    * not an scrypt hash (a password set or rehashed by gatehouse is never replaced).
    * @default false: such users and their tokens are left as they are.
    */
@@ -62,6 +65,12 @@ export interface ImportDjangoOptions {
   readonly dryRun?: boolean
   /** Make Django superusers staff (gatehouse has no superuser flag). @default false: `is_staff` as it is */
   readonly superusersAsStaff?: boolean
+  /**
+   * Called for every user the import created, once the import is committed (never in a dry
+   * run), as a store's `onUserCreated`. A failure is reported (`hookFailures`, a note) and the
+   * other users' calls still happen. @default none
+   */
+  readonly onUserCreated?: UserCreatedHook | undefined
 }
 
 /** Counts of one kind of row. */
@@ -86,6 +95,8 @@ export interface ImportDjangoReport {
   readonly notes: string[]
   /** gatehouse ids of present users whose flags, password or token `update` changed (caches should drop them). */
   readonly changedUserIds: number[]
+  /** How many `onUserCreated` calls failed (each named in `notes`). */
+  readonly hookFailures: number
 }
 
 const MAX_USERNAME = 150
@@ -279,15 +290,20 @@ class DryRunRollback extends Error {}
  * Writes `source` into gatehouse's tables of `database` (migrated), in one transaction:
  * new users keep Django's id when it is free, their password hash as it is (an empty one
  * becomes unusable, `!`), active and staff flags, date joined; tokens keep their key.
- * Users already present (same username) are left alone unless `options.update`.
+ * Users already present (same username) are left alone unless `options.update`, and so are
+ * their tokens: a Django token is attached to (or replaces the token of) a user gatehouse
+ * already had only with `options.update`, and every such user is named in the notes.
  */
 export async function importDjango(database: Database<AuthDatabase>, source: DjangoData, options: ImportDjangoOptions = {}): Promise<ImportDjangoReport> {
   const users: ImportCounts = { created: 0, updated: 0, unchanged: 0, skipped: 0 }
   const tokens: ImportCounts = { created: 0, updated: 0, unchanged: 0, skipped: 0 }
   const notes: string[] = []
   const changed = new Set<number>()
+  const createdIds: number[] = []
   const run = async (trx: Transaction<AuthDatabase>): Promise<void> => {
     const present = new Map<string, PresentUser>()
+    // gatehouse id → username of the users that were there before this import.
+    const existingIds = new Map<number, string>()
     const takenIds = new Set<number>()
     for (const row of await trx.selectFrom('gatehouse_users').select(['id', 'username', 'password', 'is_active', 'is_staff', 'date_joined']).execute()) {
       present.set(row.username, row)
@@ -328,6 +344,7 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
       }
       const id = Number(existing.id)
       idOf.set(user.ref, id)
+      existingIds.set(id, user.username)
       const changes: Partial<{ password: string; is_active: number; is_staff: number; date_joined: string }> = {}
       if (Number(existing.is_active) !== (user.isActive ? 1 : 0)) changes.is_active = user.isActive ? 1 : 0
       if (Number(existing.is_staff) !== (staffOf(user) ? 1 : 0)) changes.is_staff = staffOf(user) ? 1 : 0
@@ -366,6 +383,7 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
       notes.push(`user ${shown(user.username)}: Django id ${user.ref} is taken in gatehouse (or is not a number it can hold), imported as id ${String(row['id'])}`)
     }
     users.created = keepIds.length + renumbered.length
+    createdIds.push(...keepIds.map((user) => idOf.get(user.ref) as number), ...renumbered.map((user) => idOf.get(user.ref) as number))
 
     if (source.tokens !== null) {
       const tokenOfUser = new Map<number, string>()
@@ -375,6 +393,10 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
         userOfKey.set(row.key, Number(row.user_id))
       }
       let differingTokens = 0
+      // Tokens of users gatehouse already had: attached or replaced only with --update, and always named.
+      const notAttached: string[] = []
+      const attached: string[] = []
+      const replaced: string[] = []
       const newTokens: ReturnType<typeof tokenRow<number>>[] = []
       for (const token of source.tokens) {
         const userId = idOf.get(token.userRef)
@@ -400,7 +422,16 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
           continue
         }
         const row = tokenRow(token.key, userId, token.created ?? new Date())
-        if (current === undefined) {
+        const existingName = existingIds.get(userId)
+        if (current === undefined && existingName !== undefined && options.update !== true) {
+          // A key that would log in to an account gatehouse already had: never without --update.
+          tokens.unchanged++
+          notAttached.push(existingName)
+        } else if (current === undefined) {
+          if (existingName !== undefined) {
+            attached.push(existingName)
+            changed.add(userId)
+          }
           newTokens.push(row)
           tokenOfUser.set(userId, token.key)
           userOfKey.set(token.key, userId)
@@ -412,6 +443,7 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
           userOfKey.set(token.key, userId)
           tokens.updated++
           changed.add(userId)
+          replaced.push(existingName ?? String(userId))
         } else {
           tokens.unchanged++
           differingTokens++
@@ -421,6 +453,17 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
         await trx.insertInto('gatehouse_tokens').values(newTokens.slice(i, i + CHUNK)).execute()
       }
       tokens.created = newTokens.length
+      const would = options.dryRun === true ? 'would be ' : ''
+      const countUsers = (names: readonly string[]): string => `${names.length} user${names.length === 1 ? '' : 's'}`
+      if (notAttached.length > 0) {
+        notes.push(`${countUsers(notAttached)} already in gatehouse ${notAttached.length === 1 ? 'has a Django token' : 'have Django tokens'} that ${notAttached.length === 1 ? 'was' : 'were'} not attached (--update attaches ${notAttached.length === 1 ? 'it' : 'them'}): ${listed(notAttached.map(shown), Infinity)}`)
+      }
+      if (attached.length > 0) {
+        notes.push(`Django tokens ${would}attached to ${countUsers(attached)} already in gatehouse (their accounts ${options.dryRun === true ? 'would' : 'now'} accept those keys): ${listed(attached.map(shown), Infinity)}`)
+      }
+      if (replaced.length > 0) {
+        notes.push(`gatehouse tokens ${would}replaced by the Django ones for ${countUsers(replaced)}: ${listed(replaced.map(shown), Infinity)}`)
+      }
       if (differingTokens > 0) {
         notes.push(`${differingTokens} user${differingTokens === 1 ? ' has' : 's have'} a gatehouse token other than their Django one: kept (--update replaces it with Django's)`)
       }
@@ -448,6 +491,22 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
   } catch (error) {
     if (!(error instanceof DryRunRollback)) throw error
   }
+  let hookFailures = 0
+  if (options.onUserCreated !== undefined && options.dryRun !== true) {
+    // After the commit, as for a store's create: the hook sees the rows (and may write its own).
+    const store = new KyselyUserStore({ db: database.db })
+    for (const id of createdIds) {
+      const user = await store.findById(id)
+      if (user === null) continue
+      try {
+        await runUserCreatedHook(options.onUserCreated, user)
+      } catch (error) {
+        hookFailures++
+        if (hookFailures <= 50) notes.push(`onUserCreated failed for user ${shown(user.username)}: ${error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error)}`)
+      }
+    }
+    if (hookFailures > 50) notes.push(`… and ${hookFailures - 50} more onUserCreated failures`)
+  }
   return {
     sourceDialect: source.dialect,
     sourceUsers: source.users.length,
@@ -457,6 +516,7 @@ export async function importDjango(database: Database<AuthDatabase>, source: Dja
     dryRun: options.dryRun === true,
     notes,
     changedUserIds: options.dryRun === true ? [] : [...changed],
+    hookFailures,
   }
 }
 

@@ -7,8 +7,9 @@
  */
 import { createInterface } from 'node:readline'
 import { Command, CommanderError, Option } from 'commander'
-import { openDatabase, type Database } from '../kysely/database.js'
-import { formatImportReport, importDjango, readDjangoDatabase } from './import-django.js'
+import { existsSync } from 'node:fs'
+import { openDatabase, parseDatabaseUrl, type Database } from '../kysely/database.js'
+import { formatImportReport, importDjango, readDjangoDatabase, type ImportDjangoReport } from './import-django.js'
 import { KyselySessionStore } from '../kysely/kysely-session-store.js'
 import { KyselyTokenStore } from '../kysely/kysely-token-store.js'
 import { KyselyUserStore } from '../kysely/kysely-user-store.js'
@@ -16,6 +17,9 @@ import { authMigrations, migrate } from '../kysely/migrations.js'
 import type { AuthDatabase } from '../kysely/schema.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import { addNamedTokenCommands } from './named-token-commands.js'
+import { invalidationChannel } from '../redis/invalidation-channel.js'
+import { boundHook, CliConfigError, loadCliConfig } from './cli-config.js'
+import { UserCreatedHookError } from '../stores/user-created-hook.js'
 
 /** Where the command line reads and writes; the process's own streams by default. */
 export interface CliIo {
@@ -32,17 +36,23 @@ interface DatabaseOption {
   readonly database?: string
 }
 
+interface ConfigOption {
+  readonly config?: string
+}
+
 interface PasswordOptions {
   readonly passwordStdin?: boolean
 }
 
 interface InvalidationOptions {
   readonly redis?: string
-  readonly channel: string
+  readonly channel?: string
 }
 
-/** The channel `RedisInvalidationBus` uses by default. */
-const DEFAULT_CHANNEL = 'gatehouse:auth-invalidation'
+/** An environment value, `undefined` when unset or empty. */
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value
+}
 
 function databaseUrl(options: DatabaseOption, io: CliIo): string {
   const url = options.database ?? io.env['DATABASE_URL']
@@ -64,14 +74,78 @@ async function withDatabase<T>(options: DatabaseOption, io: CliIo, fn: (database
 }
 
 /**
+ * The database opened for reading only (`readOnly`: nothing is created, migrated or
+ * written), or `null` when it is a SQLite file that does not exist.
+ */
+async function openReadOnly(options: DatabaseOption, io: CliIo): Promise<Database<AuthDatabase> | null> {
+  const url = databaseUrl(options, io)
+  const target = parseDatabaseUrl(url)
+  if (target.dialect === 'sqlite' && (target.path === ':memory:' || !existsSync(target.path))) return null
+  return openDatabase<AuthDatabase>(url, { readOnly: true })
+}
+
+/** Which of `tables` the database lacks. */
+async function missingTables(database: Database<AuthDatabase>, tables: readonly string[]): Promise<string[]> {
+  const present = new Set((await database.db.introspection.getTables()).map((t) => t.name))
+  return tables.filter((t) => !present.has(t))
+}
+
+/**
+ * For read-only commands: runs `fn` on the database opened read-only, without migrating it;
+ * a missing SQLite file or missing gatehouse tables are an error, never created.
+ */
+async function withReadOnlyDatabase<T>(
+  options: DatabaseOption,
+  io: CliIo,
+  tables: readonly string[],
+  fn: (database: Database<AuthDatabase>) => Promise<T>,
+): Promise<T> {
+  const database = await openReadOnly(options, io)
+  if (database === null) throw new CliError(`no database at ${databaseUrl(options, io)}: this command only reads, and creates nothing`)
+  try {
+    const missing = await missingTables(database, tables)
+    if (missing.length > 0) throw new CliError(`gatehouse's tables are not in this database (no ${missing.join(', ')}): run gatehouse migrate first`)
+    return await fn(database)
+  } finally {
+    await database.close()
+  }
+}
+
+/**
+ * A bus for when no Redis is named: it tells no server, and after the command warns once
+ * if anything was published (a credential actually changed), since running servers' token
+ * caches then keep the old answer until their TTL ends.
+ */
+class UntoldServers implements InvalidationBus {
+  changed = false
+  async publish(): Promise<void> {
+    this.changed = true
+  }
+  subscribe(): () => void {
+    return () => undefined
+  }
+}
+
+/**
  * Runs `fn` with a bus that tells running servers (through Redis pub/sub) about a change,
- * when `--redis` or `REDIS_URL` names a Redis; else with none. The Redis driver is loaded
- * only then (ioredis is an optional dependency). A change the servers could not be told
- * of is still made: a warning says their caches catch up within their TTL.
+ * when `--redis` or `REDIS_URL` names a Redis, on the channel the servers derive from the
+ * same prefix (`--channel`, else `invalidationChannel(GATEHOUSE_REDIS_PREFIX)`). The Redis
+ * driver is loaded only then (ioredis is an optional dependency). A change the servers
+ * could not be told of (no Redis named, or Redis unreachable) is still made, with a
+ * warning that their caches catch up within their TTL.
  */
 async function withInvalidation<T>(options: InvalidationOptions, io: CliIo, fn: (bus: InvalidationBus | undefined) => Promise<T>): Promise<T> {
   const url = options.redis ?? io.env['REDIS_URL']
-  if (url === undefined || url === '') return fn(undefined)
+  if (url === undefined || url === '') {
+    const untold = new UntoldServers()
+    const result = await fn(untold)
+    if (untold.changed) {
+      io.stderr.write(
+        "gatehouse: warning: running servers were not told (no --redis or REDIS_URL); a server with a token cache keeps the old answer until the cache's TTL ends\n",
+      )
+    }
+    return result
+  }
   const { createRedisClient } = await import('../redis/redis-client.js')
   const { RedisInvalidationBus } = await import('../redis/redis-invalidation-bus.js')
   // Connection trouble matters only if a message then fails to go out; its text says more than the publish error.
@@ -84,12 +158,51 @@ async function withInvalidation<T>(options: InvalidationOptions, io: CliIo, fn: 
     io.stderr.write(`gatehouse: warning: running servers were not told through Redis (${reason}); their cached token authentications end within their cache's TTL\n`)
   }
   const redis = createRedisClient(url, { onError: (error) => (connectionError ??= error) })
-  const bus = new RedisInvalidationBus({ redis, channel: options.channel, onError: warn })
+  const channel = options.channel ?? invalidationChannel(nonEmpty(io.env['GATEHOUSE_REDIS_PREFIX']))
+  const bus = new RedisInvalidationBus({ redis, channel, onError: warn })
   try {
     return await fn(bus)
   } finally {
     await bus.close()
     await redis.close()
+  }
+}
+
+/**
+ * `import-django --dry-run`: nothing is created or migrated. When gatehouse's user and token
+ * tables are there, the import runs in a transaction that is rolled back; when they are not
+ * (a new or missing database), it is counted against empty tables in a scratch in-memory
+ * database instead, and the report says so.
+ */
+async function dryRunImport(
+  options: DatabaseOption,
+  io: CliIo,
+  importInto: (database: Database<AuthDatabase>) => Promise<ImportDjangoReport>,
+): Promise<ImportDjangoReport> {
+  const TABLES = ['gatehouse_users', 'gatehouse_tokens']
+  const probe = await openReadOnly(options, io)
+  let ready = false
+  try {
+    ready = probe !== null && (await missingTables(probe, TABLES)).length === 0
+  } finally {
+    await probe?.close()
+  }
+  if (ready) {
+    // Writes happen inside the import's transaction only, and are rolled back.
+    const database = await openDatabase<AuthDatabase>(databaseUrl(options, io))
+    try {
+      return await importInto(database)
+    } finally {
+      await database.close()
+    }
+  }
+  const scratch = await openDatabase<AuthDatabase>('sqlite::memory:')
+  try {
+    await migrate(scratch.db, authMigrations(scratch.dialect))
+    const report = await importInto(scratch)
+    return { ...report, notes: ["gatehouse's tables are not in --database yet: counted as if they were empty", ...report.notes] }
+  } finally {
+    await scratch.close()
   }
 }
 
@@ -166,13 +279,59 @@ const databaseOption = (): Option =>
   new Option('--database <url>', 'database URL: sqlite:<path>, file:<path> or postgres://… (default: $DATABASE_URL)')
 const redisOption = (): Option =>
   new Option('--redis <url>', "Redis URL through which running servers' token caches are told of the change (default: $REDIS_URL; unset: not told)")
-const channelOption = (): Option => new Option('--channel <name>', 'the invalidation channel the servers listen on').default(DEFAULT_CHANNEL)
+const configOption = (): Option =>
+  new Option('--config <file>', 'a JavaScript module whose onUserCreated(user, { db }) export is called for every user created (default: $GATEHOUSE_CONFIG)')
+const channelOption = (): Option =>
+  new Option(
+    '--channel <name>',
+    'the invalidation channel the servers listen on (default: <prefix>auth-invalidation, the prefix from $GATEHOUSE_REDIS_PREFIX or gatehouse:, as servers derive it)',
+  )
 
 /** A user of gatehouse's own table, by name, or a CliError. */
 async function existingUser(users: KyselyUserStore, username: string): Promise<{ readonly id: number | string }> {
   const user = await users.findByUsername(username)
   if (user === null) throw new CliError(`user ${username} does not exist`)
   return user
+}
+
+/** The `--config` module (or `GATEHOUSE_CONFIG`'s), or `undefined` when none is named. */
+async function loadConfig(options: ConfigOption, io: CliIo): Promise<Awaited<ReturnType<typeof loadCliConfig>>> {
+  try {
+    return await loadCliConfig(options.config ?? io.env['GATEHOUSE_CONFIG'])
+  } catch (error) {
+    if (error instanceof CliConfigError) throw new CliError(error.message)
+    throw error
+  }
+}
+
+/** Rows of active users read at once by `create-token --all`. */
+const ALL_TOKENS_BATCH = 500
+
+/**
+ * `create-token --all`: a token for every active user of gatehouse's table that has none
+ * (get-or-create, in batches; an existing token is never replaced).
+ */
+async function createMissingTokens(db: Database<AuthDatabase>['db']): Promise<{ created: number; active: number }> {
+  const tokens = new KyselyTokenStore({ db })
+  let created = 0
+  let active = 0
+  let after = 0
+  for (;;) {
+    const rows = await db
+      .selectFrom('gatehouse_users as u')
+      .leftJoin('gatehouse_tokens as t', 't.user_id', 'u.id')
+      .select(['u.id as id', 't.user_id as has_token'])
+      .where('u.is_active', '=', 1)
+      .where('u.id', '>', after)
+      .orderBy('u.id')
+      .limit(ALL_TOKENS_BATCH)
+      .execute()
+    if (rows.length === 0) break
+    active += rows.length
+    after = Number(rows[rows.length - 1]?.id)
+    created += await tokens.createMissing(rows.filter((row) => row.has_token === null).map((row) => Number(row.id)))
+  }
+  return { created, active }
 }
 
 /** Builds the command line; `io` receives its output. */
@@ -200,19 +359,23 @@ export function buildCli(io: CliIo): Command {
     .option('--inactive', 'create the user inactive')
     .option('--no-password', 'give the user no usable password (they cannot log in with one)')
     .option('--password-stdin', 'read the password from the first line of stdin')
-    .action(async (username: string, options: DatabaseOption & PasswordOptions & { staff?: boolean; inactive?: boolean; password: boolean }) => {
+    .addOption(configOption())
+    .action(async (username: string, options: DatabaseOption & PasswordOptions & ConfigOption & { staff?: boolean; inactive?: boolean; password: boolean }) => {
       if (username.length === 0 || username.length > 150 || username.includes('\0')) {
         throw new CliError('username must be 1 to 150 characters')
       }
+      const config = await loadConfig(options, io)
       const password = options.password ? await readPassword(options, io) : null
       await withDatabase(options, io, async (database) => {
-        const users = new KyselyUserStore({ db: database.db })
+        const onUserCreated = boundHook(config, { db: database.db, dialect: database.dialect })
+        const users = new KyselyUserStore({ db: database.db, onUserCreated })
         if ((await users.findByUsername(username)) !== null) throw new CliError(`user ${username} already exists`)
         try {
           const user = await users.create({ username, password, isStaff: options.staff === true, isActive: options.inactive !== true })
           print(`Created user ${user.username} (id ${String(user.id)})${password === null ? ' with no usable password' : ''}`)
         } catch (error) {
           if (isUniqueViolation(error)) throw new CliError(`user ${username} already exists`)
+          if (error instanceof UserCreatedHookError) throw new CliError(error.message)
           throw error
         }
       })
@@ -238,14 +401,42 @@ export function buildCli(io: CliIo): Command {
       )
     })
 
-  for (const [name, isActive] of [['deactivate-user', false], ['activate-user', true]] as const) {
+  // Flag changes: each is published, since cached token authentications hold the user's flags.
+  const flagCommands: readonly {
+    readonly name: string
+    readonly description: string
+    readonly done: string
+    readonly apply: (users: KyselyUserStore, id: number | string) => Promise<boolean>
+  }[] = [
+    {
+      name: 'deactivate-user',
+      description: 'deactivate a user: their password, token and sessions stop working on every server (nothing is deleted)',
+      done: 'Deactivated user',
+      apply: (users, id) => users.setActive(id, false),
+    },
+    {
+      name: 'activate-user',
+      description: 'activate a user again: their password, token and sessions work again',
+      done: 'Activated user',
+      apply: (users, id) => users.setActive(id, true),
+    },
+    {
+      name: 'grant-staff',
+      description: 'make a user staff (is_staff, what IsAdminUser allows), on every server',
+      done: 'Granted staff status to user',
+      apply: (users, id) => users.setStaff(id, true),
+    },
+    {
+      name: 'revoke-staff',
+      description: "take a user's staff status away (is_staff), on every server",
+      done: 'Revoked staff status of user',
+      apply: (users, id) => users.setStaff(id, false),
+    },
+  ]
+  for (const command of flagCommands) {
     program
-      .command(name)
-      .description(
-        isActive
-          ? 'activate a user again: their password, token and sessions work again'
-          : 'deactivate a user: their password, token and sessions stop working on every server (nothing is deleted)',
-      )
+      .command(command.name)
+      .description(command.description)
       .argument('<username>')
       .addOption(databaseOption())
       .addOption(redisOption())
@@ -255,8 +446,8 @@ export function buildCli(io: CliIo): Command {
           withDatabase(options, io, async (database) => {
             const users = new KyselyUserStore({ db: database.db, invalidation })
             const user = await existingUser(users, username)
-            await users.setActive(user.id, isActive)
-            print(`${isActive ? 'Activated' : 'Deactivated'} user ${username}`)
+            await command.apply(users, user.id)
+            print(`${command.done} ${username}`)
           }),
         )
       })
@@ -264,13 +455,24 @@ export function buildCli(io: CliIo): Command {
 
   program
     .command('create-token')
-    .description("print a user's token, creating it if missing (DRF's drf_create_token)")
-    .argument('<username>')
+    .description("print a user's token, creating it if missing (DRF's drf_create_token); --all: a token for every active user without one")
+    .argument('[username]')
     .addOption(databaseOption())
     .addOption(redisOption())
     .addOption(channelOption())
     .option('-r, --reset', 'regenerate the token (for a leaked one): the old key stops working')
-    .action(async (username: string, options: DatabaseOption & InvalidationOptions & { reset?: boolean }) => {
+    .option('--all', 'get-or-create a token for every active user (never regenerates; prints counts, never keys)')
+    .action(async (username: string | undefined, options: DatabaseOption & InvalidationOptions & { reset?: boolean; all?: boolean }) => {
+      if (options.all === true) {
+        if (username !== undefined) throw new CliError('create-token --all takes no username')
+        if (options.reset === true) throw new CliError('create-token --all never regenerates: --reset is for one user')
+        await withDatabase(options, io, async (database) => {
+          const { created, active } = await createMissingTokens(database.db)
+          print(`Created ${created} token${created === 1 ? '' : 's'}; ${active - created} active user${active - created === 1 ? '' : 's'} already had one`)
+        })
+        return
+      }
+      if (username === undefined) throw new CliError('create-token needs a username (or --all)')
       // Only a reset changes a key that servers may hold: plain get-or-create needs no Redis.
       const run = async (invalidation: InvalidationBus | undefined): Promise<void> =>
         withDatabase(options, io, async (database) => {
@@ -304,6 +506,7 @@ export function buildCli(io: CliIo): Command {
   addNamedTokenCommands(program, {
     print,
     withDatabase: (options, fn) => withDatabase(options, io, fn),
+    withReadOnlyDatabase: (options, tables, fn) => withReadOnlyDatabase(options, io, tables, fn),
     withInvalidation: (options, fn) => withInvalidation(options, io, fn),
     databaseOption,
     redisOption,
@@ -329,24 +532,34 @@ export function buildCli(io: CliIo): Command {
     .addOption(databaseOption())
     .option('--update', "refresh users already in gatehouse from Django (flags, date joined, token, and a password gatehouse never set); default: leave them as they are")
     .option('--superusers-as-staff', 'make Django superusers staff (default: is_staff as it is)')
-    .option('--dry-run', 'do everything in a transaction, print the counts, then roll back')
+    .option('--dry-run', 'print what the import would do and write nothing (no tables created either)')
     .addOption(redisOption())
     .addOption(channelOption())
-    .action(async (options: DatabaseOption & InvalidationOptions & { from: string; update?: boolean; superusersAsStaff?: boolean; dryRun?: boolean }) => {
+    .addOption(configOption())
+    .action(async (options: DatabaseOption & InvalidationOptions & ConfigOption & { from: string; update?: boolean; superusersAsStaff?: boolean; dryRun?: boolean }) => {
+      const config = await loadConfig(options, io)
       // Everything is read before the target is opened: source and target may be one database.
       const source = await readDjangoDatabase(options.from)
+      const importInto = (database: Database<AuthDatabase>): Promise<ImportDjangoReport> =>
+        importDjango(database, source, {
+          update: options.update === true,
+          dryRun: options.dryRun === true,
+          superusersAsStaff: options.superusersAsStaff === true,
+          onUserCreated: boundHook(config, { db: database.db, dialect: database.dialect }),
+        })
+      if (options.dryRun === true) {
+        for (const line of formatImportReport(await dryRunImport(options, io, importInto))) print(line)
+        return
+      }
       const run = async (invalidation: InvalidationBus | undefined): Promise<void> =>
         withDatabase(options, io, async (database) => {
-          const report = await importDjango(database, source, {
-            update: options.update === true,
-            dryRun: options.dryRun === true,
-            superusersAsStaff: options.superusersAsStaff === true,
-          })
+          const report = await importInto(database)
           for (const line of formatImportReport(report)) print(line)
           for (const id of report.changedUserIds) await invalidation?.publish(id)
+          if (report.hookFailures > 0) throw new CliError(`onUserCreated failed for ${report.hookFailures} imported user${report.hookFailures === 1 ? '' : 's'} (the import itself is committed)`)
         })
       // Only --update changes what running servers may have cached.
-      await (options.update === true && options.dryRun !== true ? withInvalidation(options, io, run) : run(undefined))
+      await (options.update === true ? withInvalidation(options, io, run) : run(undefined))
     })
 
   return program

@@ -16,13 +16,15 @@ interface DatabaseOption {
 
 interface InvalidationOptions {
   readonly redis?: string
-  readonly channel: string
+  readonly channel?: string
 }
 
 /** What `main.ts` lends these commands: its database, Redis and error plumbing. */
 export interface NamedTokenCommandKit {
   readonly print: (line: string) => void
   readonly withDatabase: <T>(options: DatabaseOption, fn: (database: Database<AuthDatabase>) => Promise<T>) => Promise<T>
+  /** For commands that only read: no migration, nothing created (a missing database or table is an error). */
+  readonly withReadOnlyDatabase: <T>(options: DatabaseOption, tables: readonly string[], fn: (database: Database<AuthDatabase>) => Promise<T>) => Promise<T>
   readonly withInvalidation: <T>(options: InvalidationOptions, fn: (bus: InvalidationBus | undefined) => Promise<T>) => Promise<T>
   readonly databaseOption: () => Option
   readonly redisOption: () => Option
@@ -79,7 +81,8 @@ export function addNamedTokenCommands(program: Command, kit: NamedTokenCommandKi
     .argument('<username>')
     .addOption(kit.databaseOption())
     .action(async (username: string, options: DatabaseOption) => {
-      await kit.withDatabase(options, async (database) => {
+      // Read only: opens nothing it would have to create, and migrates nothing.
+      await kit.withReadOnlyDatabase(options, ['gatehouse_users', 'gatehouse_named_tokens'], async (database) => {
         const tokens = await new KyselyNamedTokenStore({ db: database.db }).list(await userIdOf(database, username, kit))
         if (tokens.length === 0) {
           print(`User ${username} has no named tokens`)

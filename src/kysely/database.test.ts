@@ -1,6 +1,7 @@
 import SQLite from 'better-sqlite3'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { parseDatabaseUrl, withStatementCache } from './database.js'
+import { parseDatabaseUrl, redactUrl, withStatementCache } from './database.js'
 
 describe('withStatementCache', () => {
   it('reuses a prepared statement for the same SQL and gives the same results', () => {
@@ -56,5 +57,22 @@ describe('parseDatabaseUrl', () => {
   it('refuses other schemes without echoing a password', () => {
     expect(() => parseDatabaseUrl('mysql://root:secret@h/db')).toThrow(/DATABASE_URL/)
     expect(() => parseDatabaseUrl('mysql://root:secret@h/db')).not.toThrow(/secret/)
+  })
+})
+
+describe('redactUrl', () => {
+  it('masks a password holding / (and the user) up to the last @', () => {
+    expect(redactUrl('mysql://root:hunter2/x@db/app')).toBe('mysql://***@db/app')
+    expect(redactUrl('postgres://u:p?q#r@db:5432/app')).toBe('postgres://***@db:5432/app')
+    expect(redactUrl('postgres://db/app')).toBe('postgres://db/app')
+    expect(redactUrl('sqlite:/tmp/x.sqlite3')).toBe('sqlite:/tmp/x.sqlite3')
+  })
+
+  it('never shows any part of any user and password (property)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('mysql', 'postgres', 'postgresql'), fc.string(), fc.string(), (scheme, user, password) => {
+        expect(redactUrl(`${scheme}://${user}:${password}@db.example/app`)).toBe(`${scheme}://***@db.example/app`)
+      }),
+    )
   })
 })

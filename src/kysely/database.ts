@@ -14,14 +14,23 @@ export type DatabaseTarget =
 export const DEFAULT_SQLITE_PATH = 'gatehouse.sqlite3'
 
 /**
+ * `url` fit for a message or a log line: everything between `//` (or the scheme's `:`) and
+ * the *last* `@` masked, so a password holding `/`, `?`, `#` or `@` never shows
+ * (`mysql://root:hunter2/x@db/app` → `mysql://***@db/app`). An `@` later in the path or
+ * query masks the host as well: a message says less rather than a secret.
+ */
+export function redactUrl(url: string): string {
+  const at = url.lastIndexOf('@')
+  if (at === -1) return url
+  const slashes = url.indexOf('//')
+  const start = slashes !== -1 && slashes < at ? slashes + 2 : url.indexOf(':') + 1
+  return `${url.slice(0, start)}***${url.slice(at)}`
+}
+
+/**
  * Parses `DATABASE_URL`: unset or empty → the embedded SQLite file; `sqlite:<path>` or
  * `file:<path>` → that SQLite file (`:memory:` works); `postgres://` / `postgresql://` → PostgreSQL.
  */
-/** `url` fit for a message or a log line: the user and password between `//` and `@` masked. */
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@')
-}
-
 export function parseDatabaseUrl(url: string | undefined): DatabaseTarget {
   if (url === undefined || url.trim() === '') return { dialect: 'sqlite', path: DEFAULT_SQLITE_PATH }
   const value = url.trim()
@@ -48,6 +57,12 @@ export interface OpenDatabaseOptions {
    * e.g. for an app that changes a table's columns while the pool is open. @default 256
    */
   readonly preparedStatements?: number
+  /**
+   * Open for reading only: SQLite opens an existing file read-only (a missing file is an
+   * error, never created; the journal mode is left as it is); PostgreSQL sessions start
+   * with `default_transaction_read_only`. For commands that must write nothing. @default false
+   */
+  readonly readOnly?: boolean
 }
 
 /** The part of a node-postgres client the prepared-statement wrapper uses. */
@@ -137,8 +152,8 @@ export function withStatementCache(db: PreparingDatabase, size = 256): SqliteDat
 export async function createDialect(target: DatabaseTarget, options: OpenDatabaseOptions = {}): Promise<Dialect> {
   if (target.dialect === 'sqlite') {
     const { default: SQLite } = await import('better-sqlite3')
-    const db = new SQLite(target.path)
-    db.pragma('journal_mode = WAL')
+    const db = options.readOnly === true ? new SQLite(target.path, { readonly: true, fileMustExist: true }) : new SQLite(target.path)
+    if (options.readOnly !== true) db.pragma('journal_mode = WAL')
     db.pragma('busy_timeout = 5000')
     db.pragma('foreign_keys = ON')
     return new SqliteDialect({ database: withStatementCache(db) })
@@ -153,6 +168,7 @@ export async function createDialect(target: DatabaseTarget, options: OpenDatabas
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     statement_timeout: options.statementTimeoutMs ?? 10_000,
     query_timeout: options.statementTimeoutMs ?? 10_000,
+    ...(options.readOnly === true ? { options: '-c default_transaction_read_only=on' } : {}),
   })
   // When the server goes away, pg-pool emits 'error' for each *idle* client (and drops it).
   // With no listener Node treats that as an unhandled 'error' event and the process dies;

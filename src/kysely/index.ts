@@ -38,3 +38,4 @@ export {
   type ColumnKind,
   type CountableQuery,
 } from './kysely-page-source.js'
+export type { CliConfig, CliHookContext } from '../cli/cli-config.js'

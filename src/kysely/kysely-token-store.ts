@@ -135,7 +135,24 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
     return deleted
   }
 
-  private async findByUser(userId: UserId): Promise<TokenRecord | null> {
+  /**
+   * Gives a token to each of `userIds` that has none, in one statement (an existing token is
+   * never replaced, so nothing is invalidated). What `gatehouse create-token --all` runs.
+   * @returns how many tokens were created.
+   */
+  async createMissing(userIds: readonly UserId[]): Promise<number> {
+    if (userIds.length === 0) return 0
+    const created = new Date()
+    const result = await this.db
+      .insertInto('gatehouse_tokens')
+      .values(userIds.map((userId) => tokenRow(this.generateKey(), userId, created)))
+      .onConflict((oc) => oc.column('user_id').doNothing())
+      .executeTakeFirst()
+    return Number(result.numInsertedOrUpdatedRows ?? 0)
+  }
+
+  /** The user's token (its key included: never show it in a listing), or `null`. */
+  async findByUser(userId: UserId): Promise<TokenRecord | null> {
     const row = await this.db
       .selectFrom('gatehouse_tokens')
       .select(['key', 'user_id', 'created'])

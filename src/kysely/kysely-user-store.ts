@@ -3,8 +3,10 @@ import { sql, type AliasedRawBuilder, type Kysely } from 'kysely'
 import { ConfigurationError } from '../core/errors.js'
 import type { StoredUser, UserId } from '../core/user.js'
 import { DEFAULT_SCRYPT, hashPassword, needsRehash, verifyPasswordUniform, type ScryptParams } from '../crypto/passwords.js'
+import { sessionAuthHashOf } from '../crypto/session-auth-hash.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { NewUser, UserStore } from '../stores/user-store.js'
+import { runUserCreatedHook, type UserCreatedHook } from '../stores/user-created-hook.js'
 import { toFlag, toUserId, type AuthDatabase, type UsersDatabase } from './schema.js'
 
 /**
@@ -46,10 +48,17 @@ interface CommonUserStoreOptions<DB> {
    */
   readonly scrypt?: ScryptParams
   /**
-   * Told after `setPassword` and `setActive` change a user, so token caches drop what they
+   * Told after `setPassword`, `setActive` and `setStaff` change a user, so token caches drop what they
    * hold about them (the bus your `MemoryTokenCache` listens to). @default none
    */
   readonly invalidation?: InvalidationBus | undefined
+  /**
+   * Called with every user `create` makes, after the row is committed (DRF's "a token for
+   * every new user" is `onUserCreated: (user) => tokens.getOrCreate(user.id)`). When `db` is
+   * a transaction, it runs after the insert and the commit is yours. If it throws, `create`
+   * rejects with a `UserCreatedHookError` carrying the user, whose row stays. @default none
+   */
+  readonly onUserCreated?: UserCreatedHook | undefined
 }
 
 /** gatehouse's own `gatehouse_users` table (the default). */
@@ -145,6 +154,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
   private readonly idType: UserIdType
   private readonly scrypt: ScryptParams
   private readonly invalidation: InvalidationBus | undefined
+  private readonly onUserCreated: UserCreatedHook | undefined
 
   /** @throws ConfigurationError when the mapping lacks `id`, `username` or `password`, or `idType` is unknown. */
   constructor(options: KyselyUserStoreOptions<DB>) {
@@ -155,6 +165,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     this.idType = options.idType ?? 'integer'
     this.scrypt = options.scrypt ?? DEFAULT_SCRYPT
     this.invalidation = options.invalidation
+    this.onUserCreated = options.onUserCreated
     for (const field of ['id', 'username', 'password'] as const) {
       if (typeof this.columns[field] !== 'string' || this.columns[field] === '') {
         throw new ConfigurationError('ERR_INVALID_SETTING', `KyselyUserStore option "columns.${field}" must name a column`)
@@ -238,6 +249,16 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     return ok
   }
 
+  /**
+   * The user's session auth hash (Django's `get_session_auth_hash`): an HMAC of the stored
+   * password hash, so every `setPassword` changes it and ends the user's other sessions.
+   * `null` when there is no such user.
+   */
+  async sessionAuthHash(userId: UserId): Promise<string | null> {
+    const stored = await this.storedHash(userId)
+    return stored === undefined ? null : sessionAuthHashOf(stored)
+  }
+
   /** Replaces a hash that verified but is weaker than this store's (Django's `must_update`). */
   private async upgradeHash(userId: UserId, encoded: string, password: string): Promise<void> {
     if (!needsRehash(encoded, this.scrypt)) return
@@ -274,6 +295,10 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     return user
   }
 
+  /**
+   * Creates a user, then calls the `onUserCreated` hook.
+   * @throws UserCreatedHookError when the hook fails (the user exists).
+   */
   async create(user: NewUser): Promise<StoredUser> {
     const password = user.password === null ? '!' : await hashPassword(user.password, this.scrypt)
     const c = this.columns
@@ -283,7 +308,10 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     if (typeof c.isStaff === 'string') values[c.isStaff] = user.isStaff === true ? 1 : 0
     if (typeof c.dateJoined === 'string') values[c.dateJoined] = new Date().toISOString()
     const row: UserRow = await this.db.insertInto(this.table).values(values).returning(this.userSelection()).executeTakeFirstOrThrow()
-    return this.toUser(row)
+    const created = this.toUser(row)
+    // The insert was its own statement (autocommit): the row is committed, the hook may use it.
+    await runUserCreatedHook(this.onUserCreated, created)
+    return created
   }
 
   /**
@@ -310,6 +338,21 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     }
     if (!this.validId(userId)) return false
     return this.update(userId, { [column]: isActive ? 1 : 0 })
+  }
+
+  /**
+   * Grants or revokes staff status (Django's `is_staff`, what `IsAdminUser` reads), then
+   * tells the `invalidation` bus: token caches hold the user's flags.
+   * @returns false when there is no such user.
+   * @throws ConfigurationError when the mapping has no `isStaff` column (no user is staff).
+   */
+  async setStaff(userId: UserId, isStaff: boolean): Promise<boolean> {
+    const column = this.columns.isStaff
+    if (typeof column !== 'string') {
+      throw new ConfigurationError('ERR_INVALID_SETTING', 'KyselyUserStore.setStaff needs an "isStaff" column in "columns"')
+    }
+    if (!this.validId(userId)) return false
+    return this.update(userId, { [column]: isStaff ? 1 : 0 })
   }
 
   /** Updates one user's row, and tells the bus when there was one. */

@@ -10,3 +10,4 @@ export {
 export { RedisThrottleStore, THROTTLE_SCRIPT, type RedisThrottleStoreOptions } from './redis-throttle-store.js'
 export { RedisSessionStore, type RedisSessionStoreOptions } from './redis-session-store.js'
 export { RedisInvalidationBus, type RedisInvalidationBusOptions } from './redis-invalidation-bus.js'
+export { invalidationChannel, DEFAULT_REDIS_PREFIX } from './invalidation-channel.js'

@@ -4,6 +4,7 @@ import type { UserId } from '../core/user.js'
 import type { InvalidationBus, InvalidationListener } from '../stores/invalidation-bus.js'
 import { LocalInvalidationBus } from '../stores/local-invalidation-bus.js'
 import type { RedisClient } from './redis-client.js'
+import { invalidationChannel } from './invalidation-channel.js'
 
 /** Options for `RedisInvalidationBus`. */
 export interface RedisInvalidationBusOptions {
@@ -14,9 +15,16 @@ export interface RedisInvalidationBusOptions {
    */
   readonly redis: Pick<RedisClient, 'connection' | 'publish'>
   /**
-   * The pub/sub channel; every instance (and the `gatehouse` command line's `--channel`)
-   * must use the same. Channels are per Redis server, not per database number.
-   * @default 'gatehouse:auth-invalidation'
+   * The Redis key prefix of your deployment: the channel is `<prefix>auth-invalidation`
+   * (`invalidationChannel(prefix)`), as the `gatehouse` command line derives it from
+   * `GATEHOUSE_REDIS_PREFIX`. Ignored when `channel` is given. @default 'gatehouse:'
+   */
+  readonly prefix?: string
+  /**
+   * The pub/sub channel, when not derived from `prefix`; every instance (and the
+   * `gatehouse` command line's `--channel`) must use the same. Channels are per Redis
+   * server, not per database number.
+   * @default invalidationChannel(prefix): 'gatehouse:auth-invalidation'
    */
   readonly channel?: string
   /** Told when a message cannot be published or the subscription is lost (once per outage). @default console.warn */
@@ -60,7 +68,7 @@ export class RedisInvalidationBus implements InvalidationBus {
 
   constructor(options: RedisInvalidationBusOptions) {
     this.redis = options.redis
-    this.channel = options.channel ?? 'gatehouse:auth-invalidation'
+    this.channel = options.channel ?? invalidationChannel(options.prefix)
     this.onError = options.onError ?? ((error: Error) => console.warn(`gatehouse: auth invalidation over Redis: ${error.message}`))
     this.local = new LocalInvalidationBus({ onError: (error) => this.onError(error instanceof Error ? error : new Error(String(error))) })
   }

@@ -32,6 +32,11 @@ export interface TokenStore {
   findWithUser?(key: string): Promise<TokenWithUser | null>
   /** The user's token, created (40 hex chars from a CSPRNG) when missing. Same key on every call. */
   getOrCreate(userId: UserId): Promise<TokenRecord>
+  /**
+   * Optional: the user's token, or `null`, without creating one (the admin pages show its
+   * creation date; the key it carries is never shown in a listing).
+   */
+  findByUser?(userId: UserId): Promise<TokenRecord | null>
   /** Deletes the user's token and creates a new one, atomically. */
   regenerate(userId: UserId): Promise<TokenRecord>
   /**

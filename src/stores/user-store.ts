@@ -22,7 +22,10 @@ export interface UserStore {
   authenticate(username: string, password: string): Promise<StoredUser | null>
   /** Checks a password in constant time against the stored hash (scrypt, or Django's pbkdf2_sha256). */
   checkPassword(user: StoredUser, password: string): Promise<boolean>
-  /** Creates a user. Throws on a duplicate username (the store's unique constraint). */
+  /**
+   * Creates a user. Throws on a duplicate username (the store's unique constraint). A store
+   * with an `onUserCreated` hook (`UserCreatedHook`) calls it once the row is committed.
+   */
   create(user: NewUser): Promise<StoredUser>
   /**
    * Optional: sets a user's password (`null`: an unusable one, as Django's
@@ -30,8 +33,22 @@ export interface UserStore {
    */
   setPassword?(userId: UserId, password: string | null): Promise<boolean>
   /**
+   * Optional: a value that changes whenever the user's password changes (Django's
+   * `get_session_auth_hash`), or `null` for no such user. When present, the login view keeps
+   * it in the new session and `SessionAuthentication` ends sessions it no longer matches:
+   * a password change logs the user out everywhere (`updateSessionAuthHash` keeps the
+   * session that made the change). `KyselyUserStore` has it.
+   */
+  sessionAuthHash?(userId: UserId): Promise<string | null>
+  /**
    * Optional: activates or deactivates a user. An inactive user keeps their rows but no
    * longer authenticates by any scheme. @returns false when there is no such user.
    */
   setActive?(userId: UserId, isActive: boolean): Promise<boolean>
+  /**
+   * Optional: grants or revokes staff status (`IsAdminUser`). Cached token
+   * authentications hold the user's flags, so the change is published like the others.
+   * @returns false when there is no such user.
+   */
+  setStaff?(userId: UserId, isStaff: boolean): Promise<boolean>
 }

@@ -1,5 +1,6 @@
 import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
 import { enforceCsrf, newCsrfSecret, resolveCsrfOptions } from '../authentication/csrf.js'
+import { loginSessionData } from '../authentication/session-auth-hash.js'
 import { jsonResponse, type ApiResponse } from '../core/api-response.js'
 import type { RequestContext, ViewOptions } from '../core/view.js'
 import { AllowAny } from '../permissions/allow-any.js'
@@ -19,8 +20,11 @@ import {
 
 /** Options for `loginView`. */
 export interface LoginViewOptions extends SessionCookieOptions {
-  /** Checks the username and password (inactive users never authenticate). */
-  readonly users: Pick<UserStore, 'authenticate'>
+  /**
+   * Checks the username and password (inactive users never authenticate); with
+   * `sessionAuthHash`, the session keeps it so a later password change ends it.
+   */
+  readonly users: Pick<UserStore, 'authenticate' | 'sessionAuthHash'>
   /** Where the new session is written (and the previous one deleted). */
   readonly sessions: Pick<SessionStore, 'save' | 'delete'>
   /** @default 'Login' */
@@ -64,7 +68,8 @@ export function loginView(options: LoginViewOptions): ViewOptions {
     const previous = req.cookie(cookies.cookieName)
     if (previous !== null && previous !== '') await sessions.delete(previous)
     const key = newSessionKey()
-    await sessions.save(key, { userId: user.id, data: {}, expiresAt: new Date(Date.now() + cookies.maxAge * 1000) })
+    const data = await loginSessionData(users, user.id)
+    await sessions.save(key, { userId: user.id, data, expiresAt: new Date(Date.now() + cookies.maxAge * 1000) })
     return jsonResponse(200, { username: user.username }, [
       csrfCookieHeader(newCsrfSecret(), req, cookies),
       sessionCookieHeader(key, req, cookies),

@@ -56,6 +56,27 @@ function requesterId(ctx: RequestContext): UserId {
   return id
 }
 
+/**
+ * When the credential the request came with stops working: a token's `expiresAt` (a named
+ * token with an expiry), else `null` (a password, a session, a DRF token: no expiry of its own).
+ */
+function credentialExpiry(auth: unknown): Date | null {
+  if (typeof auth !== 'object' || auth === null) return null
+  const expiresAt = (auth as { readonly expiresAt?: unknown }).expiresAt
+  return expiresAt instanceof Date ? expiresAt : null
+}
+
+/**
+ * The new token's expiry, never past `limit` (the requester's own credential's expiry): a
+ * token may not mint one that outlives it, so a stolen expiring token cannot be made
+ * permanent. No expiry asked for, or a later one, becomes `limit` itself.
+ */
+function cappedExpiry(expiresIn: number | null, limit: Date | null): { readonly expiresIn: number | null } | { readonly expiresAt: Date } {
+  if (limit === null) return { expiresIn }
+  if (expiresIn !== null && Date.now() + expiresIn * 1000 < limit.getTime()) return { expiresIn }
+  return { expiresAt: limit }
+}
+
 function common(options: NamedTokenViewOptions, name: string): Omit<ViewOptions, 'handlers'> {
   return {
     name: options.name ?? name,
@@ -70,7 +91,9 @@ function common(options: NamedTokenViewOptions, name: string): Omit<ViewOptions,
  * last_used}, …]`, oldest first, never a token. `POST {"name": "laptop", "expires_in": 3600}`
  * (`expires_in` in seconds, optional): `201` with the same fields and `token`, the only time
  * the token is shown. Bad input is a DRF-style `400` per field. Any authenticated request may
- * call it (Basic with a password included: that is how a first token is obtained).
+ * call it (Basic with a password included: that is how a first token is obtained). A request
+ * authenticated by an expiring token creates tokens that expire no later than it: asking for
+ * no expiry, or a later one, gets the requester's token's own expiry (`expires` says which).
  *
  * @example
  * mountView(app, '/api/auth/tokens/', api.view(namedTokensView({ tokens: namedTokens })))
@@ -89,7 +112,7 @@ export function namedTokensView(options: NamedTokenViewOptions): ViewOptions {
     if (maxTokensPerUser !== undefined && (await tokens.list(userId)).length >= maxTokensPerUser) {
       throw new PermissionDenied('Maximum amount of tokens allowed per user exceeded.')
     }
-    const created = await tokens.create(userId, { name: input.name, expiresIn: input.expiresIn })
+    const created = await tokens.create(userId, { name: input.name, ...cappedExpiry(input.expiresIn, credentialExpiry(ctx.auth)) })
     // The only time the token is shown: no cache may keep it.
     return jsonResponse(201, { ...namedTokenJson(created.info), token: created.key }, [['Cache-Control', 'no-store']])
   }

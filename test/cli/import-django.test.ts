@@ -2,8 +2,6 @@
 // SQLite and PostgreSQL, into gatehouse on SQLite and PostgreSQL; then the reference API
 // serves the imported users over HTTP: Django passwords log in (and are rehashed), DRF
 // tokens keep working, flags hold, and running the import again changes nothing.
-import { PassThrough } from 'node:stream'
-import { main } from '../../src/cli/main.js'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { openDatabase, type Database } from '../../src/kysely/database.js'
 import { KyselyUserStore } from '../../src/kysely/kysely-user-store.js'
@@ -16,6 +14,7 @@ import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
 import { createDjangoDatabase, djangoAvailable, dropDjangoTemplates, type DjangoDatabase } from '../helpers/django.js'
 import { startReference, TEST_SCRYPT, type RunningReference } from '../helpers/reference-server.js'
 import { runCli } from '../helpers/cli-process.js'
+import { cliInProcess } from '../helpers/cli-in-process.js'
 import type { CommandResult } from '../helpers/run-command.js'
 
 const BOB_KEY = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
@@ -28,22 +27,6 @@ function gatehouse(args: readonly string[], env: Record<string, string> = {}): P
   return runCli(args, { env: full })
 }
 
-/**
- * The same command line in this process (`main` with captured streams): no process start-up,
- * for the tests that run it many times. The spawned `gatehouse` above covers the real binary.
- */
-async function inProcess(args: readonly string[], env: Record<string, string> = {}): Promise<CommandResult> {
-  const stdout = new PassThrough()
-  const stderr = new PassThrough()
-  const out: string[] = []
-  const err: string[] = []
-  stdout.on('data', (chunk: Buffer) => void out.push(chunk.toString()))
-  stderr.on('data', (chunk: Buffer) => void err.push(chunk.toString()))
-  const stdin = new PassThrough()
-  stdin.end()
-  const code = await main(args, { stdin, stdout, stderr, env })
-  return { code, stdout: out.join(''), stderr: err.join('') }
-}
 
 /**
  * Users the reference seed lacks, made through Django's own API: a superuser (staff) with a
@@ -229,20 +212,21 @@ for (const backend of BACKENDS) {
       target = await backend.create()
       const url = target.url
       // A user gatehouse already has, with another password and id 1 (Django's alice's id).
-      expect(await inProcess(['create-user', 'bob', '--staff', '--database', url], { GATEHOUSE_PASSWORD: 'gatehouse-bob-1' })).toMatchObject({ code: 0 })
-      const first = await inProcess(['import-django', '--from', django.url, '--database', url])
+      expect(await cliInProcess(['create-user', 'bob', '--staff', '--database', url], { GATEHOUSE_PASSWORD: 'gatehouse-bob-1' })).toMatchObject({ code: 0 })
+      const first = await cliInProcess(['import-django', '--from', django.url, '--database', url])
       expect(first).toMatchObject({ code: 0, stderr: '' })
-      expect(first.stdout).toContain('Users: 3 created, 0 updated, 1 unchanged, 0 skipped\nTokens: 2 created, 0 updated, 0 unchanged, 0 skipped\n')
+      // bob's Django token is not attached to the bob gatehouse already had (that needs --update).
+      expect(first.stdout).toContain('Users: 3 created, 0 updated, 1 unchanged, 0 skipped\nTokens: 1 created, 0 updated, 1 unchanged, 0 skipped\n')
+      expect(first.stdout).toContain('1 user already in gatehouse has a Django token that was not attached (--update attaches it): bob\n')
       expect(first.stdout).toContain('user alice: Django id 1 is taken in gatehouse (or is not a number it can hold), imported as id 5\n')
       expect(first.stdout).toContain('1 user already in gatehouse differs from Django')
       const database = await openDatabase<AuthDatabase>(url)
       try {
         const users = new KyselyUserStore({ db: database.db, scrypt: TEST_SCRYPT })
-        // bob kept gatehouse's password and staff flag, and got Django's token.
+        // bob kept gatehouse's password and staff flag, and got no token.
         expect(await users.authenticate('bob', 'gatehouse-bob-1')).toMatchObject({ username: 'bob', isStaff: true })
         expect(await users.authenticate('bob', 'bob-pass-2')).toBeNull()
-        const bob = await database.db.selectFrom('gatehouse_tokens').select('key').where('user_id', '=', 1).executeTakeFirstOrThrow()
-        expect(bob.key).toBe(BOB_KEY)
+        expect(await database.db.selectFrom('gatehouse_tokens').select('key').where('user_id', '=', 1).executeTakeFirst()).toBeUndefined()
 
         // Django changes: carol active again, alice's password and bob's token changed.
         await django.shell(
@@ -258,21 +242,24 @@ for (const backend of BACKENDS) {
           ].join('\n'),
         )
         const before = await snapshot(url)
-        const plain = await inProcess(['import-django', '--from', django.url, '--database', url])
+        const plain = await cliInProcess(['import-django', '--from', django.url, '--database', url])
         expect(plain.stdout).toContain('Users: 0 created, 0 updated, 4 unchanged, 0 skipped\nTokens: 0 created, 0 updated, 2 unchanged, 0 skipped\n')
         expect(plain.stdout).toContain('3 users already in gatehouse differ from Django')
-        expect(plain.stdout).toContain('1 user has a gatehouse token other than their Django one: kept (--update replaces it')
+        expect(plain.stdout).toContain('1 user already in gatehouse has a Django token that was not attached (--update attaches it): bob\n')
         expect(await snapshot(url)).toEqual(before)
 
-        const dry = await inProcess(['import-django', '--update', '--dry-run', '--from', django.url, '--database', url])
+        const dry = await cliInProcess(['import-django', '--update', '--dry-run', '--from', django.url, '--database', url])
         expect(dry).toMatchObject({ code: 0, stderr: '' })
-        expect(dry.stdout).toContain('Users: 0 would be created, 3 would be updated, 1 unchanged, 0 skipped\nTokens: 0 would be created, 1 would be updated, 1 unchanged, 0 skipped\n')
+        expect(dry.stdout).toContain('Users: 0 would be created, 3 would be updated, 1 unchanged, 0 skipped\nTokens: 1 would be created, 0 would be updated, 1 unchanged, 0 skipped\n')
+        expect(dry.stdout).toContain('Django tokens would be attached to 1 user already in gatehouse (their accounts would accept those keys): bob\n')
         expect(dry.stdout).toMatch(/Dry run: nothing was written\n$/)
         expect(await snapshot(url)).toEqual(before)
 
-        const update = await inProcess(['import-django', '--update', '--from', django.url, '--database', url])
-        expect(update).toMatchObject({ code: 0, stderr: '' })
-        expect(update.stdout).toContain('Users: 0 created, 3 updated, 1 unchanged, 0 skipped\nTokens: 0 created, 1 updated, 1 unchanged, 0 skipped\n')
+        const update = await cliInProcess(['import-django', '--update', '--from', django.url, '--database', url])
+        // Users changed and no Redis named: running servers were not told, and it says so.
+        expect(update).toMatchObject({ code: 0, stderr: expect.stringMatching(/^gatehouse: warning: running servers were not told \(no --redis or REDIS_URL\)/) })
+        expect(update.stdout).toContain('Users: 0 created, 3 updated, 1 unchanged, 0 skipped\nTokens: 1 created, 0 updated, 1 unchanged, 0 skipped\n')
+        expect(update.stdout).toContain('Django tokens attached to 1 user already in gatehouse (their accounts now accept those keys): bob\n')
         expectNoSecrets(update, [BOB_KEY, CAROL_KEY, 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0beef'])
         expect(await users.authenticate('alice', 'alice-new-1')).toMatchObject({ username: 'alice' })
         expect(await users.authenticate('carol', 'carol-pass-3')).toMatchObject({ username: 'carol', isActive: true })
@@ -282,7 +269,7 @@ for (const backend of BACKENDS) {
         expect(newBob.key).toBe('b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0beef')
 
         const after = await snapshot(url)
-        const again = await inProcess(['import-django', '--update', '--from', django.url, '--database', url])
+        const again = await cliInProcess(['import-django', '--update', '--from', django.url, '--database', url])
         expect(again.stdout).toContain('Users: 0 created, 0 updated, 4 unchanged, 0 skipped\nTokens: 0 created, 0 updated, 2 unchanged, 0 skipped\n')
         expect(await snapshot(url)).toEqual(after)
       } finally {
@@ -295,7 +282,7 @@ for (const backend of BACKENDS) {
       await django.shell("from django.contrib.auth.models import User\nu = User.objects.create_user('boss', password='boss-pass-6')\nu.is_superuser = True\nu.save()")
       target = await backend.create()
       const url = target.url
-      const run = await inProcess(['import-django', '--superusers-as-staff', '--from', django.url, '--database', url])
+      const run = await cliInProcess(['import-django', '--superusers-as-staff', '--from', django.url, '--database', url])
       expect(run).toMatchObject({ code: 0, stderr: '' })
       expect(run.stdout).not.toContain('superuser')
       const boss = (await snapshot(url)).users.find((u) => (u as { username: string }).username === 'boss')
@@ -307,13 +294,13 @@ for (const backend of BACKENDS) {
         stdout: '',
         stderr: 'gatehouse: the --from database has no auth_user table: is it a Django database (after manage.py migrate)?\n',
       })
-      expect(await inProcess(['import-django', '--from', 'mysql://django@db/app', '--database', url])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^gatehouse: --from: /) })
+      expect(await cliInProcess(['import-django', '--from', 'mysql://django@db/app', '--database', url])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^gatehouse: --from: /) })
       expect(await gatehouse(['import-django', '--from', 'sqlite:/nonexistent/db.sqlite3', '--database', url])).toMatchObject({
         code: 1,
         stderr: expect.stringMatching(/^gatehouse: cannot open the --from SQLite database \/nonexistent\/db\.sqlite3/),
       })
-      expect((await inProcess(['import-django', '--database', url])).code).toBe(1)
-      const refused = await inProcess(['import-django', '--from', 'postgres://django:s3cret-pw@127.0.0.1:1/app', '--database', url])
+      expect((await cliInProcess(['import-django', '--database', url])).code).toBe(1)
+      const refused = await cliInProcess(['import-django', '--from', 'postgres://django:s3cret-pw@127.0.0.1:1/app', '--database', url])
       expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/^gatehouse: cannot connect to the --from database postgres:\/\/\*\*\*@127\.0\.0\.1:1\/app: /) })
       expect(refused.stderr).not.toContain('s3cret-pw')
     }, 180_000)
@@ -332,12 +319,12 @@ for (const source of SOURCES) {
       django = await createDjangoDatabase(source.engine)
       const djangoRows = "import hashlib\nfrom django.contrib.auth.models import User\nfrom rest_framework.authtoken.models import Token\nprint(hashlib.sha256(repr([list(User.objects.order_by('id').values_list()), list(Token.objects.order_by('key').values_list())]).encode()).hexdigest())"
       const djangoBefore = await django.shell(djangoRows)
-      const first = await inProcess(['import-django', '--from', django.url, '--database', django.url])
+      const first = await cliInProcess(['import-django', '--from', django.url, '--database', django.url])
       expect(first).toMatchObject({ code: 0, stderr: '' })
       expect(first.stdout).toContain('Users: 4 created, 0 updated, 0 unchanged, 0 skipped\nTokens: 2 created, 0 updated, 0 unchanged, 0 skipped\n')
       const imported = await snapshot(django.url)
       expect(imported.users.map((u) => (u as { username: string }).username)).toEqual(['alice', 'bob', 'carol', 'admin'])
-      const second = await inProcess(['import-django', '--from', django.url, '--database', django.url])
+      const second = await cliInProcess(['import-django', '--from', django.url, '--database', django.url])
       expect(second.stdout).toContain('Users: 0 created, 0 updated, 4 unchanged, 0 skipped\n')
       expect(await snapshot(django.url)).toEqual(imported)
       // Django reads its own users and tokens as they were.

@@ -265,5 +265,28 @@ for (const backend of BACKENDS) {
         { title: ['This field is required.'], score: ['Ensure this value is less than or equal to 2147483647.'] },
       ])
     })
+
+    it('POST: a NUL or a lone surrogate in a title is DRF\'s 400 (PostgreSQL\'s text refuses NUL: never a 500)', async () => {
+      const post = async (title: string): Promise<[number, unknown]> => {
+        const res = await fetch(`${base}/api/articles/`, {
+          method: 'POST',
+          headers: { Authorization: 'Token b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0', 'Content-Type': 'application/json' },
+          body: JSON.stringify({ title, score: 1 }),
+        })
+        return [res.status, await res.json()]
+      }
+      expect(await post('a\u0000b')).toEqual([400, { title: ['Null characters are not allowed.'] }])
+      expect(await post('a\ud800b')).toEqual([400, { title: ['Surrogate characters are not allowed: U+D800.'] }])
+      expect(await post(`\u0000${'x'.repeat(200)}\udc00`)).toEqual([
+        400,
+        {
+          title: [
+            'Ensure this field has no more than 200 characters.',
+            'Null characters are not allowed.',
+            'Surrogate characters are not allowed: U+DC00.',
+          ],
+        },
+      ])
+    })
   })
 }

@@ -81,6 +81,22 @@ for (const backend of BACKENDS) {
       expect(Object.keys(mine ?? {}).sort()).toEqual(['created', 'expires', 'id', 'last_used', 'name', 'prefix'])
     })
 
+    it('a token-authenticated request cannot mint a token that outlives its own: no expiry or a later one is capped at its expiry', async () => {
+      const parent = await create(BOB_BASIC, { name: 'hour', expires_in: 3600 })
+      const auth = `Token ${parent.token ?? ''}`
+      const forever = await create(auth, { name: 'forever' })
+      expect(forever.expires).toBe(parent.expires)
+      const later = await create(auth, { name: 'day', expires_in: 86_400 })
+      expect(later.expires).toBe(parent.expires)
+      const sooner = await create(auth, { name: 'minute', expires_in: 60 })
+      expect(Date.parse(sooner.expires ?? '') - Date.parse(sooner.created)).toBe(60_000)
+      // The listing agrees with what the answers said; a password or a DRF token is not capped.
+      const listed = (await send('GET', '/api/auth/tokens/', { Authorization: auth })).json as TokenJson[]
+      expect(listed.find((t) => t.id === forever.id)?.expires).toBe(parent.expires)
+      expect((await create(BOB_BASIC, { name: 'by password' })).expires).toBeNull()
+      expect((await create(`Token ${BOB_KEY}`, { name: 'by DRF token' })).expires).toBeNull()
+    })
+
     it('answers Accept: text/html with the browsable page, as every view does; the secret page is not cached either', async () => {
       const html = await send('POST', '/api/auth/tokens/', { Authorization: BOB_BASIC, Accept: 'text/html', ...JSON_TYPE }, JSON.stringify({ name: 'from-a-browser' }))
       expect(html.status).toBe(201)

@@ -11,6 +11,8 @@ import { isStoreUnavailable } from '../../src/core/store-faults.js'
 import { openDatabase } from '../../src/kysely/database.js'
 import { KyselySessionStore } from '../../src/kysely/kysely-session-store.js'
 import { KyselyTokenStore } from '../../src/kysely/kysely-token-store.js'
+import { KyselyUserStore } from '../../src/kysely/kysely-user-store.js'
+import { SESSION_AUTH_HASH_KEY } from '../../src/authentication/session-auth-hash.js'
 import type { AuthDatabase } from '../../src/kysely/schema.js'
 import { startThrowawayPostgres, throwawayServersAvailable, type ThrowawayServer } from './throwaway-servers.js'
 
@@ -76,9 +78,11 @@ describe.skipIf(!throwawayServersAvailable())('PostgreSQL down or slow (throwawa
       env: { DATABASE_URL: server.url, REDIS_URL: undefined, GATEHOUSE_DB_TIMEOUT_MS: String(TIMEOUT_MS) },
     })
     admin = await openAdmin()
+    // With alice's session auth hash, as the login view writes it (else the session is no login).
+    const hash = await new KyselyUserStore({ db: admin }).sessionAuthHash(1)
     await new KyselySessionStore({ db: admin }).save(SESSION_KEY, {
       userId: 1,
-      data: {},
+      data: { [SESSION_AUTH_HASH_KEY]: hash },
       expiresAt: new Date(Date.now() + 3_600_000),
     })
   }, 60_000)

@@ -137,16 +137,28 @@ const INT_MAX = 2147483647
 const pyTypeName = (value: unknown): string =>
   Array.isArray(value) ? 'list' : typeof value === 'string' ? 'str' : typeof value === 'boolean' ? 'bool' : Number.isInteger(value) ? 'int' : 'float'
 
-/** DRF's `CharField(max_length=200)` (trimmed, not blank). Returns the value or the error message. */
-function validateTitle(data: Record<string, unknown>): { value?: string; error?: string } {
-  if (!Object.hasOwn(data, 'title')) return { error: 'This field is required.' }
+// With the u flag only *lone* surrogates match: a valid pair is one code point (as in Python).
+const LONE_SURROGATE = /[\ud800-\udfff]/u
+
+/**
+ * DRF's `CharField(max_length=200)` (trimmed, not blank). Its validators run together, in
+ * DRF's order, so one title may get several messages: the length, then NUL (which
+ * PostgreSQL's text refuses: a driver error, i.e. a 500, if it got that far), then a lone
+ * surrogate. Returns the value or the error messages.
+ */
+function validateTitle(data: Record<string, unknown>): { value?: string; errors?: string[] } {
+  if (!Object.hasOwn(data, 'title')) return { errors: ['This field is required.'] }
   const raw = data['title']
-  if (raw === null) return { error: 'This field may not be null.' }
-  if (typeof raw !== 'string' && typeof raw !== 'number') return { error: 'Not a valid string.' }
+  if (raw === null) return { errors: ['This field may not be null.'] }
+  if (typeof raw !== 'string' && typeof raw !== 'number') return { errors: ['Not a valid string.'] }
   const value = String(raw).trim()
-  if (value === '') return { error: 'This field may not be blank.' }
-  if ([...value].length > 200) return { error: 'Ensure this field has no more than 200 characters.' }
-  return { value }
+  if (value === '') return { errors: ['This field may not be blank.'] }
+  const errors: string[] = []
+  if ([...value].length > 200) errors.push('Ensure this field has no more than 200 characters.')
+  if (value.includes('\u0000')) errors.push('Null characters are not allowed.')
+  const surrogate = LONE_SURROGATE.exec(value)?.[0]
+  if (surrogate !== undefined) errors.push(`Surrogate characters are not allowed: U+${surrogate.charCodeAt(0).toString(16).toUpperCase()}.`)
+  return errors.length > 0 ? { errors } : { value }
 }
 
 /** DRF's `IntegerField` with the model field's range (PostgreSQL's `integer`). */
@@ -181,7 +193,7 @@ async function createArticle(ref: ReferenceContext, ctx: RequestContext): Promis
   const title = validateTitle(data)
   const score = validateScore(data)
   const errors: Record<string, string[]> = {}
-  if (title.error !== undefined) errors['title'] = [title.error]
+  if (title.errors !== undefined) errors['title'] = title.errors
   if (score.error !== undefined) errors['score'] = [score.error]
   if (Object.keys(errors).length > 0 || title.value === undefined || score.value === undefined) throw new ValidationError(errors)
   const now = new Date()

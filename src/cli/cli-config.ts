@@ -1,0 +1,59 @@
+/**
+ * `--config <file>` (or `GATEHOUSE_CONFIG`): a JavaScript module of the user's, loaded by the
+ * commands that create users (`create-user`, `import-django`), whose `onUserCreated` export
+ * is called for every user they create, as the app's own `KyselyUserStore` calls its hook.
+ */
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { Kysely } from 'kysely'
+import type { StoredUser } from '../core/user.js'
+import type { DialectName } from '../kysely/database.js'
+import type { AuthDatabase } from '../kysely/schema.js'
+import type { UserCreatedHook } from '../stores/user-created-hook.js'
+
+/** What a `--config` module's `onUserCreated` is given besides the user: the command's database. */
+export interface CliHookContext {
+  /** The database the command writes (gatehouse's tables, migrated). */
+  readonly db: Kysely<AuthDatabase>
+  readonly dialect: DialectName
+}
+
+/**
+ * The shape of a `gatehouse --config` module (`export async function onUserCreated(user, { db }) {…}`).
+ * @example
+ * // gatehouse.config.mjs: DRF's "a token for every new user", for users the CLI creates
+ * import { KyselyTokenStore } from 'gatehouse/kysely'
+ * export async function onUserCreated(user, { db }) {
+ *   await new KyselyTokenStore({ db }).getOrCreate(user.id)
+ * }
+ */
+export interface CliConfig {
+  readonly onUserCreated?: (user: StoredUser, context: CliHookContext) => void | Promise<void>
+}
+
+/** Raised for a config file that cannot be loaded or exports something else. */
+export class CliConfigError extends Error {}
+
+/**
+ * Loads the config module at `file` (relative to the working directory); `undefined` when
+ * no file is named. @throws CliConfigError when it cannot be imported or its
+ * `onUserCreated` is not a function.
+ */
+export async function loadCliConfig(file: string | undefined): Promise<CliConfig | undefined> {
+  if (file === undefined || file === '') return undefined
+  let loaded: Record<string, unknown>
+  try {
+    loaded = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>
+  } catch (error) {
+    throw new CliConfigError(`cannot load the config file ${file}: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  const hook = loaded['onUserCreated']
+  if (hook !== undefined && typeof hook !== 'function') throw new CliConfigError(`the config file ${file}: onUserCreated must be a function`)
+  return hook === undefined ? {} : { onUserCreated: hook as NonNullable<CliConfig['onUserCreated']> }
+}
+
+/** The config's hook bound to the command's database, as a store's `onUserCreated`; `undefined` without one. */
+export function boundHook(config: CliConfig | undefined, context: CliHookContext): UserCreatedHook | undefined {
+  const hook = config?.onUserCreated
+  return hook === undefined ? undefined : (user) => hook(user, context)
+}
