@@ -6,12 +6,10 @@
  * with id as the tiebreaker; odd `?ordering=` values are always a 200.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { seedArticle } from '../../examples/reference-api/seed.js'
 import { BACKENDS } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
-import { fetchPage, walkBackward, walkForward, type FetchedPage } from './articles-walk.js'
-
-const BOB = { Authorization: 'Token b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0', 'Content-Type': 'application/json' }
+import { articleWriters, duplicates } from './article-writers.js'
+import { fetchPage, walkBackward, walkForward } from './articles-walk.js'
 
 /** Every ordering the cursor route allows, one and two fields, both directions. */
 const CURSOR_ORDERINGS = ['created', '-created', 'score', '-score', 'id', '-id', '-score,created', 'score,-created', '-created,score', 'score,-id']
@@ -21,11 +19,6 @@ interface Article {
   readonly title: string
   readonly score: number
   readonly created: string
-}
-
-function duplicates(ids: readonly number[]): number[] {
-  const seen = new Set<number>()
-  return ids.filter((id) => (seen.has(id) ? true : (seen.add(id), false)))
 }
 
 /** Sorts like `?ordering=` then id: what the filter promises. */
@@ -48,7 +41,7 @@ function sortedBy(articles: readonly Article[], ordering: string): number[] {
 for (const backend of BACKENDS) {
   describe.skipIf(!backend.available)(`ordering filter over HTTP on ${backend.name}`, () => {
     let server: RunningReference
-    let inserted = 0
+    const writers = articleWriters(() => server)
 
     beforeAll(async () => {
       server = await startReference(await backend.create())
@@ -56,23 +49,6 @@ for (const backend of BACKENDS) {
     afterAll(async () => {
       await server?.close()
     })
-
-    async function post(score: number): Promise<void> {
-      const res = await fetch(`${server.baseUrl}/api/articles/`, { method: 'POST', headers: BOB, body: JSON.stringify({ title: `Concurrent ${inserted}`, score }) })
-      expect(res.status).toBe(201)
-      await res.json()
-      inserted++
-    }
-
-    /** An article tied with seed article `i` on `created`, with a score shared by many others. */
-    async function insertTie(i: number, score: number): Promise<void> {
-      const created = seedArticle(i).created
-      await server.ref.db
-        .insertInto('articles')
-        .values({ title: `Tie ${i}`, author_id: 2, score, created: server.ref.database.dialect === 'postgres' ? new Date(created) : created })
-        .execute()
-      inserted++
-    }
 
     async function allArticles(): Promise<Article[]> {
       return (await fetchPage(`${server.baseUrl}/api/articles/all/`)).body as Article[]
@@ -92,22 +68,11 @@ for (const backend of BACKENDS) {
 
         // Busy: rows land behind, inside and ahead of the walker on every page.
         const existing = new Set((await allArticles()).map((a) => a.id))
-        const pages: FetchedPage[] = []
-        let next: string | null = route
-        let step = 0
-        while (next !== null) {
-          const page = await fetchPage(next)
-          expect(page.status).toBe(200)
-          pages.push(page)
-          next = page.next
-          step++
-          await insertTie(1 + ((step * 37) % 137), step % 10)
-          await post((step * 3) % 10)
-        }
+        const pages = await writers.walkWhileInserting(route)
         const ids = pages.flatMap((p) => p.ids)
         expect(duplicates(ids)).toEqual([])
         expect([...existing].filter((id) => !ids.includes(id))).toEqual([])
-        expect(inserted).toBeGreaterThan(0)
+        expect(writers.inserted).toBeGreaterThan(0)
       })
     }
 
