@@ -3,10 +3,10 @@ import { getRequestListener, RequestError } from '@hono/node-server'
 import express from 'express'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { jsonResponse } from 'gatehouse'
-import { gatehouseErrorHandler, mountRoutes as mountExpressRoutes, sendApiResponse as sendExpressResponse } from 'gatehouse/express'
-import { gatehouseViews, sendApiResponse as sendFastifyResponse } from 'gatehouse/fastify'
+import { errorHandler, mountRoutes as mountExpressRoutes, sendApiResponse as sendExpressResponse } from 'gatehouse/express'
+import { mountRoutes as mountFastifyRoutes, sendApiResponse as sendFastifyResponse } from 'gatehouse/fastify'
 import { mountRoutes as mountHonoRoutes, toResponse } from 'gatehouse/hono'
-import { router } from 'gatehouse/node'
+import { mountRoutes as mountNodeRoutes, router } from 'gatehouse/node'
 import { Hono } from 'hono'
 import type { ReferenceContext } from './context.js'
 import { referenceRoutes } from './routes/index.js'
@@ -22,6 +22,11 @@ export interface BuildAppOptions {
   readonly headersTimeoutMs?: number
   /** Time a client has to send its whole request. @default 30_000 */
   readonly requestTimeoutMs?: number
+  /**
+   * A path to mount every route under, each framework its own way (`'/v1'`: `/v1/api/whoami/`).
+   * @default none
+   */
+  readonly prefix?: string
 }
 
 /** The frameworks the reference API runs on (`GATEHOUSE_FRAMEWORK`). */
@@ -50,13 +55,13 @@ export async function buildApp(ref: ReferenceContext, options: BuildAppOptions =
       sendFastifyResponse(reply, error.code === 'FST_ERR_BAD_URL' ? NOT_FOUND : MALFORMED)
     },
   })
-  await app.register(gatehouseViews, { routes: referenceRoutes(ref) })
+  await mountFastifyRoutes(app, referenceRoutes(ref), options.prefix === undefined ? {} : { prefix: options.prefix })
   await app.ready()
   return app
 }
 
 /** The reference API as an Express app: the views, then DRF's 404 and error answers. */
-export function buildExpressApp(ref: ReferenceContext): express.Express {
+export function buildExpressApp(ref: ReferenceContext, options: BuildAppOptions = {}): express.Express {
   const app = express()
   app.disable('x-powered-by')
   app.disable('etag')
@@ -65,9 +70,10 @@ export function buildExpressApp(ref: ReferenceContext): express.Express {
   app.use(decodedPaths)
   const api = express.Router({ strict: true })
   mountExpressRoutes(api, referenceRoutes(ref))
-  app.use(api)
+  if (options.prefix === undefined) app.use(api)
+  else app.use(options.prefix, api)
   app.use((_req, res) => sendExpressResponse(res, NOT_FOUND))
-  app.use(gatehouseErrorHandler())
+  app.use(errorHandler())
   return app
 }
 
@@ -92,31 +98,32 @@ function decodedPaths(req: express.Request, _res: express.Response, next: expres
 }
 
 /** The reference API as a Hono app: the views, then DRF's 404. */
-export function buildHonoApp(ref: ReferenceContext): Hono {
+export function buildHonoApp(ref: ReferenceContext, options: BuildAppOptions = {}): Hono {
   const app = new Hono({ strict: true })
-  mountHonoRoutes(app, referenceRoutes(ref))
+  if (options.prefix === undefined) mountHonoRoutes(app, referenceRoutes(ref))
+  else app.route(options.prefix, mountHonoRoutes(new Hono({ strict: true }), referenceRoutes(ref)))
   app.notFound(() => toResponse(NOT_FOUND))
   return app
 }
 
 /** The request listener of the reference API on `framework` (Fastify builds its own server). */
-function listenerFor(framework: Exclude<Framework, 'fastify'>, ref: ReferenceContext): RequestListener {
+function listenerFor(framework: Exclude<Framework, 'fastify'>, ref: ReferenceContext, options: BuildAppOptions): RequestListener {
   switch (framework) {
     case 'express':
-      return buildExpressApp(ref)
+      return buildExpressApp(ref, options)
     case 'hono':
-      return getRequestListener(buildHonoApp(ref).fetch, {
+      return getRequestListener(buildHonoApp(ref, options).fetch, {
         // The request could not become a Web Request (a malformed Host): DRF's 400, not an empty one.
         errorHandler: (error) => (error instanceof RequestError ? toResponse(INVALID_HOST) : undefined),
       })
     case 'node':
-      return router(referenceRoutes(ref))
+      return router(referenceRoutes(ref), options.prefix === undefined ? {} : { prefix: options.prefix })
   }
 }
 
 /** Builds the reference API on plain node:http (not yet listening). */
 export function buildNodeServer(ref: ReferenceContext, options: BuildAppOptions = {}): Server {
-  return createServer(serverTimeouts(options), router(referenceRoutes(ref)))
+  return mountNodeRoutes(createServer(serverTimeouts(options)), referenceRoutes(ref))
 }
 
 /** A listening reference API on `framework`: its address, and how to stop it (in-flight requests finish). */
@@ -132,7 +139,7 @@ export async function startApp(framework: Framework, ref: ReferenceContext, list
     const address = await app.listen(listen)
     return { address, close: () => app.close() }
   }
-  const server = createServer(serverTimeouts(options), listenerFor(framework, ref))
+  const server = createServer(serverTimeouts(options), listenerFor(framework, ref, options))
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(listen.port, listen.host, () => resolve())

@@ -87,4 +87,9 @@ export class BasicAuthentication implements AuthenticationScheme<null> {
   openApiSecurity(): readonly OpenApiSecurityScheme[] {
     return [{ name: 'basicAuth', scheme: { type: 'http', scheme: 'basic' } }]
   }
+
+  /** `429` with `Retry-After` once the failed-login throttle refuses a username or client. */
+  openApiErrorStatuses(): readonly number[] {
+    return this.loginFailures === undefined ? [] : [429]
+  }
 }

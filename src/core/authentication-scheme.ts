@@ -53,6 +53,11 @@ export interface AuthenticationScheme<A = unknown> {
    * operation's `x-undescribed-authentication`).
    */
   openApiSecurity?(method: string): readonly OpenApiSecurityScheme[]
+  /**
+   * Error statuses the scheme answers beyond the `401`/`403` of a failed authentication,
+   * for OpenAPI documents (Basic with a failed-login throttle: `429`). Absent: none.
+   */
+  openApiErrorStatuses?(): readonly number[]
 }
 
 /** The display name of a scheme: its `name`, else its class name. */

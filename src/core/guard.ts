@@ -1,11 +1,12 @@
 import type { ApiRequest } from './api-request.js'
-import { jsonResponse, type ApiResponse } from './api-response.js'
+import type { ApiResponse } from './api-response.js'
+import type { Api } from './api.js'
 import type { AuthenticationScheme } from './authentication-scheme.js'
-import { ConfigurationError, isApiError } from './errors.js'
-import { SERVER_ERROR_BODY } from './exception-handler.js'
+import { answerError, INVALID_HOST_RESPONSE } from './error-answer.js'
+import { ConfigurationError } from './errors.js'
 import type { HtmlTemplates, Paginator } from './paginator.js'
 import type { Permission } from './permission.js'
-import { runPolicies, type RequestState } from './pipeline.js'
+import { checkHost, runPolicies, varyOf, type RequestContext, type RequestState } from './pipeline.js'
 import type { ViewInfo } from './policy-context.js'
 import { validateSettings, type Settings } from './settings.js'
 import type { Throttle } from './throttle.js'
@@ -40,6 +41,14 @@ export interface GuardDeclaration {
 }
 
 /**
+ * What `Guard.run` decided: go on to the app's handler with `context`, or send `response`
+ * (a refusal, already rendered with its `Vary`) and stop.
+ */
+export type GuardResult =
+  | { readonly context: RequestContext; readonly response: null }
+  | { readonly context: null; readonly response: ApiResponse }
+
+/**
  * The policies of one route, resolved once when the route is declared: authentication,
  * permissions and throttles (DRF's `initial()`), and the rendering of errors (DRF's
  * exception handler). Framework adapters run `check()` before the app's own handler;
@@ -72,18 +81,37 @@ export class Guard {
   }
 
   /**
+   * The middleware flow every adapter runs before the app's own handler: allowed host,
+   * authentication, permissions, throttles. Passes with the handler's `context` (JSON format,
+   * the request's params), or answers with the rendered refusal, its `Vary` naming the
+   * headers the consulted schemes read; an error that is not an `ApiError` is logged and
+   * answered 500. `null` (an adapter could not form the URL) is `400 Invalid Host header.`.
+   * Never throws.
+   */
+  async run(req: ApiRequest | null): Promise<GuardResult> {
+    if (req === null) return { context: null, response: INVALID_HOST_RESPONSE }
+    const consulted: AuthenticationScheme[] = []
+    try {
+      const state = await this.check(req, consulted)
+      return { context: { ...state, format: 'json', params: req.params }, response: null }
+    } catch (error) {
+      return { context: null, response: answerError(error, req, this.settings, varyOf(consulted)) }
+    }
+  }
+
+  /**
    * Runs the route's policies: allowed host, authentication, permissions, throttles. Returns
    * the request's state, or throws the `ApiError` to answer with (render it with
    * `renderError`). `consulted` collects the schemes tried, for `Vary`.
    */
   check(req: ApiRequest, consulted?: AuthenticationScheme[]): Promise<RequestState> {
+    checkHost(req, this.settings)
     return runPolicies(req, this.settings, this.info, consulted)
   }
 
   /**
    * The response for an error thrown while serving this route, through the
-   * `exceptionHandler` setting; `null` for an error it does not own (a framework adapter
-   * passes that one on to the app's own error handling).
+   * `exceptionHandler` setting; `null` for an error it does not own.
    */
   renderError(error: unknown, req: ApiRequest): ApiResponse | null {
     return this.settings.exceptionHandler(error, { request: req, authentication: this.settings.authentication })
@@ -91,16 +119,27 @@ export class Guard {
 
   /** `renderError`, or a logged `500 {"detail": "A server error occurred."}`. Never throws. */
   renderErrorOr500(error: unknown, req: ApiRequest): ApiResponse {
-    let rendered: ApiResponse | null
-    try {
-      rendered = this.renderError(error, req)
-    } catch (handlerError) {
-      this.settings.logError(handlerError, { method: req.method, path: req.url.pathname })
-      rendered = null
-    }
-    // Anything that is not an ApiError is logged, even when rendered (a store fault's 503).
-    if (!isApiError(error)) this.settings.logError(error, { method: req.method, path: req.url.pathname })
-    if (rendered !== null) return rendered
-    return jsonResponse(500, SERVER_ERROR_BODY)
+    return answerError(error, req, this.settings)
   }
+}
+
+/**
+ * The answer to an error thrown by the app's own handler after `Guard.run` passed: rendered
+ * through the route's exception handler with the request's `Vary`, or a logged 500. The
+ * adapters' `errorHandler` calls it for guarded requests. Never throws.
+ */
+export function answerHandlerError(error: unknown, context: RequestState): ApiResponse {
+  return answerError(error, context.request, context.settings, context.vary)
+}
+
+/**
+ * The guard an adapter's `policies(source, options)` runs: `source` itself when it is a
+ * `Guard`, else `source.guard(options)` with the adapter's own option keys (`bodyLimit`…)
+ * left out, resolved once when the middleware is declared.
+ */
+export function resolveGuard(source: Api | Guard, options: GuardOptions, adapterKeys: readonly string[]): Guard {
+  if (source instanceof Guard) return source
+  const guardOptions: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(options)) if (!adapterKeys.includes(key)) guardOptions[key] = value
+  return source.guard(guardOptions as GuardOptions)
 }

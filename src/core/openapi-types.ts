@@ -33,6 +33,11 @@ export interface OpenApiPaginatedResponse {
   readonly schema: JsonObject
   /** Response headers by name (Header Objects): `Link`, `X-Total-Count`, … */
   readonly headers?: Readonly<Record<string, JsonObject>>
+  /**
+   * The envelope's style, naming its component when the item schema is named
+   * (`namedSchema`): `'Page'` makes `ArticlePage`. Absent: the envelope is written inline.
+   */
+  readonly name?: string
 }
 
 /** A list operation: the view paginates a collection of items. */
@@ -62,6 +67,14 @@ export interface OperationDescription {
   readonly response?: JsonObject
   /** The request body's JSON Schema, read as JSON, form or multipart data. */
   readonly requestBody?: JsonObject
-  /** Extra Parameter Objects (query parameters the handler reads, such as a filter). */
+  /**
+   * Extra Parameter Objects (query parameters the handler reads, such as a filter). A path
+   * parameter listed here replaces the route's default description of it (`{ type: 'string' }`).
+   */
   readonly parameters?: readonly OpenApiParameter[]
+  /**
+   * Error statuses the handler itself answers beyond what its view's policies, paginator and
+   * body imply (a login view's `429` from a failed-login throttle).
+   */
+  readonly errors?: readonly number[]
 }

@@ -1,4 +1,5 @@
 import type { ApiRequest } from './api-request.js'
+import type { Format } from './negotiation.js'
 import { schemeName, type AuthenticationScheme } from './authentication-scheme.js'
 import { isAllowedHost } from './allowed-hosts.js'
 import { isApiError, NotAuthenticated, ParseError, PermissionDenied, Throttled, WrappedSchemeError } from './errors.js'
@@ -25,6 +26,14 @@ export interface RequestState extends PolicyContext {
    * adapters add them to the response's `Vary`.
    */
   readonly vary: readonly string[]
+}
+
+/** Everything a handler knows about the request once the policies have passed. */
+export interface RequestContext extends RequestState {
+  /** The negotiated response format (always `'json'` in middleware style, where the app renders). */
+  readonly format: Format
+  /** The route's path parameters (`/books/:id/` → `{ id: '7' }`), decoded. */
+  readonly params: Readonly<Record<string, string>>
 }
 
 /**
@@ -63,9 +72,10 @@ export function checkHost(req: ApiRequest, settings: Settings): void {
 }
 
 /**
- * DRF's `initial()`: allowed host, then authentication, permissions and throttles, in that
- * order. Returns the request's state, or throws the `ApiError` to answer with. Pass
- * `consulted` to learn which schemes were tried even when this throws (for `Vary`).
+ * DRF's `initial()`: authentication, permissions and throttles, in that order (the caller
+ * has checked the host with `checkHost`). Returns the request's state, or throws the
+ * `ApiError` to answer with. Pass `consulted` to learn which schemes were tried even when
+ * this throws (for `Vary`).
  */
 export async function runPolicies(
   req: ApiRequest,
@@ -73,7 +83,6 @@ export async function runPolicies(
   view: ViewInfo,
   consulted: AuthenticationScheme[] = [],
 ): Promise<RequestState> {
-  checkHost(req, settings)
   const identity = await authenticate(req, settings, consulted)
   const state: RequestState = { request: req, ...identity, view, settings, vary: varyOf(consulted) }
   for (const permission of settings.permissions) {

@@ -16,13 +16,32 @@ export interface FinishOptions {
  * deduplicated), and no body for HEAD.
  */
 export function finishResponse(response: ApiResponse, options: FinishOptions): ApiResponse {
+  const { headers, vary } = splitVary(response, options.vary)
+  headers.push(['Allow', options.allow])
+  if (vary !== null) headers.push(['Vary', vary])
+  return { status: response.status, headers, body: options.method === 'HEAD' ? undefined : response.body }
+}
+
+/**
+ * `response` with `vary` merged into its one `Vary` header (its own values first,
+ * case-insensitively deduplicated, as Django's `patch_vary_headers`).
+ */
+export function withVary(response: ApiResponse, vary: readonly string[]): ApiResponse {
+  if (vary.length === 0) return response
+  const merged = splitVary(response, vary)
+  if (merged.vary !== null) merged.headers.push(['Vary', merged.vary])
+  return { ...response, headers: merged.headers }
+}
+
+/** The response's headers without `Vary`, and the merged `Vary` value (`null`: none). */
+function splitVary(response: ApiResponse, extra: readonly string[]): { headers: (readonly [string, string])[]; vary: string | null } {
   const varyValues: string[] = []
   const headers: (readonly [string, string])[] = []
   for (const header of response.headers) {
     if (header[0].toLowerCase() === 'vary') varyValues.push(...header[1].split(','))
     else headers.push(header)
   }
-  varyValues.push(...options.vary)
+  varyValues.push(...extra)
   const vary: string[] = []
   const seen = new Set<string>()
   for (const raw of varyValues) {
@@ -31,7 +50,5 @@ export function finishResponse(response: ApiResponse, options: FinishOptions): A
     seen.add(value.toLowerCase())
     vary.push(value)
   }
-  headers.push(['Allow', options.allow])
-  if (vary.length > 0) headers.push(['Vary', vary.join(', ')])
-  return { status: response.status, headers, body: options.method === 'HEAD' ? undefined : response.body }
+  return { headers, vary: vary.length > 0 ? vary.join(', ') : null }
 }

@@ -6,7 +6,7 @@ import { DEFAULT_PARSED_MEDIA_TYPES } from './body-parser.js'
 import { ConfigurationError, MethodNotAllowed, NotFound } from './errors.js'
 import { Guard, type GuardOptions } from './guard.js'
 import { MEDIA_TYPES, negotiateFormat, type Format } from './negotiation.js'
-import { checkHost, varyOf, type RequestState } from './pipeline.js'
+import { checkHost, runPolicies, varyOf, type RequestContext } from './pipeline.js'
 import type { OperationDescription } from './openapi-types.js'
 import type { ViewInfo } from './policy-context.js'
 import { finishResponse } from './response-finishing.js'
@@ -17,13 +17,7 @@ export type HandlerMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 /** The handler methods, in the order `Allow` lists them. */
 export const HANDLER_METHODS: readonly HandlerMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
 
-/** Everything a handler knows about the request once the policies have passed. */
-export interface RequestContext extends RequestState {
-  /** The negotiated response format. */
-  readonly format: Format
-  /** The route's path parameters (`/books/:id/` → `{ id: '7' }`), decoded. */
-  readonly params: Readonly<Record<string, string>>
-}
+export type { RequestContext } from './pipeline.js'
 
 /**
  * A view's handler for one method. `validate`, when present, is called once when the view
@@ -158,7 +152,7 @@ export class ApiView {
     checkHost(req, this.guard.settings)
     const format = negotiateFormat(req.headers.get('accept'), this.formatsFor(req))
     negotiated.format = format
-    const state = await this.guard.check(req, consulted)
+    const state = await runPolicies(req, this.guard.settings, this.guard.info, consulted)
     const method = req.method === 'HEAD' ? 'GET' : req.method
     if (method === 'OPTIONS') return this.metadata()
     const handler = this.options.handlers[method as HandlerMethod]

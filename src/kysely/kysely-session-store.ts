@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type { UserId } from '../core/user.js'
 import type { SessionRecord, SessionStore } from '../stores/session-store.js'
 import { toDate, toUserId, type AuthDatabase, type SessionsDatabase } from './schema.js'
 
@@ -69,6 +70,12 @@ export class KyselySessionStore<DB extends SessionsDatabase = AuthDatabase> impl
 
   async delete(sessionKey: string): Promise<void> {
     await this.db.deleteFrom('gatehouse_sessions').where('session_key', '=', sessionKey).execute()
+  }
+
+  /** Deletes every session of the user (expired ones too). @returns how many rows there were. */
+  async deleteForUser(userId: UserId): Promise<number> {
+    const result = await this.db.deleteFrom('gatehouse_sessions').where('user_id', '=', userId).executeTakeFirst()
+    return Number(result.numDeletedRows)
   }
 
   /** Deletes expired sessions; returns how many. Run it now and then (Django's clearsessions). */

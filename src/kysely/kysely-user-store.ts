@@ -5,7 +5,7 @@ import type { StoredUser, UserId } from '../core/user.js'
 import { DEFAULT_SCRYPT, hashPassword, needsRehash, verifyPasswordUniform, type ScryptParams } from '../crypto/passwords.js'
 import { sessionAuthHashOf } from '../crypto/session-auth-hash.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
-import type { NewUser, UserStore } from '../stores/user-store.js'
+import type { NewUser, UserListPage, UserListQuery, UserStore } from '../stores/user-store.js'
 import { runUserCreatedHook, type UserCreatedHook } from '../stores/user-created-hook.js'
 import { toFlag, toUserId, type AuthDatabase, type UsersDatabase } from './schema.js'
 
@@ -228,6 +228,25 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
   async findByUsername(username: string): Promise<StoredUser | null> {
     if (!storable(username)) return null
     return this.findBy(this.columns.username, username)
+  }
+
+  /**
+   * A page of users in username order; `search` keeps those whose username contains it,
+   * case-insensitively (ASCII letters only on SQLite, whose `lower` knows no other; `%`, `_` and `\` in it are literal).
+   */
+  async list(query: UserListQuery): Promise<UserListPage> {
+    const search = query.search ?? ''
+    const limit = Math.max(0, Math.trunc(query.limit))
+    const offset = Math.max(0, Math.trunc(query.offset))
+    if (!storable(search)) return { users: [], count: 0 }
+    const pattern = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+    const username = sql.ref<string>(this.columns.username)
+    const matching = sql<boolean>`lower(${username}) like ${pattern} escape '\\'`
+    const base = this.db.selectFrom(this.table)
+    const filtered = search === '' ? base : base.where(matching)
+    const counted = await filtered.select(sql<number | string | bigint>`count(*)`.as('n')).executeTakeFirst()
+    const rows: UserRow[] = await filtered.select(this.userSelection()).orderBy(username).orderBy(sql.ref(this.columns.id)).limit(limit).offset(offset).execute()
+    return { users: rows.map((row) => this.toUser(row)), count: Number(counted?.n ?? 0) }
   }
 
   /** The stored hash of a user, or `undefined`. */

@@ -1,31 +1,35 @@
 import { schemeName } from '../core/authentication-scheme.js'
 import { DEFAULT_PARSED_MEDIA_TYPES } from '../core/body-parser.js'
 import { reasonPhrase } from '../core/browsable-page.js'
+import { namedSchema, schemaName } from '../core/named-schema.js'
 import type { JsonObject, JsonValue, OperationDescription } from '../core/openapi-types.js'
 import type { Paginator } from '../core/paginator.js'
 import type { Settings } from '../core/settings.js'
 import { HANDLER_METHODS, type ApiView, type Handler, type HandlerMethod } from '../core/view.js'
-
-const BODY_METHODS: readonly string[] = ['POST', 'PUT', 'PATCH']
-
-/** The error body every gatehouse error answers with: `{"detail": "…"}`. */
-const ERROR_SCHEMA: JsonObject = {
-  type: 'object',
-  required: ['detail'],
-  properties: { detail: { type: 'string' } },
-}
-
-/** DRF's validation errors: field name (or `non_field_errors`) → messages. */
-const VALIDATION_ERROR_SCHEMA: JsonObject = {
-  type: 'object',
-  description: 'Messages by field name (`non_field_errors` for the body as a whole).',
-  additionalProperties: { type: 'array', items: { type: 'string' } },
-}
+import {
+  ERROR_SCHEMA,
+  ERROR_SCHEMA_NAME,
+  METHOD_NOT_ALLOWED,
+  VALIDATION_ERROR_SCHEMA,
+  VALIDATION_ERROR_SCHEMA_NAME,
+  errorResponse,
+} from './error-responses.js'
 
 /** A mutable OpenAPI document the builder writes into (a fresh one, or @fastify/swagger's). */
 export interface OpenApiTarget {
   paths: Record<string, Record<string, JsonValue>>
-  components: { securitySchemes?: Record<string, JsonValue>; schemas?: Record<string, JsonValue>; [key: string]: JsonValue | undefined }
+  components: {
+    securitySchemes?: Record<string, JsonValue>
+    schemas?: Record<string, JsonValue>
+    responses?: Record<string, JsonValue>
+    [key: string]: JsonValue | undefined
+  }
+}
+
+/** Options of `OpenApiBuilder`. */
+export interface OpenApiBuilderOptions {
+  /** List `text/html` beside JSON in the answers of views that render HTML. @default false */
+  readonly html?: boolean
 }
 
 /** JSON text with object keys sorted, so two equal descriptions compare equal. */
@@ -86,12 +90,6 @@ function tagOf(path: string): string | null {
   return first ?? null
 }
 
-const errorResponse = (description: string, ref: string, headers?: JsonObject): JsonObject => ({
-  description,
-  ...(headers === undefined ? {} : { headers }),
-  content: { 'application/json': { schema: { $ref: ref } } },
-})
-
 /** What a view that renders HTML answers `Accept: text/html` with: the same status, on a page. */
 const HTML_PAGE: JsonObject = { schema: { type: 'string', description: 'The browsable page: the status line, headers and JSON of this answer.' } }
 
@@ -116,10 +114,12 @@ function withHtmlPages(responses: Readonly<Record<string, JsonValue>>): JsonObje
  */
 export class OpenApiBuilder {
   private readonly target: OpenApiTarget
+  private readonly html: boolean
   private readonly operationIds = new Set<string>()
 
-  constructor(target: OpenApiTarget) {
+  constructor(target: OpenApiTarget, options: OpenApiBuilderOptions = {}) {
     this.target = target
+    this.html = options.html ?? false
     for (const item of Object.values(target.paths)) {
       for (const op of Object.values(item)) {
         const id = typeof op === 'object' && op !== null && !Array.isArray(op) ? (op as JsonObject)['operationId'] : undefined
@@ -129,7 +129,7 @@ export class OpenApiBuilder {
   }
 
   /** Adds `value` under `components[kind][name]` (or a suffixed name when taken by another value); returns the name used. */
-  private component(kind: 'securitySchemes' | 'schemas', name: string, value: JsonObject): string {
+  private component(kind: 'securitySchemes' | 'schemas' | 'responses', name: string, value: JsonObject): string {
     const map = (this.target.components[kind] ??= {})
     for (let i = 1; ; i++) {
       const candidate = i === 1 ? name : `${name}_${i}`
@@ -140,6 +140,20 @@ export class OpenApiBuilder {
       }
       if (canonical(existing) === canonical(value)) return candidate
     }
+  }
+
+  /**
+   * `value` with every schema marked by `namedSchema` (at any depth) written once under
+   * `components.schemas` and replaced by its `$ref`.
+   */
+  private refs(value: JsonValue): JsonValue {
+    if (Array.isArray(value)) return value.map((v) => this.refs(v))
+    if (typeof value !== 'object' || value === null) return value
+    const object = value as JsonObject
+    const out: Record<string, JsonValue> = {}
+    for (const [key, child] of Object.entries(object)) out[key] = this.refs(child)
+    const name = schemaName(object)
+    return name === undefined ? out : { $ref: `#/components/schemas/${this.component('schemas', name, out)}` }
   }
 
   private uniqueOperationId(base: string): string {
@@ -156,8 +170,14 @@ export class OpenApiBuilder {
     const handlers = view.declared.handlers
     for (const method of HANDLER_METHODS) {
       const handler = handlers[method]
-      if (handler !== undefined) item[method.toLowerCase()] = this.operation(path, params, view, method, handler)
+      if (handler !== undefined) item[method.toLowerCase()] = this.refs(this.operation(path, params, view, method, handler))
     }
+    // A method the path does not list answers 405: OpenAPI has no place for it in a path, so it is a reusable response.
+    this.component('responses', METHOD_NOT_ALLOWED, errorResponse(405, { $ref: this.errorRef() }, "A method a path does not list: 405 with `Allow`, once the path's authentication, permissions and throttles passed (they answer first, as for the path's operations)."))
+  }
+
+  private errorRef(): string {
+    return `#/components/schemas/${this.component('schemas', ERROR_SCHEMA_NAME, ERROR_SCHEMA)}`
   }
 
   private operation(path: string, pathParams: readonly string[], view: ApiView, method: HandlerMethod, handler: Handler): JsonObject {
@@ -179,9 +199,11 @@ export class OpenApiBuilder {
 
     // Parameters: the path's, the paginator's (list reads), then the handler's own.
     const paginator: Paginator | null = d.list === undefined ? null : d.list.paginator === undefined ? settings.pagination : d.list.paginator
-    const parameters: JsonValue[] = pathParams.map((p) => ({ name: p, in: 'path', required: true, schema: { type: 'string' } }))
+    const own = d.parameters ?? []
+    const ownPath = (p: string): JsonObject | undefined => own.find((o) => o['in'] === 'path' && o['name'] === p)
+    const parameters: JsonValue[] = pathParams.map((p) => ownPath(p) ?? { name: p, in: 'path', required: true, schema: { type: 'string' } })
     if (method === 'GET' && paginator !== null) parameters.push(...(paginator.openApiParameters?.() ?? []))
-    parameters.push(...(d.parameters ?? []))
+    parameters.push(...own.filter((o) => o['in'] !== 'path'))
     if (parameters.length > 0) op['parameters'] = parameters
 
     if (d.requestBody !== undefined) {
@@ -194,7 +216,7 @@ export class OpenApiBuilder {
     op['security'] = [...security]
     if (undescribed.length > 0) op['x-undescribed-authentication'] = undescribed
 
-    op['responses'] = this.responses(method, d, paginator, pathParams.length > 0, view, anonymous)
+    op['responses'] = this.responses(d, paginator, pathParams.length > 0, view, anonymous)
     return op
   }
 
@@ -224,7 +246,7 @@ export class OpenApiBuilder {
     return { security, undescribed, anonymous }
   }
 
-  private responses(method: HandlerMethod, d: OperationDescription, paginator: Paginator | null, hasParams: boolean, view: ApiView, anonymous: boolean): JsonObject {
+  private responses(d: OperationDescription, paginator: Paginator | null, hasParams: boolean, view: ApiView, anonymous: boolean): JsonObject {
     const settings = view.settings
     const responses: Record<string, JsonValue> = {}
     const status = d.status ?? 200
@@ -233,34 +255,44 @@ export class OpenApiBuilder {
       const item = d.list.item ?? {}
       const paginated = paginator === null ? null : (paginator.openApiResponse?.(item) ?? { schema: {} })
       if (paginated?.headers !== undefined) success['headers'] = paginated.headers
-      success['content'] = { 'application/json': { schema: paginated === null ? { type: 'array', items: item } : paginated.schema } }
+      const itemName = schemaName(item)
+      const envelope =
+        paginated === null
+          ? { type: 'array', items: item }
+          : itemName !== undefined && paginated.name !== undefined
+            ? namedSchema(`${itemName}${paginated.name}`, paginated.schema)
+            : paginated.schema
+      success['content'] = { 'application/json': { schema: envelope } }
     } else if (status !== 204) {
       success['content'] = { 'application/json': { schema: d.response ?? {} } }
     }
     responses[String(status)] = success
 
-    const error = `#/components/schemas/${this.component('schemas', 'Error', ERROR_SCHEMA)}`
-    if (d.requestBody !== undefined || BODY_METHODS.includes(method)) {
-      const invalid = `#/components/schemas/${this.component('schemas', 'ValidationError', VALIDATION_ERROR_SCHEMA)}`
-      responses['400'] = {
-        description: 'Invalid request body: messages by field, or `{"detail"}` for a body that does not parse.',
-        content: { 'application/json': { schema: { anyOf: [{ $ref: invalid }, { $ref: error }] } } },
-      }
-    }
+    const error = { $ref: this.errorRef() }
+    const errors = new Set<number>([404, 406, ...(d.errors ?? [])])
+    // Only a handler that reads a body (and says so) answers a body's 400 and 415.
+    const readsBody = d.requestBody !== undefined
+    if (readsBody) errors.add(400).add(415)
     const schemes = settings.authentication
     const first = schemes[0]
-    if (first !== undefined && typeof first.authenticateHeader === 'function') {
-      responses['401'] = errorResponse('Authentication failed or was required.', error, {
-        'WWW-Authenticate': { description: 'The challenge of the view\'s first scheme.', schema: { type: 'string' } },
-      })
+    if (first !== undefined && typeof first.authenticateHeader === 'function') errors.add(401)
+    if (schemes.length > 0 || !anonymous) errors.add(403)
+    for (const scheme of schemes) for (const s of scheme.openApiErrorStatuses?.() ?? []) errors.add(s)
+    if (settings.throttles.length > 0) errors.add(429)
+    for (const code of [...errors].sort((a, b) => a - b)) {
+      if (code === 400 && readsBody) {
+        const invalid = { $ref: `#/components/schemas/${this.component('schemas', VALIDATION_ERROR_SCHEMA_NAME, VALIDATION_ERROR_SCHEMA)}` }
+        responses['400'] = {
+          description: 'Invalid request body: messages by field, or `{"detail"}` for a body that does not parse.',
+          content: { 'application/json': { schema: { anyOf: [invalid, error] } } },
+        }
+      } else if (code === 404) {
+        const why = paginator !== null ? 'an invalid page or cursor, or ' : hasParams ? 'no such object, or ' : ''
+        responses['404'] = errorResponse(404, error, `Not found: ${why}an unknown \`?format=\`.`)
+      } else {
+        responses[String(code)] = errorResponse(code, error)
+      }
     }
-    if (schemes.length > 0 || !anonymous) responses['403'] = errorResponse('Permission denied (or authentication failed, when the first scheme has no challenge).', error)
-    if (hasParams || paginator !== null) responses['404'] = errorResponse(paginator !== null ? 'Not found, or an invalid page or cursor.' : 'Not found.', error)
-    if (settings.throttles.length > 0) {
-      responses['429'] = errorResponse('Request was throttled.', error, {
-        'Retry-After': { description: 'Seconds until a request may succeed.', schema: { type: 'integer' } },
-      })
-    }
-    return view.formats.includes('html') ? withHtmlPages(responses) : responses
+    return this.html && view.formats.includes('html') ? withHtmlPages(responses) : responses
   }
 }

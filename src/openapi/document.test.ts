@@ -23,6 +23,8 @@ import { IsAuthenticatedOrReadOnly } from '../permissions/is-authenticated-or-re
 import { and, not, or } from '../permissions/permission.js'
 import { AnonRateThrottle } from '../throttling/anon-rate-throttle.js'
 import { MemoryThrottleStore } from '../throttling/memory-throttle-store.js'
+import { namedSchema } from '../core/named-schema.js'
+import { LoginFailureThrottle } from '../throttling/login-failure-throttle.js'
 import { describeHandler } from './describe-handler.js'
 import { openApiDocument } from './document.js'
 import { toOpenApi30 } from './openapi-30.js'
@@ -144,16 +146,24 @@ describe('openApiDocument: operations', () => {
     await expectValid(doc)
     const params = (name: string): unknown => at(doc, 'paths', `/${name}/`, 'get', 'parameters')
     const body = (name: string): Json => at(doc, 'paths', `/${name}/`, 'get', 'responses', '200', 'content', 'application/json', 'schema') as Json
-    expect(params('page')).toEqual([{ name: 'p', required: false, in: 'query', description: 'A page number within the paginated result set.', schema: { type: 'integer' } }])
+    expect(params('page')).toEqual([
+      {
+        name: 'p',
+        required: false,
+        in: 'query',
+        description: 'A page number within the paginated result set.',
+        schema: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['last'] }] },
+      },
+    ])
     expect(params('offset')).toEqual([
-      { name: 'n', required: false, in: 'query', description: 'Number of results to return per page.', schema: { type: 'integer' } },
-      { name: 'skip', required: false, in: 'query', description: 'The initial index from which to return the results.', schema: { type: 'integer' } },
+      { name: 'n', required: false, in: 'query', description: 'Number of results to return per page.', schema: { type: 'integer', minimum: 1 } },
+      { name: 'skip', required: false, in: 'query', description: 'The initial index from which to return the results.', schema: { type: 'integer', minimum: 0 } },
     ])
     expect(params('cursor')).toEqual([{ name: 'c', required: false, in: 'query', description: 'The pagination cursor value.', schema: { type: 'string' } }])
     expect(params('plain')).toBeUndefined()
     expect(body('page')).toEqual({
       type: 'object',
-      required: ['count', 'results'],
+      required: ['count', 'next', 'previous', 'results'],
       properties: {
         count: { type: 'integer', example: 123 },
         next: { type: ['string', 'null'], format: 'uri', example: 'http://api.example.org/accounts/?p=4' },
@@ -163,7 +173,7 @@ describe('openApiDocument: operations', () => {
     })
     expect(at(body('page-none'), 'properties', 'count', 'type')).toEqual(['integer', 'null'])
     expect(at(body('offset'), 'properties', 'next', 'example')).toBe('http://api.example.org/accounts/?skip=400&n=100')
-    expect(body('cursor')['required']).toEqual(['results'])
+    expect(body('cursor')['required']).toEqual(['next', 'previous', 'results'])
     expect(Object.keys(body('cursor')['properties'] as Json)).toEqual(['next', 'previous', 'results'])
     expect(body('link')).toEqual({ type: 'array', items: {} })
     expect(Object.keys(at(doc, 'paths', '/link/', 'get', 'responses', '200', 'headers') as Json)).toEqual(['Link', 'X-Total-Count'])
@@ -188,7 +198,13 @@ describe('openApiDocument: operations', () => {
     const input = { type: 'object', required: ['title'], properties: { title: { type: 'string' } } } as const
     const handlers = {
       GET: get,
-      PATCH: describeHandler(get, { requestBody: input, response: input, summary: 'Rename', tags: ['books'] }),
+      PATCH: describeHandler(get, {
+        requestBody: input,
+        response: input,
+        summary: 'Rename',
+        tags: ['books'],
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+      }),
       DELETE: describeHandler(get, { status: 204 }),
     }
     const doc = openApiDocument(
@@ -200,6 +216,7 @@ describe('openApiDocument: operations', () => {
     const item = at(doc, 'paths', '/books/{id}/') as Json
     expect(Object.keys(item)).toEqual(['get', 'patch', 'delete'])
     expect(at(item, 'get', 'parameters')).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }])
+    expect(at(item, 'patch', 'parameters')).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }])
     expect(at(item, 'get', 'operationId')).toBe('retrieveBook')
     expect(at(doc, 'paths', '/other/{id}/', 'get', 'operationId')).toBe('retrieveBook2')
     expect(at(item, 'patch', 'operationId')).toBe('partialUpdateBook')
@@ -207,8 +224,10 @@ describe('openApiDocument: operations', () => {
     expect(at(item, 'patch', 'tags')).toEqual(['books'])
     expect(at(item, 'get', 'tags')).toEqual(['books'])
     expect(at(item, 'patch', 'requestBody', 'content', 'application/json', 'schema')).toEqual(input)
-    expect(Object.keys(at(item, 'patch', 'responses') as Json)).toEqual(['200', '400', '401', '403', '404', '429'])
-    expect(Object.keys(at(item, 'get', 'responses') as Json)).toEqual(['200', '401', '403', '404', '429'])
+    // 406 everywhere (content negotiation), 415 where a body is read.
+    expect(Object.keys(at(item, 'patch', 'responses') as Json)).toEqual(['200', '400', '401', '403', '404', '406', '415', '429'])
+    expect(Object.keys(at(item, 'get', 'responses') as Json)).toEqual(['200', '401', '403', '404', '406', '429'])
+    expect(at(doc, 'components', 'responses', 'MethodNotAllowed', 'headers', 'Allow')).toBeDefined()
     expect(at(item, 'delete', 'responses', '204')).toEqual({ description: 'No Content' })
     expect(at(item, 'get', 'responses', '429', 'headers', 'Retry-After')).toBeDefined()
   })
@@ -241,11 +260,18 @@ describe('toOpenApi30', () => {
       b: { type: 'integer' },
       c: [{ nullable: true, type: 'integer' }],
     })
+    expect(toOpenApi30({ type: ['integer', 'string'] })).toEqual({ anyOf: [{ type: 'integer' }, { type: 'string' }] })
   })
 })
 
 describe('openApiDocument: HTML pages', () => {
-  it('lists text/html beside JSON in every answer with a body of a view that renders HTML; not for a JSON-only view or a 204', async () => {
+  it('lists no text/html unless asked: a generated client types answers as JSON', () => {
+    const api = createApi({ authentication: [new BasicAuthentication({ users: nobody })], permissions: [new IsAuthenticated()] })
+    const doc = openApiDocument([route('/both/', api.view({ name: 'Both', handlers: { GET: list } }))], { info: INFO })
+    expect(JSON.stringify(doc)).not.toContain('text/html')
+  })
+
+  it('with `html: true`, lists text/html beside JSON in every answer with a body of a view that renders HTML; not for a JSON-only view or a 204', async () => {
     const api = createApi({ authentication: [new BasicAuthentication({ users: nobody })], permissions: [new IsAuthenticated()] })
     const noContent = describeHandler(async () => jsonResponse(204, undefined), { status: 204 })
     const doc = openApiDocument(
@@ -253,7 +279,7 @@ describe('openApiDocument: HTML pages', () => {
         route('/both/', api.view({ name: 'Both', handlers: { GET: list, DELETE: noContent } })),
         route('/json/', api.view({ name: 'Json', formats: ['json'], handlers: { GET: get } })),
       ],
-      { info: INFO },
+      { info: INFO, html: true },
     )
     await expectValid(doc)
     const types = (path: string, method: string, status: string): string[] => Object.keys((at(doc, 'paths', path, method, 'responses', status, 'content') as Json | undefined) ?? {})
@@ -262,5 +288,76 @@ describe('openApiDocument: HTML pages', () => {
     expect(types('/both/', 'delete', '204')).toEqual([])
     expect(types('/both/', 'delete', '401')).toEqual(['application/json', 'text/html'])
     for (const status of ['200', '401', '403']) expect(types('/json/', 'get', status), status).toEqual(['application/json'])
+  })
+})
+
+describe('openApiDocument: named schemas and derived statuses', () => {
+  const article = namedSchema('Article', { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } })
+
+  it('writes a named schema once under components.schemas and refers to it, and names each style\'s envelope after it', async () => {
+    const api = createApi()
+    const source = (): ArrayPageSource<{ id: number }> => new ArrayPageSource([{ id: 1 }])
+    const itemList = listHandler({ source, serialize: (r) => r, itemSchema: article })
+    const styles: [string, Paginator | null][] = [
+      ['page', new PageNumberPagination({ pageSize: 5 })],
+      ['page2', new PageNumberPagination({ pageSize: 7 })],
+      ['offset', new LimitOffsetPagination({ defaultLimit: 5, maxLimit: 9 })],
+      ['cursor', new CursorPagination({ ordering: 'id', pageSize: 5, secret: 'a-test-secret-of-32-characters!!' })],
+      ['plain', null],
+    ]
+    const routes = styles.map(([name, pagination]) => route(`/${name}/`, api.view({ name, pagination, handlers: { GET: itemList } })))
+    routes.push(route('/one/', api.view({ name: 'one', handlers: { POST: describeHandler(get, { requestBody: article, response: article, status: 201 }) } })))
+    const doc = openApiDocument(routes, { info: INFO })
+    await expectValid(doc)
+    const body = (name: string): unknown => at(doc, 'paths', `/${name}/`, 'get', 'responses', '200', 'content', 'application/json', 'schema')
+    expect(body('page')).toEqual({ $ref: '#/components/schemas/ArticlePage' })
+    expect(body('page2')).toEqual({ $ref: '#/components/schemas/ArticlePage' })
+    expect(body('offset')).toEqual({ $ref: '#/components/schemas/ArticleOffsetPage' })
+    expect(body('cursor')).toEqual({ $ref: '#/components/schemas/ArticleCursorPage' })
+    expect(body('plain')).toEqual({ type: 'array', items: { $ref: '#/components/schemas/Article' } })
+    expect(at(doc, 'paths', '/one/', 'post', 'requestBody', 'content', 'application/json', 'schema')).toEqual({ $ref: '#/components/schemas/Article' })
+    expect(at(doc, 'paths', '/one/', 'post', 'responses', '201', 'content', 'application/json', 'schema')).toEqual({ $ref: '#/components/schemas/Article' })
+    expect(at(doc, 'components', 'schemas', 'Article')).toEqual({ type: 'object', required: ['id'], properties: { id: { type: 'integer' } } })
+    expect(at(doc, 'components', 'schemas', 'ArticlePage', 'properties', 'results')).toEqual({ type: 'array', items: { $ref: '#/components/schemas/Article' } })
+    expect(at(doc, 'components', 'schemas', 'ErrorDetail')).toBeDefined()
+    expect(at(doc, 'components', 'schemas', 'Error')).toBeUndefined()
+    // The symbol naming the schema never reaches the JSON.
+    expect(JSON.stringify(article)).toBe('{"type":"object","required":["id"],"properties":{"id":{"type":"integer"}}}')
+    expect(at(doc, 'paths', '/offset/', 'get', 'parameters', '0', 'schema')).toEqual({ type: 'integer', minimum: 1, maximum: 9 })
+  })
+
+  it('a name given to two different schemas is suffixed, never silently merged', () => {
+    const other = namedSchema('Article', { type: 'string' })
+    const api = createApi()
+    const doc = openApiDocument(
+      [route('/a/', api.view({ handlers: { GET: describeHandler(get, { response: article }) } })), route('/b/', api.view({ handlers: { GET: describeHandler(get, { response: other }) } }))],
+      { info: INFO },
+    )
+    expect(at(doc, 'paths', '/b/', 'get', 'responses', '200', 'content', 'application/json', 'schema')).toEqual({ $ref: '#/components/schemas/Article_2' })
+    expect(() => namedSchema('no spaces', {})).toThrow(TypeError)
+  })
+
+  it('lists 429 where a scheme (Basic with a failed-login throttle) or the handler says it answers one', () => {
+    const store = new MemoryThrottleStore()
+    const loginFailures = new LoginFailureThrottle({ store, rate: '5/min' })
+    const plain = createApi({ authentication: [new BasicAuthentication({ users: nobody })] })
+    const guarded = createApi({ authentication: [new BasicAuthentication({ users: nobody, loginFailures })] })
+    const doc = openApiDocument(
+      [
+        route('/plain/', plain.view({ handlers: { GET: get } })),
+        route('/guarded/', guarded.view({ handlers: { GET: get } })),
+        route('/handler/', plain.view({ handlers: { GET: describeHandler(get, { errors: [429] }) } })),
+      ],
+      { info: INFO },
+    )
+    expect(at(doc, 'paths', '/plain/', 'get', 'responses', '429')).toBeUndefined()
+    expect(at(doc, 'paths', '/guarded/', 'get', 'responses', '429', 'headers', 'Retry-After')).toBeDefined()
+    expect(at(doc, 'paths', '/handler/', 'get', 'responses', '429', 'headers', 'Retry-After')).toBeDefined()
+  })
+
+  it('writes the license and a server: `/` unless told', () => {
+    const doc = openApiDocument([], { info: { ...INFO, license: { name: 'MIT', identifier: 'MIT' } } })
+    expect(doc.info).toEqual({ title: 'Test', version: '1', license: { name: 'MIT', identifier: 'MIT' } })
+    expect(doc.servers).toEqual([{ url: '/' }])
   })
 })

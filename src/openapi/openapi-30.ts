@@ -2,7 +2,8 @@ import type { JsonValue } from '../core/openapi-types.js'
 
 /**
  * Rewrites 3.1 schema keywords the descriptions use into OpenAPI 3.0's: a type list with
- * `'null'` (`type: ['string', 'null']`) becomes `type: 'string', nullable: true`. For
+ * `'null'` (`type: ['string', 'null']`) becomes `type: 'string', nullable: true`, and a list
+ * of several types an `anyOf` of one type each. For
  * documents written as 3.0 (@fastify/swagger's default `openapi` version).
  */
 export function toOpenApi30(value: JsonValue): JsonValue {
@@ -13,7 +14,9 @@ export function toOpenApi30(value: JsonValue): JsonValue {
     if (key === 'type' && Array.isArray(child)) {
       const types = child.filter((t) => t !== 'null')
       if (types.length !== child.length) out['nullable'] = true
-      out['type'] = types.length === 1 ? (types[0] as JsonValue) : types
+      // 3.0 has no type list: several types become `anyOf` of one type each.
+      if (types.length === 1) out['type'] = types[0] as JsonValue
+      else out['anyOf'] = types.map((t) => ({ type: t }))
     } else {
       out[key] = toOpenApi30(child)
     }

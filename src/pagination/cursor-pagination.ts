@@ -320,14 +320,14 @@ export class CursorPagination extends BasePagination<CursorState> {
 
   /** DRF's parameters: the cursor, and the page size when clients may choose it. */
   openApiParameters(): readonly OpenApiParameter[] {
-    const cursor = queryParameter(this.cursorQueryParam, 'The pagination cursor value.', 'string')
-    return this.pageSizeQueryParam === null ? [cursor] : [cursor, pageSizeParameter(this.pageSizeQueryParam)]
+    const cursor = queryParameter(this.cursorQueryParam, 'The pagination cursor value.', { type: 'string' })
+    return this.pageSizeQueryParam === null ? [cursor] : [cursor, pageSizeParameter(this.pageSizeQueryParam, this.maxPageSize)]
   }
 
   /** DRF's `{next, previous, results}`: no count. */
   openApiResponse(item: JsonObject): OpenApiPaginatedResponse {
     const c = this.cursorQueryParam
-    return { schema: envelopeSchema(item, 'absent', `${c}=cD00ODY%3D`, `${c}=cj0xJnA9NDg3`) }
+    return { schema: envelopeSchema(item, 'absent', `${c}=cD00ODY%3D`, `${c}=cj0xJnA9NDg3`), name: 'CursorPage' }
   }
 
   override paginatedResponse(page: Page<unknown, CursorState>, data: readonly unknown[]): ApiResponse {

@@ -2,7 +2,7 @@ import type { ApiRequest } from '../core/api-request.js'
 import type { ControlTemplate, TemplateName } from '../html/control-templates.js'
 import type { JsonObject, OpenApiPaginatedResponse, OpenApiParameter } from '../core/openapi-types.js'
 import { BasePagination } from './base-pagination.js'
-import { envelopeSchema, queryParameter } from './openapi-schemas.js'
+import { envelopeSchema, pageSizeParameter, queryParameter } from './openapi-schemas.js'
 import { Counter, type CountStrategy } from './count-strategy.js'
 import { displayedPageNumbers, pageLinks } from './page-links.js'
 import type { HtmlContext, Page, PageSource, PaginateOptions } from './paginator.js'
@@ -152,8 +152,8 @@ export class LimitOffsetPagination extends BasePagination<LimitOffsetState> {
   /** DRF's parameters: `limit` and `offset`. */
   openApiParameters(): readonly OpenApiParameter[] {
     return [
-      queryParameter(this.limitQueryParam, 'Number of results to return per page.', 'integer'),
-      queryParameter(this.offsetQueryParam, 'The initial index from which to return the results.', 'integer'),
+      pageSizeParameter(this.limitQueryParam, this.maxLimit),
+      queryParameter(this.offsetQueryParam, 'The initial index from which to return the results.', { type: 'integer', minimum: 0 }),
     ]
   }
 
@@ -162,7 +162,7 @@ export class LimitOffsetPagination extends BasePagination<LimitOffsetState> {
     const l = this.limitQueryParam
     const o = this.offsetQueryParam
     const count = this.countStrategy === 'none' ? 'nullable' : 'integer'
-    return { schema: envelopeSchema(item, count, `${o}=400&${l}=100`, `${o}=200&${l}=100`) }
+    return { schema: envelopeSchema(item, count, `${o}=400&${l}=100`, `${o}=200&${l}=100`), name: 'OffsetPage' }
   }
 
   htmlContext(page: Page<unknown, LimitOffsetState>): HtmlContext {

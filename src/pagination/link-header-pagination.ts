@@ -26,7 +26,7 @@ export class LinkHeaderPagination extends PageNumberPagination {
     const headers: Record<string, JsonObject> = {
       Link: { description: 'RFC 8288 links to the next and previous pages (`rel="next"`, `rel="prev"`); absent when there is neither.', schema: { type: 'string' } },
     }
-    if (this.countStrategy !== 'none') headers['X-Total-Count'] = { description: 'The number of items in the whole collection.', schema: { type: 'integer' } }
+    if (this.countStrategy !== 'none') headers['X-Total-Count'] = { description: 'The number of items in the whole collection.', required: true, schema: { type: 'integer' } }
     return { schema: { type: 'array', items: item }, headers }
   }
 }

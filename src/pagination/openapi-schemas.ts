@@ -4,13 +4,16 @@ import type { JsonObject, OpenApiParameter } from '../core/openapi-types.js'
 const EXAMPLE_URL = 'http://api.example.org/accounts/'
 
 /** A query parameter as DRF's `get_schema_operation_parameters` writes one: optional, with a description. */
-export function queryParameter(name: string, description: string, type: 'integer' | 'string'): OpenApiParameter {
-  return { name, required: false, in: 'query', description, schema: { type } }
+export function queryParameter(name: string, description: string, schema: JsonObject): OpenApiParameter {
+  return { name, required: false, in: 'query', description, schema }
 }
 
-/** DRF's page-size parameter (`page_size_query_description`). */
-export function pageSizeParameter(name: string): OpenApiParameter {
-  return queryParameter(name, 'Number of results to return per page.', 'integer')
+/**
+ * DRF's page-size parameter (`page_size_query_description`): a positive integer, with the
+ * `maximum` it is clamped to when there is one.
+ */
+export function pageSizeParameter(name: string, max: number | null): OpenApiParameter {
+  return queryParameter(name, 'Number of results to return per page.', { type: 'integer', minimum: 1, ...(max === null ? {} : { maximum: max }) })
 }
 
 /** A nullable absolute link with DRF's example (`?page=4`). */
@@ -32,5 +35,6 @@ export function envelopeSchema(item: JsonObject, count: CountShape, nextQuery: s
   properties['next'] = link(nextQuery)
   properties['previous'] = link(previousQuery)
   properties['results'] = { type: 'array', items: item }
-  return { type: 'object', required: count === 'absent' ? ['results'] : ['count', 'results'], properties }
+  // `next` and `previous` are always sent (null at the ends).
+  return { type: 'object', required: count === 'absent' ? ['next', 'previous', 'results'] : ['count', 'next', 'previous', 'results'], properties }
 }

@@ -161,14 +161,16 @@ export class PageNumberPagination extends BasePagination<PageNumberState> {
 
   /** DRF's parameters: the page number, and the page size when clients may choose it. */
   openApiParameters(): readonly OpenApiParameter[] {
-    const page = queryParameter(this.pageQueryParam, 'A page number within the paginated result set.', 'integer')
-    return this.pageSizeQueryParam === null ? [page] : [page, pageSizeParameter(this.pageSizeQueryParam)]
+    // A number, or one of the words naming the last page (`?page=last`).
+    const schema = { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: [...this.lastPageStrings] }] }
+    const page = queryParameter(this.pageQueryParam, 'A page number within the paginated result set.', schema)
+    return this.pageSizeQueryParam === null ? [page] : [page, pageSizeParameter(this.pageSizeQueryParam, this.maxPageSize)]
   }
 
   /** DRF's `{count, next, previous, results}` (`count` nullable under `count: 'none'`). */
   openApiResponse(item: JsonObject): OpenApiPaginatedResponse {
     const p = this.pageQueryParam
-    return { schema: envelopeSchema(item, this.countStrategy === 'none' ? 'nullable' : 'integer', `${p}=4`, `${p}=2`) }
+    return { schema: envelopeSchema(item, this.countStrategy === 'none' ? 'nullable' : 'integer', `${p}=4`, `${p}=2`), name: 'Page' }
   }
 
   htmlContext(page: Page<unknown, PageNumberState>): HtmlContext {

@@ -14,4 +14,9 @@ export interface SessionStore {
   get(sessionKey: string): Promise<SessionRecord | null>
   save(sessionKey: string, record: SessionRecord): Promise<void>
   delete(sessionKey: string): Promise<void>
+  /**
+   * Optional: ends every session of a user (logs them out everywhere; the admin pages'
+   * "end sessions"). @returns how many sessions there were.
+   */
+  deleteForUser?(userId: UserId): Promise<number>
 }

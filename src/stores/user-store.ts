@@ -9,6 +9,24 @@ export interface NewUser {
   readonly isStaff?: boolean
 }
 
+/** What `UserStore.list` is asked for. */
+export interface UserListQuery {
+  /** Only users whose username contains this, case-insensitively (Django admin's `icontains`). @default all */
+  readonly search?: string
+  /** Users skipped, in username order. */
+  readonly offset: number
+  /** Users answered at most. */
+  readonly limit: number
+}
+
+/** One page of `UserStore.list`. */
+export interface UserListPage {
+  /** The users of the page, by username. */
+  readonly users: readonly StoredUser[]
+  /** How many users match the search, all pages together. */
+  readonly count: number
+}
+
 /** Where users live. The Kysely store is the built-in; a user's own store implements the same. */
 export interface UserStore {
   findById(id: UserId): Promise<StoredUser | null>
@@ -51,4 +69,6 @@ export interface UserStore {
    * @returns false when there is no such user.
    */
   setStaff?(userId: UserId, isStaff: boolean): Promise<boolean>
+  /** Optional: a page of users by username, optionally searched (what the admin pages list). */
+  list?(query: UserListQuery): Promise<UserListPage>
 }

@@ -105,9 +105,24 @@ export function runSessionStoreSuite(options: SessionStoreSuiteOptions): void {
       assert.equal(await store.get(key), null)
     })
 
+    it('deleteForUser (when the store has it) ends every session of that user and no other', async () => {
+      const { store, clock } = await setup()
+      // An optional method: a store without it has nothing to check here.
+      if (store.deleteForUser === undefined) return
+      const [userA, userB] = [await createUser(), await createUser()]
+      const keysA = [freshKey(), freshKey(), freshKey()]
+      const keyB = freshKey()
+      for (const key of keysA) await store.save(key, { userId: userA, data: {}, expiresAt: new Date(clock.now + HOUR) })
+      await store.save(keyB, { userId: userB, data: {}, expiresAt: new Date(clock.now + HOUR) })
+      assert.ok((await store.deleteForUser(userA)) >= 3)
+      for (const key of keysA) assert.equal(await store.get(key), null)
+      assert.equal((await store.get(keyB))?.userId, userB)
+      assert.equal(await store.deleteForUser(userA), 0)
+    })
+
     it('unknown and odd keys are null, never an error', async () => {
       const { store } = await setup()
-      for (const key of [freshKey(), '', 'x'.repeat(65), 'x'.repeat(10_000), 'a\0b', '\ud800', "' or 1=1 --"]) {
+      for (const key of [freshKey(), '', 'x'.repeat(65), 'x'.repeat(10_000), 'a\0b', '\ud800', "' or 1=1 --", 'user:1']) {
         assert.equal(await store.get(key), null, `get(${JSON.stringify(key.slice(0, 20))})`)
       }
     })

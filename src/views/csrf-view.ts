@@ -20,7 +20,7 @@ export interface CsrfViewOptions extends SessionCookieOptions {
  * Allows anyone.
  *
  * @example
- * mountView(app, '/api/auth/csrf/', api.view(csrfView()))
+ * route('/api/auth/csrf/', api.view(csrfView()))
  */
 export function csrfView(options: CsrfViewOptions = {}): ViewOptions {
   const cookies = resolveSessionCookies(options)

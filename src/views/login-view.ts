@@ -55,7 +55,7 @@ export interface LoginViewOptions extends SessionCookieOptions {
  *    `csrftoken` and `sessionid` cookies.
  *
  * @example
- * mountView(app, '/api/auth/login/', api.view(loginView({ users, sessions })))
+ * route('/api/auth/login/', api.view(loginView({ users, sessions })))
  */
 export function loginView(options: LoginViewOptions): ViewOptions {
   const { users, sessions } = options
@@ -92,6 +92,7 @@ export function loginView(options: LoginViewOptions): ViewOptions {
           ],
           requestBody: CREDENTIALS_SCHEMA,
           response: { type: 'object', required: ['username'], properties: { username: { type: 'string' } } },
+          ...(options.loginFailures === undefined ? {} : { errors: [429] }),
         },
       }),
     },

@@ -25,7 +25,7 @@ export interface LogoutViewOptions extends Pick<SessionCookieOptions, 'cookieNam
  * a live session authenticates, exactly as for any unsafe request of a session.
  *
  * @example
- * mountView(app, '/api/auth/logout/', api.view(logoutView({ sessions })))
+ * route('/api/auth/logout/', api.view(logoutView({ sessions })))
  */
 export function logoutView(options: LogoutViewOptions): ViewOptions {
   const { sessions } = options

@@ -1,6 +1,7 @@
 import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
 import { emptyResponse, jsonResponse, type ApiResponse } from '../core/api-response.js'
 import { ConfigurationError, NotFound, PermissionDenied } from '../core/errors.js'
+import { namedSchema } from '../core/named-schema.js'
 import type { UserId } from '../core/user.js'
 import type { RequestContext, ViewOptions } from '../core/view.js'
 import { IsAuthenticated } from '../permissions/is-authenticated.js'
@@ -35,7 +36,7 @@ const TOKEN_INFO_PROPERTIES = {
   last_used: { type: ['string', 'null'], format: 'date-time', description: 'Updated at most once a minute.' },
 } as const
 const TOKEN_INFO_REQUIRED = ['id', 'name', 'prefix', 'created', 'expires', 'last_used'] as const
-const TOKEN_INFO_SCHEMA = { type: 'object', required: TOKEN_INFO_REQUIRED, properties: TOKEN_INFO_PROPERTIES } as const
+const TOKEN_INFO_SCHEMA = namedSchema('NamedToken', { type: 'object', required: TOKEN_INFO_REQUIRED, properties: TOKEN_INFO_PROPERTIES })
 
 /** How a token is listed: `{id, name, prefix, created, expires, last_used}`, never the token itself. */
 export function namedTokenJson(token: NamedTokenInfo): Record<string, unknown> {
@@ -96,7 +97,7 @@ function common(options: NamedTokenViewOptions, name: string): Omit<ViewOptions,
  * no expiry, or a later one, gets the requester's token's own expiry (`expires` says which).
  *
  * @example
- * mountView(app, '/api/auth/tokens/', api.view(namedTokensView({ tokens: namedTokens })))
+ * route('/api/auth/tokens/', api.view(namedTokensView({ tokens: namedTokens })))
  */
 export function namedTokensView(options: NamedTokenViewOptions): ViewOptions {
   const { tokens, maxTokensPerUser } = options
@@ -150,7 +151,7 @@ export function namedTokensView(options: NamedTokenViewOptions): ViewOptions {
  * `204`; an id that is not one of the requester's tokens (another user's included) is `404`.
  *
  * @example
- * mountView(app, '/api/auth/tokens/:id/', api.view(namedTokenDetailView({ tokens: namedTokens })))
+ * route('/api/auth/tokens/:id/', api.view(namedTokenDetailView({ tokens: namedTokens })))
  */
 export function namedTokenDetailView(options: NamedTokenViewOptions): ViewOptions {
   const { tokens } = options
@@ -161,7 +162,15 @@ export function namedTokenDetailView(options: NamedTokenViewOptions): ViewOption
   }
   return {
     ...common(options, 'Named Token'),
-    handlers: { DELETE: Object.assign(revoke, { openApi: { summary: "Revokes one of the requester's named tokens.", status: 204 } }) },
+    handlers: {
+      DELETE: Object.assign(revoke, {
+        openApi: {
+          summary: "Revokes one of the requester's named tokens.",
+          status: 204,
+          parameters: [{ name: 'id', in: 'path', required: true, description: "The token's `id`.", schema: { type: 'integer', minimum: 1 } }],
+        },
+      }),
+    },
   }
 }
 
@@ -170,7 +179,7 @@ export function namedTokenDetailView(options: NamedTokenViewOptions): ViewOption
  * included), `204`.
  *
  * @example
- * mountView(app, '/api/auth/tokens/revoke-all/', api.view(revokeAllNamedTokensView({ tokens: namedTokens })))
+ * route('/api/auth/tokens/revoke-all/', api.view(revokeAllNamedTokensView({ tokens: namedTokens })))
  */
 export function revokeAllNamedTokensView(options: NamedTokenViewOptions): ViewOptions {
   const { tokens } = options

@@ -1,5 +1,6 @@
 import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
 import { jsonResponse, type ApiResponse } from '../core/api-response.js'
+import type { JsonObject } from '../core/openapi-types.js'
 import type { StoredUser } from '../core/user.js'
 import type { RequestContext, ViewOptions } from '../core/view.js'
 import type { TokenRecord, TokenStore } from '../stores/token-store.js'
@@ -9,11 +10,23 @@ import type { Throttle } from '../throttling/throttle.js'
 import { authenticateCredentials } from './authenticate-credentials.js'
 import { CREDENTIALS_SCHEMA } from './credentials-schema.js'
 
-/** Extra response fields of a derived token view, written after `token`. */
-export type TokenResponseFields = (
+/** The JSON Schema of a derived token view's extra fields, for OpenAPI documents. */
+export interface TokenResponseFieldsSchema {
+  /** Each field's JSON Schema. */
+  readonly properties: Readonly<Record<string, JsonObject>>
+  /** The fields always sent. @default none */
+  readonly required?: readonly string[]
+}
+
+/**
+ * Extra response fields of a derived token view, written after `token`. A `schema` property
+ * on the function describes them in OpenAPI documents (without one, the 200 body allows any
+ * further field).
+ */
+export type TokenResponseFields = ((
   user: StoredUser,
   token: TokenRecord,
-) => Readonly<Record<string, unknown>> | Promise<Readonly<Record<string, unknown>>>
+) => Readonly<Record<string, unknown>> | Promise<Readonly<Record<string, unknown>>>) & { readonly schema?: TokenResponseFieldsSchema }
 
 /** Options for `obtainAuthTokenView`. */
 export interface ObtainAuthTokenOptions {
@@ -48,9 +61,28 @@ export interface ObtainAuthTokenOptions {
   readonly loginFailures?: LoginFailureThrottle | undefined
 }
 
-/** The derived view's extra fields: `{"user_id": <id>, "username": <name>}`. */
-export function userIdAndUsername(user: StoredUser): Readonly<Record<string, unknown>> {
-  return { user_id: user.id, username: user.username }
+/** The derived view's extra fields: `{"user_id": <id>, "username": <name>}` (with their `schema`). */
+export const userIdAndUsername: ((user: StoredUser) => Readonly<Record<string, unknown>>) & { readonly schema: TokenResponseFieldsSchema } = Object.assign(
+  (user: StoredUser): Readonly<Record<string, unknown>> => ({ user_id: user.id, username: user.username }),
+  {
+    schema: {
+      properties: { user_id: { type: ['integer', 'string'], description: "The user's id (an integer with the built-in stores)." }, username: { type: 'string' } },
+      required: ['user_id', 'username'],
+    },
+  },
+)
+
+/** The 200 body's schema: `token`, then the extra fields (described, or any). */
+function tokenResponseSchema(extraFields: TokenResponseFields | undefined): JsonObject {
+  const extra = extraFields?.schema
+  const properties: Record<string, JsonObject> = { token: { type: 'string' } }
+  for (const [key, schema] of Object.entries(extra?.properties ?? {})) if (key !== 'token') properties[key] = schema
+  return {
+    type: 'object',
+    required: ['token', ...(extra?.required ?? []).filter((k) => k !== 'token')],
+    properties,
+    ...(extraFields === undefined || extra !== undefined ? { additionalProperties: false } : {}),
+  }
 }
 
 /**
@@ -62,7 +94,7 @@ export function userIdAndUsername(user: StoredUser): Readonly<Record<string, unk
  * Pass the result to `api.view()`; spread it to change anything else.
  *
  * @example
- * mountView(app, '/api/auth/token/', api.view(obtainAuthTokenView({ users, tokens })))
+ * route('/api/auth/token/', api.view(obtainAuthTokenView({ users, tokens })))
  * // a throttled variant, and one answering user_id and username too:
  * api.view(obtainAuthTokenView({ users, tokens, throttles: [loginThrottle] }))
  * api.view(obtainAuthTokenView({ users, tokens, extraFields: userIdAndUsername }))
@@ -85,12 +117,8 @@ export function obtainAuthTokenView(options: ObtainAuthTokenOptions): ViewOption
       POST: Object.assign(post, {
         openApi: {
           requestBody: CREDENTIALS_SCHEMA,
-          response: {
-            type: 'object',
-            required: ['token'],
-            properties: { token: { type: 'string' } },
-            ...(extraFields === undefined ? { additionalProperties: false } : {}),
-          },
+          response: tokenResponseSchema(extraFields),
+          ...(options.loginFailures === undefined ? {} : { errors: [429] }),
         },
       }),
     },

@@ -103,7 +103,7 @@ describe('the packed tarball', () => {
 
     it('imports every entry of "exports"', async () => {
       const entries = Object.keys(PACKAGE.exports).filter((key) => key !== './package.json')
-      expect(entries).toEqual(expect.arrayContaining(['.', './kysely', './redis', './fastify', './express', './hono', './node', './testing']))
+      expect(entries).toEqual(expect.arrayContaining(['.', './kysely', './redis', './fastify', './express', './hono', './node', './testing', './admin']))
       for (const entry of entries) {
         const specifier = entry === '.' ? 'gatehouse' : `gatehouse/${entry.slice(2)}`
         const result = await run('node', ['--input-type=module', '-e', `const m = await import('${specifier}'); console.log(Object.keys(m).length)`], app)
@@ -134,9 +134,10 @@ describe('the packed tarball', () => {
         [
           "import { createApi, TokenAuthentication, IsAuthenticated, PageNumberPagination, type ApiRequest, type User } from 'gatehouse'",
           "import { KyselyTokenStore, KyselyUserStore, openDatabase, type AuthDatabase } from 'gatehouse/kysely'",
-          "import { mountView } from 'gatehouse/fastify'",
+          "import { mountRoutes } from 'gatehouse/fastify'",
           "import { createRedisClient } from 'gatehouse/redis'",
           "import { viewHandler } from 'gatehouse/node'",
+          "import { adminRoutes } from 'gatehouse/admin'",
           "import { policies as expressPolicies } from 'gatehouse/express'",
           "void expressPolicies",
           "import { runSessionStoreSuite, runThrottleStoreSuite, runTokenStoreSuite, runUserStoreSuite, type TestApi } from 'gatehouse/testing'",
@@ -163,14 +164,17 @@ describe('the packed tarball', () => {
           'console.log(sessions)',
           'const api = createApi({ authentication: [new TokenAuthentication({ tokens, users })], permissions: [new IsAuthenticated()], pagination: new PageNumberPagination(), pageSize: 10 })',
           'const describeUser = (request: ApiRequest, user: User): string => `${request.method} ${String(user.username)}`',
-          'console.log(api, describeUser, mountView, createRedisClient, viewHandler)',
+          'console.log(api, describeUser, mountRoutes, createRedisClient, viewHandler)',
+          '// The admin pages take the same stores (KyselyUserStore has list, setActive, setPassword).',
+          'console.log(adminRoutes({ api, users, sessions, tokens }).length)',
           '',
         ].join('\n'),
       )
       const result = await run(join(app, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], app)
       expect(result.stdout + result.stderr).toBe('')
       expect(result.status).toBe(0)
-    })
+      // tsc reads every declaration of the package and its peers (skipLibCheck off): tens of seconds on a loaded 2-core machine.
+    }, 180_000)
 
     it('runs the command line: --help, and migrate on an empty SQLite file writes tables and no rows', async () => {
       const bin = join(app, 'node_modules', '.bin', 'gatehouse')

@@ -83,6 +83,7 @@ const PUBLIC_EXPORTS = [
   'loginView',
   'logoutView',
   'matchRoutes',
+  'namedSchema',
   'namedTokenDetailView',
   'namedTokenJson',
   'namedTokensView',

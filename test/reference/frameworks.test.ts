@@ -1,5 +1,5 @@
 /**
- * The reference API on all four frameworks at once: Fastify (the `gatehouseViews` plugin),
+ * The reference API on all four frameworks at once: Fastify (`mountRoutes`, an encapsulated scope),
  * Express (`mountRoutes`), Hono (`mountRoutes` on @hono/node-server) and plain node:http
  * (`router`), each over a real socket on its own freshly seeded SQLite database. The oracle's
  * request list plus adapter edge cases goes to each, in the same order, and every answer must

@@ -51,8 +51,29 @@ for (const backend of BACKENDS) {
       expect(result.valid).toBe(true)
     })
 
+    it('lists no text/html, a server and a license (redocly\'s no-empty-servers, info-license)', () => {
+      expect(JSON.stringify(doc)).not.toContain('text/html')
+      expect(doc['servers']).toEqual([{ url: '/' }])
+      expect(at(doc, 'info', 'license')).toEqual({ name: 'MIT', identifier: 'MIT' })
+    })
+
+    it('describes the detailed token view\'s extra fields and the named token id as an integer', () => {
+      expect(successSchema(at(paths, '/api/auth/token/detailed/', 'post'))).toMatchObject({
+        required: ['token', 'user_id', 'username'],
+        properties: { token: { type: 'string' }, user_id: { type: ['integer', 'string'] }, username: { type: 'string' } },
+        additionalProperties: false,
+      })
+      expect(at(paths, '/api/auth/tokens/{id}/', 'delete', 'parameters')).toEqual([
+        { name: 'id', in: 'path', required: true, description: "The token's `id`.", schema: { type: 'integer', minimum: 1 } },
+      ])
+      expect(Object.keys(at(paths, '/api/articles/', 'post', 'responses') as Json)).toEqual(['201', '400', '401', '403', '404', '406', '415'])
+      expect(at(doc, 'components', 'responses', 'MethodNotAllowed')).toBeDefined()
+    })
+
     it('describes every route of the reference API, and only those, with each handler method', () => {
-      const routes = referenceRoutes(server.ref)
+      // The administration pages (HTML for staff, under /admin/) are not part of the API's document.
+      const routes = referenceRoutes(server.ref).filter((r) => !r.path.startsWith('/admin/'))
+      expect(routes.length).toBeLessThan(referenceRoutes(server.ref).length)
       const openApiPath = (path: string): string => path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}')
       expect(Object.keys(paths).sort()).toEqual(routes.map((r) => openApiPath(r.path)).sort())
       for (const r of routes) {
@@ -87,13 +108,16 @@ for (const backend of BACKENDS) {
       // IsAuthenticatedOrReadOnly: anyone reads, only the authenticated create.
       expect(at(paths, '/api/articles/', 'get', 'security')).toContainEqual({})
       expect(at(paths, '/api/articles/', 'post', 'security')).toEqual([{ tokenAuth: [] }, { cookieAuth: [], csrfToken: [] }, { basicAuth: [] }])
-      expect(at(paths, '/api/openapi.json', 'get', 'security')).toEqual([{}])
+      // The document's own view authenticates like the others; anyone may read it.
+      expect(at(paths, '/api/openapi.json', 'get', 'security')).toEqual([{ tokenAuth: [] }, { cookieAuth: [] }, { basicAuth: [] }, {}])
       // The first scheme decides 401 (a challenge) or 403.
       expect(at(paths, '/api/schemes/basic-session/', 'get', 'responses', '401', 'headers', 'WWW-Authenticate')).toBeDefined()
       expect(at(paths, '/api/schemes/session-basic/', 'get', 'responses', '401')).toBeUndefined()
       expect(at(paths, '/api/schemes/session-basic/', 'get', 'responses', '403')).toBeDefined()
       expect(at(paths, '/api/auth/token/throttled/', 'post', 'responses', '429', 'headers', 'Retry-After')).toBeDefined()
+      // Failed-login throttling is off here: nothing else answers 429.
       expect(at(paths, '/api/auth/token/', 'post', 'responses', '429')).toBeUndefined()
+      expect(at(paths, '/api/whoami/', 'get', 'responses', '429')).toBeUndefined()
     })
 
     it('gives each list its paginator\'s query parameters and the author filter, and only those', () => {
@@ -123,25 +147,35 @@ for (const backend of BACKENDS) {
         required: false,
         in: 'query',
         description: 'A page number within the paginated result set.',
-        schema: { type: 'integer' },
+        schema: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', enum: ['last'] }] },
       })
+      const pages = at(paths, '/api/articles/pages/', 'get', 'parameters') as Json[]
+      expect(at(pages[0], 'schema', 'anyOf', '1', 'enum')).toEqual(['last', 'end'])
+      expect(pages[1]?.['schema']).toEqual({ type: 'integer', minimum: 1, maximum: 25 })
+      expect(at((at(paths, '/api/articles/offset/', 'get', 'parameters') as Json[])[0], 'schema', 'maximum')).toBe(25)
       expect((at(paths, '/api/articles/cursor/', 'get', 'parameters') as Json[])[0]).toMatchObject({ description: 'The pagination cursor value.', schema: { type: 'string' } })
     })
 
     it('describes each paginated envelope as the routes answer it', async () => {
-      const pageEnvelope = successSchema(at(paths, '/api/articles/', 'get'))
-      expect(pageEnvelope['required']).toEqual(['count', 'results'])
+      const named = (schema: Json): Json => at(doc, 'components', 'schemas', String(schema['$ref']).replace('#/components/schemas/', '')) as Json
+      expect(successSchema(at(paths, '/api/articles/', 'get'))).toEqual({ $ref: '#/components/schemas/ArticlePage' })
+      expect(successSchema(at(paths, '/api/articles/offset/', 'get'))).toEqual({ $ref: '#/components/schemas/ArticleOffsetPage' })
+      expect(successSchema(at(paths, '/api/articles/cursor/', 'get'))).toEqual({ $ref: '#/components/schemas/ArticleCursorPage' })
+      const pageEnvelope = named(successSchema(at(paths, '/api/articles/', 'get')))
+      expect(pageEnvelope['required']).toEqual(['count', 'next', 'previous', 'results'])
       expect(at(pageEnvelope, 'properties', 'count')).toEqual({ type: 'integer', example: 123 })
       expect(at(pageEnvelope, 'properties', 'next')).toEqual({ type: ['string', 'null'], format: 'uri', example: 'http://api.example.org/accounts/?page=4' })
-      expect(at(successSchema(at(paths, '/api/articles/cursor/', 'get')), 'properties', 'count')).toBeUndefined()
+      expect(at(named(successSchema(at(paths, '/api/articles/cursor/', 'get'))), 'properties', 'count')).toBeUndefined()
       expect(successSchema(at(paths, '/api/articles/all/', 'get'))['type']).toBe('array')
       const linkHeader = at(paths, '/api/articles/link-header/', 'get', 'responses', '200') as Json
       expect(Object.keys(linkHeader['headers'] as Json)).toEqual(['Link', 'X-Total-Count'])
 
       // The live answers have exactly the documented keys, and items the documented fields.
-      const item = at(pageEnvelope, 'properties', 'results', 'items') as Json
+      expect(at(pageEnvelope, 'properties', 'results', 'items')).toEqual({ $ref: '#/components/schemas/Article' })
+      const item = at(doc, 'components', 'schemas', 'Article') as Json
       for (const path of ['/api/articles/', '/api/articles/offset/', '/api/articles/cursor/', '/api/articles/nested/', '/api/articles/manual/']) {
-        const schema = successSchema(at(paths, path, 'get'))
+        const own = successSchema(at(paths, path, 'get'))
+        const schema = own['$ref'] === undefined ? own : named(own)
         const body = (await (await fetch(`${server.baseUrl}${path}`)).json()) as Json
         expect(Object.keys(body).sort(), path).toEqual(Object.keys(schema['properties'] as Json).sort())
         expect(Object.keys((body['results'] as Json[])[0] ?? {}).sort(), path).toEqual([...(item['required'] as string[])].sort())
@@ -151,8 +185,10 @@ for (const backend of BACKENDS) {
     })
 
     it('describes errors as the routes answer them: a bad page is a documented 404 `{"detail"}`', async () => {
-      expect(at(paths, '/api/articles/', 'get', 'responses', '404', 'content', 'application/json', 'schema')).toEqual({ $ref: '#/components/schemas/Error' })
-      expect(at(doc, 'components', 'schemas', 'Error')).toEqual({ type: 'object', required: ['detail'], properties: { detail: { type: 'string' } } })
+      expect(at(paths, '/api/articles/', 'get', 'responses', '404', 'content', 'application/json', 'schema')).toEqual({ $ref: '#/components/schemas/ErrorDetail' })
+      expect(at(doc, 'components', 'schemas', 'ErrorDetail')).toEqual({ type: 'object', required: ['detail'], properties: { detail: { type: 'string' } } })
+      // No `Error` to shadow a language's own.
+      expect(at(doc, 'components', 'schemas', 'Error')).toBeUndefined()
       const res = await fetch(`${server.baseUrl}/api/articles/?page=x`)
       expect(res.status).toBe(404)
       expect(await res.json()).toEqual({ detail: 'Invalid page.' })
@@ -162,7 +198,8 @@ for (const backend of BACKENDS) {
       const post = at(paths, '/api/articles/', 'post')
       expect(at(post, 'requestBody', 'content', 'application/json', 'schema', 'required')).toEqual(['title', 'score'])
       expect(Object.keys(at(post, 'requestBody', 'content') as Json)).toEqual(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'])
-      const created = successSchema(post, '201')
+      expect(successSchema(post, '201')).toEqual({ $ref: '#/components/schemas/Article' })
+      const created = at(doc, 'components', 'schemas', 'Article') as Json
       const res = await fetch(`${server.baseUrl}/api/articles/`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Authorization: `Token ${BOB_TOKEN}` },

@@ -12,7 +12,7 @@ import { listHandler, paginatedList } from 'gatehouse'
 import { PageNumberPagination } from 'gatehouse'
 import { OrderingFilter } from 'gatehouse'
 import type { Page, PageNumberState, Paginator, SeekSource } from 'gatehouse'
-import { describeHandler, type JsonObject, type OpenApiPaginatedResponse } from 'gatehouse'
+import { describeHandler, namedSchema, type JsonObject, type OpenApiPaginatedResponse } from 'gatehouse'
 import { parsePythonInt, queryParam } from 'gatehouse'
 import { IsAuthenticatedOrReadOnly } from 'gatehouse'
 import type { ReferenceContext } from '../context.js'
@@ -44,7 +44,7 @@ export function serializeArticle(row: ArticleRow): Record<string, unknown> {
 }
 
 /** One serialized article, for the OpenAPI document. */
-export const ARTICLE_SCHEMA: JsonObject = {
+export const ARTICLE_SCHEMA: JsonObject = namedSchema('Article', {
   type: 'object',
   required: ['id', 'title', 'author', 'score', 'created'],
   properties: {
@@ -54,7 +54,7 @@ export const ARTICLE_SCHEMA: JsonObject = {
     score: { type: 'integer' },
     created: { type: 'string', format: 'date-time' },
   },
-}
+})
 
 /** The body `POST /api/articles/` reads (the author is the requester, `created` is now). */
 const NEW_ARTICLE_SCHEMA: JsonObject = {

@@ -10,11 +10,11 @@ import { IsAdminUser } from 'gatehouse'
 import { IsAuthenticated } from 'gatehouse'
 import type { Permission } from 'gatehouse'
 import type { TokenRecord } from 'gatehouse'
-import { describeHandler, type JsonObject } from 'gatehouse'
+import { describeHandler, namedSchema, type JsonObject } from 'gatehouse'
 import type { ReferenceContext } from '../context.js'
 
 /** What every identity route answers, for the OpenAPI document. */
-const WHOAMI_SCHEMA: JsonObject = {
+const WHOAMI_SCHEMA: JsonObject = namedSchema('Identity', {
   type: 'object',
   required: ['username', 'authenticated', 'auth'],
   properties: {
@@ -22,7 +22,7 @@ const WHOAMI_SCHEMA: JsonObject = {
     authenticated: { type: 'boolean' },
     auth: { type: ['string', 'null'], description: 'The token key when a token authenticated the request.' },
   },
-}
+})
 
 /** `{"username", "authenticated", "auth"}`: who the request is, as every identity route answers. */
 async function whoamiHandler(ctx: RequestContext): Promise<ApiResponse> {

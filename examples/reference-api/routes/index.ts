@@ -1,15 +1,19 @@
 import { openApiView, route, type Route } from 'gatehouse'
 import type { ReferenceContext } from '../context.js'
+import { referenceAdminRoutes } from './admin.js'
 import { articleRoutes } from './articles.js'
 import { identityRoutes } from './identity.js'
 import { namedTokenRoutes } from './named-tokens.js'
 import { throttledRoutes } from './throttled.js'
 import { tokenRoutes } from './tokens.js'
 
-/** Every route of the reference API, declared once and framework-neutral, and `/api/openapi.json` describing them all. */
+/**
+ * Every route of the reference API, declared once and framework-neutral, `/api/openapi.json`
+ * describing them all, and the administration pages under `/admin/` (HTML, not in the document).
+ */
 export function referenceRoutes(ref: ReferenceContext): Route[] {
   const routes = [...identityRoutes(ref), ...tokenRoutes(ref), ...namedTokenRoutes(ref), ...throttledRoutes(ref), ...articleRoutes(ref)]
-  const info = { title: 'gatehouse reference API', version: '1.0.0', description: 'The routes of reference-api.md, on any of the four frameworks.' }
+  const info = { title: 'gatehouse reference API', version: '1.0.0', description: 'The routes of reference-api.md, on any of the four frameworks.', license: { name: 'MIT', identifier: 'MIT' } }
   routes.push(route('/api/openapi.json', ref.api.view(openApiView({ routes: () => routes, info }))))
-  return routes
+  return [...routes, ...referenceAdminRoutes(ref)]
 }

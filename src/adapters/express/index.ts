@@ -1,13 +1,17 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response, Router } from 'express'
 import type { ApiRequest, RequestData } from '../../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
+import type { Api } from '../../core/api.js'
+import { answerError, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
 import { ParseError } from '../../core/errors.js'
-import type { Guard } from '../../core/guard.js'
-import type { RequestState } from '../../core/pipeline.js'
+import { answerHandlerError, resolveGuard, type Guard, type GuardOptions } from '../../core/guard.js'
+import type { RequestContext } from '../../core/pipeline.js'
+import { withVary } from '../../core/response-finishing.js'
+import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import { createApiRequest } from '../../core/request-factory.js'
 import type { Route } from '../../core/route.js'
 import type { User } from '../../core/user.js'
-import type { ApiView, RequestContext } from '../../core/view.js'
+import type { ApiView } from '../../core/view.js'
 import { parseBody } from '../../core/body-parser.js'
 import { headerBag, readBody, writeResponse } from '../node-http/index.js'
 
@@ -20,8 +24,8 @@ declare global {
       user?: User
       /** What the authenticating scheme returned beside the user (a token row…), or `null`. */
       auth?: unknown
-      /** The whole state of the guarded request (settings, authenticator, Vary). */
-      gatehouse?: RequestState
+      /** The guarded request's context (settings, authenticator, Vary, params): see `requestContext`. */
+      gatehouse?: RequestContext
     }
   }
 }
@@ -36,10 +40,6 @@ export interface ExpressOptions {
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024
-const INVALID_HOST = jsonResponse(400, { detail: 'Invalid Host header.' })
-
-/** The ApiRequest and guard of a request `policies()` ran on, for the error handler. */
-const guarded = new WeakMap<Request, { readonly guard: Guard; readonly request: ApiRequest }>()
 
 /** The first value of a possibly comma-joined header. */
 function firstValue(value: string | undefined): string | undefined {
@@ -124,54 +124,48 @@ export function sendApiResponse(res: Response, response: ApiResponse): void {
   writeResponse(res, response)
 }
 
+/** Options of `policies(api, options)`: the route's policies and how its body is read. */
+export interface PoliciesOptions extends GuardOptions, ExpressOptions {}
+
+const ADAPTER_KEYS: readonly (keyof ExpressOptions)[] = ['bodyLimit']
+
 /**
- * Middleware that runs a guard's policies (allowed host, authentication, permissions,
+ * Middleware that runs a route's policies (allowed host, authentication, permissions,
  * throttles) before the app's own handler, and puts the result on `req.user`, `req.auth`
  * and `req.gatehouse`. A refusal answers in DRF's shape (status, `{"detail"}`,
- * `WWW-Authenticate`, `Retry-After`); any other error goes to `next(error)`.
+ * `WWW-Authenticate`, `Retry-After`, `Vary`). Errors the app's handler throws go to Express's
+ * error chain: install `errorHandler()` after your routes to answer them in DRF's shape.
  *
  * @example
- * router.get('/books/:id', policies(api.guard({ permissions: [IsAuthenticated] })), (req, res) => { … })
+ * router.get('/books/:id', policies(api, { permissions: [new IsAuthenticated()] }), (req, res) => { … })
  */
-export function policies(guard: Guard, options: ExpressOptions = {}): RequestHandler {
+export function policies(guard: Guard, options?: ExpressOptions): RequestHandler
+export function policies(api: Api, options?: PoliciesOptions): RequestHandler
+export function policies(source: Api | Guard, options: PoliciesOptions = {}): RequestHandler {
+  const guard = resolveGuard(source, options, ADAPTER_KEYS)
+  const adapterOptions: ExpressOptions = options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }
   return (req: Request, res: Response, next: NextFunction): void => {
-    const request = toApiRequest(req, options)
-    if (request === null) return sendApiResponse(res, INVALID_HOST)
-    guarded.set(req, { guard, request })
-    guard.check(request).then(
-      (state) => {
-        req.user = state.user
-        req.auth = state.auth
-        req.gatehouse = state
-        for (const header of state.vary) res.vary(header)
-        next()
-      },
-      (error: unknown) => {
-        const rendered = renderOrNull(guard, error, request)
-        if (rendered === null) next(error)
-        else sendApiResponse(res, rendered)
-      },
-    )
+    guard.run(toApiRequest(req, adapterOptions)).then((result) => {
+      if (result.response !== null) return sendApiResponse(res, result.response)
+      const context = result.context
+      req.user = context.user
+      req.auth = context.auth
+      req.gatehouse = context
+      for (const header of context.vary) res.vary(header)
+      next()
+    }, next)
   }
 }
 
 /**
  * The handler context of a request `policies()` let through, for the core's helpers that take
  * one (`paginatedList(requestContext(req), …)`): JSON format, the route's params. Throws when
- * `policies()` did not run on the request (a wiring mistake, a 500 from the app's error handler).
+ * `policies()` did not run on the request (a wiring mistake, a 500 from the error handler).
  */
 export function requestContext(req: Request): RequestContext {
-  const state = req.gatehouse
-  if (state === undefined) throw new Error('gatehouse: requestContext() needs policies() to have run on this request')
-  return { ...state, format: 'json', params: state.request.params }
-}
-
-function renderOrNull(guard: Guard, error: unknown, request: ApiRequest): ApiResponse | null {
-  try {
-    return guard.renderError(error, request)
-  } catch {
-    return null
-  }
+  const context = req.gatehouse
+  if (context === undefined) throw new Error('gatehouse: requestContext() needs policies() to have run on this request')
+  return context
 }
 
 /** An error from Express's body parsers (`http-errors` with a `type`). */
@@ -201,23 +195,27 @@ async function bodyParserResponse(req: Request, error: BodyParserError): Promise
 }
 
 /**
- * Error middleware: renders errors of guarded requests (an `ApiError` thrown by a handler after
- * `policies()`) through the route's exception handler, and errors of Express's body parsers
- * (malformed JSON from `express.json()`, a body over its limit) in DRF's `{"detail"}` shape.
- * Every other error passes to the app's next error handler. Install it after your routes, on the
- * router that holds the gatehouse routes to keep its body-parser rendering to them.
+ * Error middleware answering every error in DRF's shape: an error of a guarded request through
+ * the route's exception handler (with its `Vary`), a failure of Express's body parsers
+ * (malformed JSON from `express.json()`, a body over its limit) as DRF answers it, and any
+ * other error as a logged `500 {"detail": "A server error occurred."}` (through `api`'s
+ * settings when given: `exceptionHandler`, `logError`). Install it after your routes.
+ *
+ * @example
+ * app.use(errorHandler(api))
  */
-export function gatehouseErrorHandler(): ErrorRequestHandler {
+export function errorHandler(api?: Api): ErrorRequestHandler {
+  const settings = api?.settings ?? DEFAULT_SETTINGS
   return (error: unknown, req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) return next(error)
-    const entry = guarded.get(req)
+    const context = req.gatehouse
     if (isBodyParserError(error)) {
-      bodyParserResponse(req, error).then((response) => sendApiResponse(res, response), next)
+      bodyParserResponse(req, error).then((response) => sendApiResponse(res, withVary(response, context?.vary ?? [])), next)
       return
     }
-    const rendered = entry === undefined ? null : renderOrNull(entry.guard, error, entry.request)
-    if (rendered === null) return next(error)
-    sendApiResponse(res, rendered)
+    if (context !== undefined) return sendApiResponse(res, answerHandlerError(error, context))
+    const request = toApiRequest(req)
+    sendApiResponse(res, request === null ? INVALID_HOST_RESPONSE : answerError(error, request, settings))
   }
 }
 
@@ -236,7 +234,7 @@ export function mountRoutes(target: RouteTarget, routes: readonly Route[], optio
 export function viewHandler(view: ApiView, options: ExpressOptions = {}): RequestHandler {
   return (req: Request, res: Response, next: NextFunction): void => {
     const request = toApiRequest(req, options)
-    if (request === null) return sendApiResponse(res, INVALID_HOST)
+    if (request === null) return sendApiResponse(res, INVALID_HOST_RESPONSE)
     view.handle(request).then((response) => {
       // A body left unread past the limit is not drained: the connection closes instead.
       if (response.status === 413 && !req.complete) res.setHeader('Connection', 'close')

@@ -2,13 +2,13 @@ import Fastify from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { jsonResponse } from '../../core/api-response.js'
 import { createApi } from '../../core/api.js'
-import { mountView, setupFastify } from './index.js'
+import { route } from '../../core/route.js'
+import { mountRoutes } from './index.js'
 
 async function app(): Promise<ReturnType<typeof Fastify>> {
   const fastify = Fastify()
-  setupFastify(fastify)
   const api = createApi()
-  mountView(fastify, '/x/', api.view({ name: 'X', handlers: { GET: async () => jsonResponse(200, { ok: true }) } }))
+  await mountRoutes(fastify, [route('/x/', api.view({ name: 'X', handlers: { GET: async () => jsonResponse(200, { ok: true }) } }))])
   await fastify.ready()
   return fastify
 }

@@ -4,32 +4,32 @@ import type {
   FastifyPluginAsync,
   FastifyReply,
   FastifyRequest,
-  preHandlerHookHandler,
+  preHandlerAsyncHookHandler,
 } from 'fastify'
 import type { Api } from '../../core/api.js'
 import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, serializeBody, type ApiResponse } from '../../core/api-response.js'
-import type { Guard, GuardOptions } from '../../core/guard.js'
-import { PayloadTooLarge } from '../../core/errors.js'
+import { parseBody } from '../../core/body-parser.js'
+import { answerError, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
+import { isApiError, PayloadTooLarge, UnsupportedMediaType } from '../../core/errors.js'
+import { answerHandlerError, resolveGuard, type Guard, type GuardOptions } from '../../core/guard.js'
+import type { RequestContext } from '../../core/pipeline.js'
 import { createApiRequest, type RawRequest } from '../../core/request-factory.js'
 import type { Route } from '../../core/route.js'
+import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import type { User } from '../../core/user.js'
-import type { ApiView, RequestContext } from '../../core/view.js'
+import type { ApiView } from '../../core/view.js'
 import { headerBag } from '../node-http/index.js'
 import { guardSwaggerTransform, swaggerTransformFor } from './swagger-transform.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The user gatehouse authenticated on a guarded route; `null` on routes it does not guard. */
-    user: User | null
+    /** The user `policies()` identified (the anonymous user when none); unset on routes it does not guard. */
+    user?: User | null
     /** The credentials of the scheme that authenticated (a token record, …); `null` when none. */
-    auth: unknown
-    /**
-     * The guarded request's context (state, JSON format, path params), for helpers that take one:
-     * `sendApiResponse(reply, await paginatedList(request.gatehouse!, paginator, source, serialize))`.
-     * `null` on routes gatehouse does not guard.
-     */
-    gatehouse: RequestContext | null
+    auth?: unknown
+    /** The guarded request's context (state, JSON format, path params): see `requestContext`. */
+    gatehouse?: RequestContext | null
   }
   interface FastifyContextConfig {
     /** Per-route gatehouse policies (`{ config: { gatehouse: { permissions: [IsAuthenticated] } } }`). */
@@ -106,11 +106,16 @@ export function sendApiResponse(reply: FastifyReply, response: ApiResponse): Fas
   return writeResponse(reply, response)
 }
 
-const INVALID_HOST = { detail: 'Invalid Host header.' }
+/** The ApiRequest of a Fastify request; `null` when its Host cannot form a URL. */
+function apiRequestOf(request: FastifyRequest): ApiRequest | null {
+  const url = requestUrl(request)
+  return url === null ? null : toApiRequest(request, url)
+}
 
-function mountOne(app: FastifyInstance, path: string, view: ApiView, views?: Map<string, ApiView>): void {
+
+function mountOne(app: FastifyInstance, path: string, view: ApiView, views: Map<string, ApiView>): void {
   // Keyed as Fastify reports the route (`request.routeOptions.url`), register prefix included.
-  views?.set(`${app.prefix}${path}`, view)
+  views.set(`${app.prefix}${path}`, view)
   app.route({
     method: [...app.supportedMethods],
     url: path,
@@ -120,7 +125,7 @@ function mountOne(app: FastifyInstance, path: string, view: ApiView, views?: Map
     config: { swaggerTransform: swaggerTransformFor(view) },
     handler: async (request, reply) => {
       const url = requestUrl(request)
-      if (url === null) return writeResponse(reply, jsonResponse(400, INVALID_HOST))
+      if (url === null) return writeResponse(reply, INVALID_HOST_RESPONSE)
       return writeResponse(reply, await view.handle(toApiRequest(request, url)))
     },
   })
@@ -132,47 +137,140 @@ function mountOne(app: FastifyInstance, path: string, view: ApiView, views?: Map
  * answers the 413 when it reads the body, after its own checks and with its Allow and Vary,
  * as on every other adapter (and as Django raises only once the body is read).
  */
-function installDrfScope(app: FastifyInstance, views?: ReadonlyMap<string, ApiView>): void {
+function installDrfScope(app: FastifyInstance, views: ReadonlyMap<string, ApiView>): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
   app.setNotFoundHandler((_request, reply) => writeResponse(reply, jsonResponse(404, { detail: 'Not found.' })))
-  app.setErrorHandler(async (error: { statusCode?: number }, request, reply) => {
-    const view = views?.get(request.routeOptions.url ?? '')
+  const fallback = errorHandler()
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const view = views.get(request.routeOptions.url ?? '')
     if (error.statusCode === 413 && view !== undefined) {
       const url = requestUrl(request)
-      if (url === null) return writeResponse(reply, jsonResponse(400, INVALID_HOST))
+      if (url === null) return writeResponse(reply, INVALID_HOST_RESPONSE)
       // The body was not read to its end: close rather than drain it.
       reply.header('connection', 'close')
       return writeResponse(reply, await view.handle(oversizedRequest(request, url)))
     }
-    const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
-    if (status === 500) request.log.error(error)
-    const detail =
-      status === 413 ? 'Request body is too large.' : status === 500 ? 'A server error occurred.' : 'Malformed request.'
-    return writeResponse(reply, jsonResponse(status, { detail }))
+    return fallback(error, request, reply)
   })
 }
 
-/** Options of the `gatehouseViews` plugin. */
-export interface GatehouseViewsOptions {
+/** Options of the views plugin `mountRoutes` registers. */
+interface ViewsPluginOptions {
   /** The views to mount (`route('/books/:id/', view)`); paths are relative to `prefix`. */
   readonly routes: readonly Route[]
   /** Fastify's own register prefix; the DRF 404 answers only below it. */
   readonly prefix?: string
 }
 
-/**
- * DRF-style views as an encapsulated Fastify plugin: `app.register(gatehouseViews, { routes, prefix: '/api' })`.
- * Inside its own scope only, bodies reach the core as raw bytes (DRF's parse, 415 and form
- * rules), unknown paths below `prefix` answer `404 {"detail": "Not found."}` and framework
- * errors (413 …) answer in DRF's shape. Each view is mounted for every method (it answers
- * 405 itself) and receives the route's path parameters in `ApiRequest.params`. Parsers and
- * handlers of the rest of the app are untouched.
- */
-export const gatehouseViews: FastifyPluginAsync<GatehouseViewsOptions> = async (scope, options) => {
+/** The encapsulated scope of `mountRoutes`. */
+const viewsPlugin: FastifyPluginAsync<ViewsPluginOptions> = async (scope, options) => {
   const views = new Map<string, ApiView>()
   installDrfScope(scope, views)
   for (const r of options.routes) mountOne(scope, r.path, r.view, views)
+}
+
+/**
+ * The `Content-Type`s the `gatehouse` plugin parses with DRF's rules (JSON with Python's
+ * `json` semantics, urlencoded forms), so `request.body` is what a DRF view's `request.data`
+ * would be. A malformed body is answered as DRF does, once the route's policies passed (a
+ * refusal comes first, as DRF parses only when the view reads `request.data`): DRF's exact 400.
+ */
+const DRF_PARSED = ['application/json', 'application/x-www-form-urlencoded']
+
+/** Raw bodies DRF's parsers refused, kept for `policies()` to answer once the policies passed. */
+const deferredBodies = new WeakSet<Buffer>()
+
+/** The `gatehouse` plugin's body parser: DRF's result, or the raw bytes of a malformed body. */
+async function drfBodyParser(request: FastifyRequest, body: Buffer): Promise<unknown> {
+  try {
+    return await parseBody(request.headers['content-type'] ?? null, body.length === 0 ? null : new Uint8Array(body))
+  } catch (error) {
+    if (!isApiError(error)) throw error
+    deferredBodies.add(body)
+    return body
+  }
+}
+
+/**
+ * Middleware style: a `preHandler` hook running a route's policies (allowed host,
+ * authentication, permissions, throttles) before its handler, setting `request.user`,
+ * `request.auth` and `request.gatehouse` (see `requestContext`) and the `Vary` the consulted
+ * schemes need. A refusal answers in DRF's shape (status, `{"detail"}`, `WWW-Authenticate`,
+ * `Retry-After`, `Vary`). Errors the handler throws reach Fastify's error handler: set
+ * `errorHandler()` to answer them in DRF's shape.
+ *
+ * @example
+ * app.setErrorHandler(errorHandler(api))
+ * app.get('/books/:id', { preHandler: policies(api, { permissions: [new IsAuthenticated()] }) }, async (request) => ({ user: request.user?.username }))
+ */
+export function policies(guard: Guard): preHandlerAsyncHookHandler
+export function policies(api: Api, options?: PoliciesOptions): preHandlerAsyncHookHandler
+export function policies(source: Api | Guard, options: PoliciesOptions = {}): preHandlerAsyncHookHandler {
+  const guard = resolveGuard(source, options, [])
+  return async function (request, reply) {
+    const result = await guard.run(apiRequestOf(request))
+    if (result.response !== null) return writeResponse(reply, result.response)
+    const context = result.context
+    request.user = context.user
+    request.auth = context.auth
+    request.gatehouse = context
+    if (context.vary.length > 0) addVary(reply, context.vary)
+    // In the `gatehouse` plugin's scope, a body DRF's parsers refused: their error, now that the policies passed.
+    if (Buffer.isBuffer(request.body) && deferredBodies.has(request.body)) await context.request.body()
+    return undefined
+  }
+}
+
+/** Options of `policies(api, options)`: the route's policies (Fastify reads the request itself). */
+export type PoliciesOptions = GuardOptions
+
+/**
+ * The handler context of a request `policies()` let through, for the core's helpers that take
+ * one (`paginatedList(requestContext(request), …)`): JSON format, the route's params. Throws
+ * when `policies()` did not run on the request.
+ */
+export function requestContext(request: FastifyRequest): RequestContext {
+  const context = request.gatehouse
+  if (context === undefined || context === null) throw new Error('gatehouse: requestContext() needs policies() to have run on this request')
+  return context
+}
+
+/** A Fastify error handler: what `errorHandler()` returns. */
+export type FastifyErrorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
+
+/** DRF's answer to one of Fastify's own request errors (bad media type, body too large…), or `null`. */
+function frameworkResponse(error: FastifyError, request: FastifyRequest): ApiResponse | null {
+  if (isApiError(error)) return null
+  const status = error.statusCode
+  if (typeof status !== 'number' || status < 400 || status >= 500) return null
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    const unsupported = new UnsupportedMediaType(request.headers['content-type'] ?? '')
+    return jsonResponse(unsupported.status, { detail: unsupported.detail })
+  }
+  return jsonResponse(status, { detail: status === 413 ? 'Request body is too large.' : 'Malformed request.' })
+}
+
+/**
+ * Fastify error handler answering every error in DRF's shape: an error of a guarded request
+ * through the route's exception handler (with its `Vary`), Fastify's own request errors (an
+ * unsupported media type as DRF's 415, a body over the limit as 413, other 4xx as
+ * `400 {"detail": "Malformed request."}`), and any other error as a logged
+ * `500 {"detail": "A server error occurred."}` (through `api`'s settings when given).
+ *
+ * @example
+ * app.setErrorHandler(errorHandler(api))
+ */
+export function errorHandler(api?: Api): FastifyErrorHandler {
+  const settings = api?.settings ?? DEFAULT_SETTINGS
+  return async (error, request, reply) => {
+    const context = request.gatehouse
+    if (context !== undefined && context !== null) return writeResponse(reply, answerHandlerError(error, context))
+    const framework = frameworkResponse(error, request)
+    if (framework !== null) return writeResponse(reply, framework)
+    const apiRequest = apiRequestOf(request)
+    return writeResponse(reply, apiRequest === null ? INVALID_HOST_RESPONSE : answerError(error, apiRequest, settings))
+  }
 }
 
 /** Options of the `gatehouse` plugin. */
@@ -182,30 +280,27 @@ export interface GatehouseOptions {
   /**
    * The app's routes to guard, registered inside gatehouse's scope (hooks and the error
    * handler of an encapsulated plugin reach only its own routes). Routes declare their
-   * policies in `config.gatehouse`; routes without it are left alone.
+   * policies in `config.gatehouse` (or with `preHandler: policies(…)`); routes without
+   * either are left alone.
    */
   readonly plugin?: FastifyPluginAsync
 }
 
-interface Guarded {
-  readonly guard: Guard
-  readonly request: ApiRequest
-}
-
 /**
  * Middleware style as an encapsulated Fastify plugin: `app.register(gatehouse, { api, plugin })`.
- * Every route in its scope with `config: { gatehouse: GuardOptions }` gets a `Guard`, built
- * when the route is registered (a bad option stops start-up, never a request), that runs in
- * `preHandler` and sets `request.user` / `request.auth`. ApiErrors thrown by the guard or by
- * the route's handler are answered in DRF's JSON (status, `detail`, WWW-Authenticate,
- * Retry-After); every other error is rethrown to the app's own error handler. Routes keep
- * Fastify's parsers: `ApiRequest.body()` returns what Fastify parsed.
+ * Every route in its scope with `config: { gatehouse: GuardOptions }` runs `policies()` with
+ * those options (built when the route is registered: a bad option stops start-up, never a
+ * request), and OpenAPI documents from @fastify/swagger show their security. The scope
+ * answers errors with `errorHandler(api)`, and parses JSON and form bodies with DRF's rules
+ * (`request.body` is what DRF's `request.data` would be; a malformed body is DRF's exact 400,
+ * after a refusal); other parsers of the app are untouched.
  */
 export const gatehouse: FastifyPluginAsync<GatehouseOptions> = async (scope, options) => {
-  const seen = new WeakMap<FastifyRequest, Guarded>()
   scope.decorateRequest('user', null)
   scope.decorateRequest('auth', null)
   scope.decorateRequest('gatehouse', null)
+  scope.removeContentTypeParser(DRF_PARSED)
+  scope.addContentTypeParser(DRF_PARSED, { parseAs: 'buffer' }, drfBodyParser)
   scope.addHook('onRoute', (routeOptions) => {
     const guardOptions = routeOptions.config?.gatehouse
     if (guardOptions === undefined) return
@@ -216,30 +311,12 @@ export const gatehouse: FastifyPluginAsync<GatehouseOptions> = async (scope, opt
       config['swaggerTransform'] = guardSwaggerTransform(guard)
       routeOptions.config = config as NonNullable<typeof routeOptions.config>
     }
-    const check: preHandlerHookHandler = async function (request, reply) {
-      const url = requestUrl(request)
-      if (url === null) return writeResponse(reply, jsonResponse(400, INVALID_HOST))
-      const apiRequest = toApiRequest(request, url)
-      seen.set(request, { guard, request: apiRequest })
-      const state = await guard.check(apiRequest)
-      request.user = state.user
-      request.auth = state.auth
-      // The app owns rendering in this style, so the context's format is always JSON.
-      request.gatehouse = { ...state, format: 'json', params: apiRequest.params }
-      if (state.vary.length > 0) addVary(reply, state.vary)
-      return undefined
-    }
+    const check = policies(guard)
     const existing = routeOptions.preHandler
     // Gatehouse runs first: the app's own preHandlers already see `request.user`.
     routeOptions.preHandler = existing === undefined ? [check] : [check, ...(Array.isArray(existing) ? existing : [existing])]
   })
-  scope.setErrorHandler(async (error: FastifyError, request, reply) => {
-    const guarded = seen.get(request)
-    const rendered = guarded === undefined ? null : guarded.guard.renderError(error, guarded.request)
-    // Not ours (or not a guarded route): Fastify hands a rethrown error to the parent's handler.
-    if (rendered === null) throw error
-    return writeResponse(reply, rendered)
-  })
+  scope.setErrorHandler(errorHandler(options.api))
   if (options.plugin !== undefined) await scope.register(options.plugin)
 }
 
@@ -250,23 +327,25 @@ function addVary(reply: FastifyReply, names: readonly string[]): void {
   reply.header('vary', list.join(', '))
 }
 
-/**
- * Mounts a gatehouse view at `path` for every method Fastify routes (TRACE and QUERY
- * included), so the view answers DRF's 405 `Method "X" not allowed.` itself.
- *
- * @deprecated Register the encapsulated plugin instead: `app.register(gatehouseViews, { routes: [route(path, view)] })`.
- */
-export function mountView(app: FastifyInstance, path: string, view: ApiView): void {
-  mountOne(app, path, view)
+/** Options of `mountRoutes`. */
+export interface MountOptions {
+  /**
+   * The path the routes are mounted below (Fastify's register prefix); unknown paths below
+   * it answer DRF's 404.
+   */
+  readonly prefix?: string
 }
 
 /**
- * Prepares a Fastify instance for gatehouse views: bodies reach the core as raw bytes
- * and framework-level errors answer in DRF's `{"detail": …}` shape. It changes the
- * instance it is given (all its parsers, its 404 and error handlers).
+ * Mounts DRF-style views in their own encapsulated scope: bodies reach the views raw (DRF's
+ * parse, 415 and form rules), unknown paths below `prefix` answer `404 {"detail": "Not found."}`
+ * and Fastify's own errors (413 …) answer in DRF's shape. Each view is mounted for every method
+ * (it answers 405 itself) with the route's path parameters in `ApiRequest.params`. Parsers and
+ * handlers of the rest of the app are untouched.
  *
- * @deprecated Register the encapsulated plugin `gatehouseViews` instead, which changes nothing outside its own scope.
+ * @example
+ * await mountRoutes(app, [route('/books/:id/', book)], { prefix: '/api' })
  */
-export function setupFastify(app: FastifyInstance): void {
-  installDrfScope(app)
+export async function mountRoutes(app: FastifyInstance, routes: readonly Route[], options: MountOptions = {}): Promise<void> {
+  await app.register(viewsPlugin, { routes, ...(options.prefix === undefined ? {} : { prefix: options.prefix }) })
 }

@@ -8,7 +8,7 @@ import { IsAuthenticated } from '../../permissions/index.js'
 import { route } from '../../core/route.js'
 import { AnonRateThrottle } from '../../throttling/anon-rate-throttle.js'
 import { MemoryThrottleStore } from '../../throttling/memory-throttle-store.js'
-import { gatehouse, gatehouseViews, sendApiResponse } from './index.js'
+import { gatehouse, mountRoutes, sendApiResponse } from './index.js'
 import { paginatedList } from '../../pagination/list-handler.js'
 import { PageNumberPagination } from '../../pagination/page-number-pagination.js'
 import { ArrayPageSource } from '../../pagination/array-page-source.js'
@@ -63,7 +63,7 @@ async function buildApp(): Promise<FastifyInstance> {
       })
       books.get('/articles/', { config: { gatehouse: { pageSize: 10 } } }, async (request, reply) => {
         const ctx = request.gatehouse
-        if (ctx === null) throw new Error('not guarded')
+        if (ctx === null || ctx === undefined) throw new Error('not guarded')
         return sendApiResponse(reply, await paginatedList(ctx, new PageNumberPagination(), new ArrayPageSource(articles), (row) => row))
       })
       books.get('/open', async (request) => ({ user: request.user }))
@@ -139,14 +139,14 @@ describe('gatehouse plugin (middleware style)', () => {
     await app.close()
   })
 
-  it('renders ApiErrors from guarded handlers and passes other errors to the app\'s handler', async () => {
+  it('answers errors of its routes in DRF shape: ApiErrors rendered, any other error a DRF 500', async () => {
     const app = await buildApp()
     const denied = await app.inject({ method: 'GET', url: '/checkout/4' })
     expect(denied.statusCode).toBe(403)
     expect(denied.json()).toEqual({ detail: 'Not your shelf.' })
     const conflict = await app.inject({ method: 'GET', url: '/checkout/5' })
-    expect(conflict.statusCode).toBe(409)
-    expect(conflict.json()).toEqual({ error: 'Book 5 is checked out' })
+    expect(conflict.statusCode).toBe(500)
+    expect(conflict.json()).toEqual({ detail: 'A server error occurred.' })
     await app.close()
   })
 
@@ -173,14 +173,14 @@ describe('gatehouse plugin (middleware style)', () => {
   })
 })
 
-describe('gatehouseViews plugin (DRF views)', () => {
+describe('mountRoutes (DRF views)', () => {
   async function viewsApp(): Promise<FastifyInstance> {
     const app = Fastify()
     app.post('/legacy', async (request) => ({ got: request.body }))
     const api = createApi()
     const detail = api.view({ name: 'Book', handlers: { GET: async (ctx) => jsonResponse(200, { id: ctx.request.params.id }) } })
     const echo = api.view({ name: 'Echo', handlers: { POST: async (ctx) => jsonResponse(200, { got: await ctx.request.body() }) } })
-    await app.register(gatehouseViews, { prefix: '/api', routes: [route('/books/:id/', detail), route('/echo/', echo)] })
+    await mountRoutes(app, [route('/books/:id/', detail), route('/echo/', echo)], { prefix: '/api' })
     await app.ready()
     return app
   }
@@ -219,7 +219,7 @@ describe('gatehouseViews plugin (DRF views)', () => {
     const api = createApi()
     const echo = api.view({ name: 'Echo', handlers: { POST: async (ctx) => jsonResponse(200, { got: await ctx.request.body() }) } })
     const ignores = api.view({ name: 'Ignores', handlers: { POST: async () => jsonResponse(201, {}) } })
-    await app.register(gatehouseViews, { prefix: '/api', routes: [route('/echo/', echo), route('/ignores/', ignores)] })
+    await mountRoutes(app, [route('/echo/', echo), route('/ignores/', ignores)], { prefix: '/api' })
     const payload = '{"a":"0123456789"}'
     const headers = { 'content-type': 'application/json' }
     const res = await app.inject({ method: 'POST', url: '/api/echo/', payload, headers })

@@ -1,6 +1,6 @@
 /**
  * @fastify/swagger, registered by a Fastify app as its users do, describes the views the
- * `gatehouseViews` plugin mounts (through their routes' `config.swaggerTransform`), and
+ * `mountRoutes` plugin mounts (through their routes' `config.swaggerTransform`), and
  * those views answer exactly as without it: no Fastify validation, no 400 of its own.
  */
 import swagger from '@fastify/swagger'
@@ -19,7 +19,7 @@ import { PageNumberPagination } from '../../pagination/page-number-pagination.js
 import { IsAuthenticatedOrReadOnly } from '../../permissions/is-authenticated-or-read-only.js'
 import { jsonResponse } from '../../core/api-response.js'
 import { IsAuthenticated } from '../../permissions/is-authenticated.js'
-import { gatehouse, gatehouseViews } from './index.js'
+import { gatehouse, mountRoutes } from './index.js'
 
 type Json = Record<string, unknown>
 const at = (value: unknown, ...keys: string[]): unknown => {
@@ -72,12 +72,12 @@ async function buildApp(mode: '3.1.0' | 'openapi-default' | 'swagger-2.0'): Prom
     mode === 'swagger-2.0' ? { swagger: { info } } : { openapi: mode === '3.1.0' ? { openapi: mode, info } : { info } },
   )
   instance.get('/health', { schema: { response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } } } }, async () => ({ ok: true }))
-  await instance.register(gatehouseViews, { routes: gatehouseRoutes(), prefix: '/api' })
+  await mountRoutes(instance, gatehouseRoutes(), { prefix: '/api' })
   await instance.ready()
   return instance
 }
 
-describe('@fastify/swagger with gatehouseViews', () => {
+describe('@fastify/swagger with mountRoutes', () => {
   it('describes the views (security, pagination, envelopes) in a valid OpenAPI 3.1 document, beside the app\'s own routes', async () => {
     app = await buildApp('3.1.0')
     const doc = app.swagger() as unknown as Json

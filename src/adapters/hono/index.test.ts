@@ -15,7 +15,7 @@ import { IsAuthenticated } from '../../permissions/is-authenticated.js'
 import { IsAdminUser } from '../../permissions/is-admin-user.js'
 import { AnonRateThrottle } from '../../throttling/anon-rate-throttle.js'
 import { MemoryThrottleStore } from '../../throttling/memory-throttle-store.js'
-import { mountRoutes, policies, requestContext, sendApiResponse, withApiErrors, type GatehouseEnv } from './index.js'
+import { mountRoutes, policies, requestContext, sendApiResponse, errorHandler, type GatehouseEnv } from './index.js'
 
 const alice: User = { id: 1, username: 'alice', isActive: true, isStaff: false, isAuthenticated: true }
 
@@ -55,7 +55,7 @@ function middlewareApp(): Hono<GatehouseEnv> {
     throw new Error('kaput')
   })
   app.get('/open/', (c) => c.text('no gatehouse here'))
-  app.onError((error, c) => c.json({ appHandled: error.message }, 500))
+  app.onError(errorHandler(api))
   return app
 }
 
@@ -131,28 +131,28 @@ describe('hono adapter, middleware style', () => {
     expect(chunked.status).toBe(413)
   })
 
-  it('passes other errors to the app own onError, and withApiErrors keeps ApiErrors from reaching it', async () => {
+  it('errorHandler answers other handler errors as a logged DRF 500, and leaves unguarded routes alone', async () => {
     const app = middlewareApp()
     const boom = await app.request('/boom/', { headers: token })
     expect(boom.status).toBe(500)
-    expect(await boom.json()).toEqual({ appHandled: 'kaput' })
+    expect(await boom.json()).toEqual({ detail: 'A server error occurred.' })
     expect((await app.request('/open/')).status).toBe(200)
 
-    const seen: string[] = []
-    const wrapped = new Hono<GatehouseEnv>()
-    wrapped.get('/x/:id', policies(createApi()), () => {
+    const logged: unknown[] = []
+    const unguarded = new Hono()
+    unguarded.get('/x/:id', () => {
       throw new NotFound()
     })
-    wrapped.onError(
-      withApiErrors((error, c) => {
-        seen.push(error.message)
-        return c.text('app', 500)
-      }),
-    )
-    const response = await wrapped.request('/x/1')
-    expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ detail: 'Not found.' })
-    expect(seen).toEqual([])
+    unguarded.get('/y/', () => {
+      throw new Error('secret')
+    })
+    unguarded.onError(errorHandler(createApi({ logError: (error) => logged.push(error) })))
+    const missing = await unguarded.request('/x/1')
+    expect(missing.status).toBe(404)
+    expect(await missing.json()).toEqual({ detail: 'Not found.' })
+    const failed = await unguarded.request('/y/')
+    expect(await failed.json()).toEqual({ detail: 'A server error occurred.' })
+    expect(logged).toHaveLength(1)
   })
 
   it('paginates with absolute next links from the request URL', async () => {

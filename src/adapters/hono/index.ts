@@ -1,16 +1,17 @@
 import type { Context, ErrorHandler, Hono, MiddlewareHandler } from 'hono'
+import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status'
 import type { ApiRequest } from '../../core/api-request.js'
-import { serializeBody, withHeaders, type ApiResponse } from '../../core/api-response.js'
+import { serializeBody, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
-import type { AuthenticationScheme } from '../../core/authentication-scheme.js'
-import { isApiError, PayloadTooLarge } from '../../core/errors.js'
-import { Guard, type GuardOptions } from '../../core/guard.js'
-import { varyOf, type RequestState } from '../../core/pipeline.js'
+import { answerError } from '../../core/error-answer.js'
+import { PayloadTooLarge } from '../../core/errors.js'
+import { answerHandlerError, resolveGuard, type Guard, type GuardOptions } from '../../core/guard.js'
+import type { RequestContext } from '../../core/pipeline.js'
+import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import { createApiRequest } from '../../core/request-factory.js'
 import type { Route } from '../../core/route.js'
 import type { User } from '../../core/user.js'
-import type { RequestContext } from '../../core/view.js'
 
 /** How the Hono adapter reads a request. */
 export interface HonoOptions {
@@ -28,7 +29,7 @@ export interface PoliciesOptions extends GuardOptions, HonoOptions {}
 export interface GatehouseVariables {
   user: User
   auth: unknown
-  gatehouse: RequestState
+  gatehouse: RequestContext
 }
 
 /** The Hono environment of a guarded app: `new Hono<GatehouseEnv>()`. */
@@ -130,25 +131,13 @@ export function sendApiResponse(c: Context, response: ApiResponse): Response {
 }
 
 /**
- * The `RequestContext` that `paginatedList` and view handlers take, for a route guarded by
- * `policies()` (JSON format, the route's parameters).
+ * The `RequestContext` that `paginatedList` and friends take, for a request `policies()` let
+ * through (JSON format, the route's parameters). Throws when `policies()` did not run on it.
  */
-export function requestContext(c: Context<GatehouseEnv>): RequestContext {
-  return { ...c.get('gatehouse'), format: 'json', params: c.req.param() as Record<string, string> }
-}
-
-/** The guard's rendering of `error`; `null` when it is not gatehouse's to answer. Never throws. */
-function render(guard: Guard, error: unknown, req: ApiRequest): ApiResponse | null {
-  let rendered: ApiResponse | null
-  try {
-    rendered = guard.renderError(error, req)
-  } catch (handlerError) {
-    guard.settings.logError(handlerError, { method: req.method, path: req.url.pathname })
-    return null
-  }
-  // A rendered non-ApiError (a store fault's 503) is still worth a log line.
-  if (rendered !== null && !isApiError(error)) guard.settings.logError(error, { method: req.method, path: req.url.pathname })
-  return rendered
+export function requestContext(c: Context): RequestContext {
+  const context = (c as Context<GatehouseEnv>).get('gatehouse') as RequestContext | undefined
+  if (context === undefined) throw new Error('gatehouse: requestContext() needs policies() to have run on this request')
+  return context
 }
 
 /** Replaces the context's response without Hono merging the old one's headers into it. */
@@ -157,12 +146,15 @@ function replaceResponse(c: Context, response: Response): void {
   c.res = response
 }
 
+const ADAPTER_KEYS: readonly (keyof HonoOptions)[] = ['bodyLimit']
+
 /**
  * Middleware running a route's policies (authentication, permissions, throttles) before the
  * app's handler. On success `c.get('user')`, `c.get('auth')` and `c.get('gatehouse')` are
- * set; an `ApiError` from the policies or from the handler answers in DRF's JSON shape
- * (status, `{"detail"}`, `WWW-Authenticate`, `Retry-After`); any other error reaches the
- * app's own `app.onError`.
+ * set and the answer gets the `Vary` the consulted schemes need; a refusal answers in DRF's
+ * JSON shape (status, `{"detail"}`, `WWW-Authenticate`, `Retry-After`, `Vary`). Errors the
+ * app's handler throws reach `app.onError`: install `errorHandler()` there to answer them in
+ * DRF's shape.
  *
  * @example
  * app.get('/books/:id', policies(api, { permissions: [new IsAuthenticated()] }), (c) => c.json({ user: c.get('user').username }))
@@ -170,59 +162,44 @@ function replaceResponse(c: Context, response: Response): void {
 export function policies(guard: Guard, options?: HonoOptions): MiddlewareHandler<GatehouseEnv>
 export function policies(api: Api, options?: PoliciesOptions): MiddlewareHandler<GatehouseEnv>
 export function policies(source: Api | Guard, options: PoliciesOptions = {}): MiddlewareHandler<GatehouseEnv> {
-  const { bodyLimit, ...guardOptions } = options
-  const adapterOptions: HonoOptions = bodyLimit === undefined ? {} : { bodyLimit }
-  const guard = source instanceof Guard ? source : source.guard(guardOptions)
+  const guard = resolveGuard(source, options, ADAPTER_KEYS)
+  const adapterOptions: HonoOptions = options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }
   return async (c, next) => {
-    const req = toApiRequest(c, adapterOptions)
-    const consulted: AuthenticationScheme[] = []
-    let state: RequestState
-    try {
-      state = await guard.check(req, consulted)
-    } catch (error) {
-      const rendered = render(guard, error, req)
-      if (rendered === null) throw error
-      // A refusal depends on the headers the schemes read too (DRF's Vary on every answer).
-      const vary = varyOf(consulted)
-      return toResponse(vary.length > 0 ? withHeaders(rendered, [['Vary', vary.join(', ')]]) : rendered)
-    }
-    c.set('user', state.user)
-    c.set('auth', state.auth)
-    c.set('gatehouse', state)
+    const result = await guard.run(toApiRequest(c, adapterOptions))
+    if (result.response !== null) return toResponse(result.response)
+    const context = result.context
+    c.set('user', context.user)
+    c.set('auth', context.auth)
+    c.set('gatehouse', context)
     try {
       await next()
     } catch (error) {
       // Hono hands Error throws to app.onError itself; only non-Error throws arrive here.
-      const rendered = render(guard, error, req)
-      if (rendered === null) throw error
-      replaceResponse(c, toResponse(rendered))
+      replaceResponse(c, toResponse(answerHandlerError(error, context)))
+      return undefined
     }
-    if (c.error !== undefined && isApiError(c.error)) {
-      const rendered = render(guard, c.error, req)
-      if (rendered !== null) replaceResponse(c, toResponse(rendered))
-    }
-    // The answer depends on the headers the consulted schemes read (Session: Cookie).
-    if (state.vary.length > 0) c.header('Vary', state.vary.join(', '), { append: true })
+    // The answer depends on the headers the consulted schemes read (Session: Cookie); an
+    // error answered by `errorHandler()` carries them already.
+    if (context.vary.length > 0 && c.error === undefined) c.header('Vary', context.vary.join(', '), { append: true })
     return undefined
   }
 }
 
 /**
- * Wraps the app's `onError` so ApiErrors thrown on guarded routes answer in DRF's shape
- * before the app's handler sees them (it then logs only real faults). Optional:
- * `policies()` renders ApiErrors either way.
+ * An `app.onError` handler answering every error in DRF's shape: an error of a guarded request
+ * through the route's exception handler (with its `Vary`), any other error as a logged
+ * `500 {"detail": "A server error occurred."}` (through `api`'s settings when given). A Hono
+ * `HTTPException` the app threw keeps its own response.
  *
  * @example
- * app.onError(withApiErrors((err, c) => c.json({ error: 'internal' }, 500)))
+ * app.onError(errorHandler(api))
  */
-export function withApiErrors<E extends GatehouseEnv>(handler: ErrorHandler<E>): ErrorHandler<E> {
+export function errorHandler(api?: Api): ErrorHandler {
+  const settings = api?.settings ?? DEFAULT_SETTINGS
   return (error, c) => {
-    const state = c.get('gatehouse') as RequestState | undefined
-    if (state !== undefined && isApiError(error)) {
-      const rendered = state.settings.exceptionHandler(error, { request: state.request, authentication: state.settings.authentication })
-      if (rendered !== null) return toResponse(rendered)
-    }
-    return handler(error, c)
+    if (error instanceof HTTPException) return error.getResponse()
+    const context = (c as Context<GatehouseEnv>).get('gatehouse') as RequestContext | undefined
+    return toResponse(context === undefined ? answerError(error, toApiRequest(c), settings) : answerHandlerError(error, context))
   }
 }
 

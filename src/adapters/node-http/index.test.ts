@@ -3,6 +3,7 @@ import { connect, Socket, type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { jsonResponse } from '../../core/api-response.js'
 import { createApi } from '../../core/api.js'
+import { route } from '../../core/route.js'
 import { PayloadTooLarge, requestUrl, router, type NodeHttpOptions } from './index.js'
 
 /** Sends raw bytes (any Host, any request target) and returns the raw response text. */
@@ -90,7 +91,7 @@ describe('node:http adapter over a socket', () => {
   })
 
   beforeAll(async () => {
-    server = createServer(router({ '/echo/': echo, '/abortable/': abortable }, options))
+    server = createServer(router([route('/echo/', echo), route('/abortable/', abortable)], options))
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     port = (server.address() as AddressInfo).port
   })

@@ -1,11 +1,14 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { HeaderBag } from '../../core/api-request.js'
 import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, serializeBody, type ApiResponse } from '../../core/api-response.js'
+import type { Api } from '../../core/api.js'
+import { answerError, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
 import { PayloadTooLarge } from '../../core/errors.js'
+import { answerHandlerError, resolveGuard, type Guard, type GuardOptions } from '../../core/guard.js'
+import type { RequestContext } from '../../core/pipeline.js'
 import { createApiRequest } from '../../core/request-factory.js'
-import type { Guard } from '../../core/guard.js'
-import type { RequestState } from '../../core/pipeline.js'
+import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import { matchRoutes, type Route } from '../../core/route.js'
 import type { ApiView } from '../../core/view.js'
 
@@ -18,6 +21,15 @@ export interface NodeHttpOptions {
   readonly trustProxy?: boolean
   /** Largest request body read, in bytes; a larger one answers 413. @default 1048576 (1 MiB, as Fastify) */
   readonly bodyLimit?: number
+}
+
+/** Options of `router`. */
+export interface NodeRouterOptions extends NodeHttpOptions {
+  /**
+   * A path the routes are mounted under (`'/v1'`: `route('/books/', …)` answers `/v1/books/`).
+   * Requests outside it are DRF's 404. @default none
+   */
+  readonly prefix?: string
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024
@@ -147,7 +159,6 @@ export function writeResponse(res: ServerResponse, response: ApiResponse): void 
   res.end(bytes)
 }
 
-const INVALID_HOST = jsonResponse(400, { detail: 'Invalid Host header.' })
 const NOT_FOUND = jsonResponse(404, { detail: 'Not found.' })
 
 /** A node:http request listener. */
@@ -171,7 +182,7 @@ async function serveView(
   params: Readonly<Record<string, string>> | undefined,
 ): Promise<void> {
   const request = toApiRequest(req, options, params)
-  const response = request === null ? INVALID_HOST : await view.handle(request)
+  const response = request === null ? INVALID_HOST_RESPONSE : await view.handle(request)
   // A body left unread past the limit is not drained: the connection closes instead.
   if (response.status === 413 && !req.complete) res.setHeader('Connection', 'close')
   writeResponse(res, response)
@@ -179,51 +190,122 @@ async function serveView(
 
 /**
  * Routes requests to views: `routes` is a list of `Route`s (`route('/books/:id/', view)`, path
- * parameters reach `ctx.params`) or, as before, a record of exact paths. The query is ignored
- * and the trailing slash is significant, as in DRF's URL conf; an unknown path is DRF's 404
- * `Not found.`.
+ * parameters reach `ctx.params`). The query is ignored and the trailing slash is significant,
+ * as in DRF's URL conf; an unknown path is DRF's 404 `Not found.`. A handler to compose with
+ * your own; `mountRoutes` installs it on a server.
  */
-export function router(routes: readonly Route[] | Readonly<Record<string, ApiView>>, options: NodeHttpOptions = {}): NodeHandler {
-  const list: readonly Route[] = Array.isArray(routes)
-    ? routes
-    : Object.entries(routes as Readonly<Record<string, ApiView>>).map(([path, view]) => ({ path, view }))
-  const match = matchRoutes(list)
+export function router(routes: readonly Route[], options: NodeRouterOptions = {}): NodeHandler {
+  const match = matchRoutes(routes)
+  const prefix = (options.prefix ?? '').replace(/\/$/, '')
   return async (req, res) => {
     const url = requestUrl(req, options)
-    if (url === null) return writeResponse(res, INVALID_HOST)
-    const found = match(url.pathname)
+    if (url === null) return writeResponse(res, INVALID_HOST_RESPONSE)
+    if (prefix !== '' && !url.pathname.startsWith(`${prefix}/`)) return writeResponse(res, NOT_FOUND)
+    const found = match(url.pathname.slice(prefix.length))
     if (found === null) return writeResponse(res, NOT_FOUND)
     return serveView(found.route.view, options, req, res, found.params)
   }
 }
 
-/** A node:http handler of the app's own, run once the route's policies passed. */
-export type GuardedHandler = (req: IncomingMessage, res: ServerResponse, state: RequestState) => Promise<void> | void
-
 /**
- * Middleware style on plain node:http: runs `guard` (from `api.guard({...})`) and then the
- * app's own `handler` with the request's state (`state.user`, `state.auth`, `state.request`
- * for `paginatedList`). An `ApiError` from the guard or the handler is answered in DRF's JSON
- * shape; any other error is rethrown to the caller (the app's own error handling).
+ * Mounts DRF-style views on a node:http server: each request is answered by the view its
+ * path matches (which answers 405 itself), an unknown path by DRF's 404 (see `router`).
  *
  * @example
- * const api = createApi({ authentication: [tokenAuth] })
- * createServer(withPolicies(api.guard({ permissions: [new IsAuthenticated()] }), (req, res, state) => {
- *   res.end(JSON.stringify({ username: state.user.username }))
+ * const server = mountRoutes(createServer(), [route('/api/books/:id/', book)])
+ * server.listen(8000)
+ */
+export function mountRoutes<S extends Server>(target: S, routes: readonly Route[], options: NodeRouterOptions = {}): S {
+  target.on('request', router(routes, options))
+  return target
+}
+
+/** Options of `policies(api, options)`: the route's policies and how its request is read. */
+export interface PoliciesOptions extends GuardOptions, NodeHttpOptions {}
+
+/** Wraps an app's own handler so it runs only once the route's policies passed: what `policies()` returns. */
+export type NodeMiddleware = (handler: NodeHandler | ((req: IncomingMessage, res: ServerResponse) => void)) => NodeHandler
+
+const ADAPTER_KEYS: readonly (keyof NodeHttpOptions)[] = ['trustProxy', 'bodyLimit']
+const contexts = new WeakMap<IncomingMessage, RequestContext>()
+
+/**
+ * Middleware style on plain node:http: `policies(api, { … })` wraps the app's own handler so
+ * that the route's policies (allowed host, authentication, permissions, throttles) run first.
+ * A refusal answers in DRF's shape (status, `{"detail"}`, `WWW-Authenticate`, `Retry-After`,
+ * `Vary`) and the handler does not run; otherwise the handler runs with `requestContext(req)`
+ * available and the `Vary` the consulted schemes need already set. An error the handler
+ * throws is answered as `errorHandler()` answers it (node:http has no error chain).
+ *
+ * @example
+ * const guarded = policies(api, { permissions: [new IsAuthenticated()] })
+ * createServer(guarded((req, res) => {
+ *   res.end(JSON.stringify({ username: requestContext(req).user.username }))
  * }))
  */
-export function withPolicies(guard: Guard, handler: GuardedHandler, options: NodeHttpOptions = {}): NodeHandler {
-  return async (req, res) => {
-    const request = toApiRequest(req, options)
-    if (request === null) return writeResponse(res, INVALID_HOST)
+export function policies(guard: Guard, options?: NodeHttpOptions): NodeMiddleware
+export function policies(api: Api, options?: PoliciesOptions): NodeMiddleware
+export function policies(source: Api | Guard, options: PoliciesOptions = {}): NodeMiddleware {
+  const guard = resolveGuard(source, options, ADAPTER_KEYS)
+  const adapterOptions: NodeHttpOptions = {
+    ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
+    ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+  }
+  return (handler) => async (req, res) => {
+    const result = await guard.run(toApiRequest(req, adapterOptions))
+    if (result.response !== null) return writeResponse(res, result.response)
+    const context = result.context
+    contexts.set(req, context)
+    if (context.vary.length > 0) res.setHeader('Vary', context.vary.join(', '))
     try {
-      const state = await guard.check(request)
-      if (state.vary.length > 0) res.setHeader('Vary', state.vary.join(', '))
-      await handler(req, res, state)
+      await handler(req, res)
     } catch (error) {
-      const response = guard.renderError(error, request)
-      if (response === null || res.headersSent) throw error
-      writeResponse(res, response)
+      if (res.headersSent) {
+        context.settings.logError(error, { method: context.request.method, path: context.request.url.pathname })
+        res.destroy()
+        return
+      }
+      for (const name of res.getHeaderNames()) res.removeHeader(name)
+      writeResponse(res, answerHandlerError(error, context))
     }
+  }
+}
+
+/**
+ * The handler context of a request `policies()` let through, for the core's helpers that take
+ * one (`paginatedList(requestContext(req), …)`): JSON format, the route's params. Throws when
+ * `policies()` did not run on the request.
+ */
+export function requestContext(req: IncomingMessage): RequestContext {
+  const context = contexts.get(req)
+  if (context === undefined) throw new Error('gatehouse: requestContext() needs policies() to have run on this request')
+  return context
+}
+
+/** Answers an error in DRF's shape: what `errorHandler()` returns. */
+export type NodeErrorHandler = (error: unknown, req: IncomingMessage, res: ServerResponse) => void
+
+/**
+ * Answers errors of the app's own handlers in DRF's shape, as the other adapters' error
+ * handlers do: an error of a guarded request through the route's exception handler (with its
+ * `Vary`), any other error as a logged `500 {"detail": "A server error occurred."}` (through
+ * `api`'s settings when given). `policies()` already answers its handler's errors this way.
+ *
+ * @example
+ * const onError = errorHandler(api)
+ * createServer((req, res) => { handle(req, res).catch((error) => onError(error, req, res)) })
+ */
+export function errorHandler(api?: Api, options: NodeHttpOptions = {}): NodeErrorHandler {
+  const settings = api?.settings ?? DEFAULT_SETTINGS
+  return (error, req, res) => {
+    if (res.headersSent) {
+      settings.logError(error, { method: req.method ?? 'GET', path: req.url ?? '/' })
+      res.destroy()
+      return
+    }
+    const context = contexts.get(req)
+    if (context !== undefined) return writeResponse(res, answerHandlerError(error, context))
+    const request = toApiRequest(req, options)
+    writeResponse(res, request === null ? INVALID_HOST_RESPONSE : answerError(error, request, settings))
   }
 }

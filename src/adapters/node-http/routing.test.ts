@@ -7,7 +7,7 @@ import type { AuthenticationScheme } from '../../core/authentication-scheme.js'
 import { ValidationError } from '../../core/errors.js'
 import type { Permission } from '../../core/permission.js'
 import { route } from '../../core/route.js'
-import { router, withPolicies } from './index.js'
+import { router, policies, requestContext } from './index.js'
 
 /** `X-User: name` authenticates as that user; the challenge makes refusals 401s. */
 const headerScheme: AuthenticationScheme = {
@@ -60,21 +60,18 @@ describe('node:http router with path parameters', () => {
   })
 })
 
-describe('node:http middleware style (withPolicies)', () => {
+describe('node:http middleware style (policies)', () => {
   const api = createApi({ authentication: [headerScheme] })
   const guard = api.guard({ name: 'me', permissions: [authenticated] })
-  const server = createServer((req, res) => {
-    withPolicies(guard, (_req, out, state) => {
+  const server = createServer(
+    policies(guard)((req, out) => {
+      const state = requestContext(req)
       if (state.request.url.searchParams.has('invalid')) throw new ValidationError({ title: ['This field is required.'] })
       if (state.request.url.searchParams.has('crash')) throw new Error('app bug')
       out.setHeader('Content-Type', 'application/json')
       out.end(JSON.stringify({ username: state.user.username }))
-    })(req, res).catch(() => {
-      // The app's own error handling: anything gatehouse does not own reaches it.
-      res.statusCode = 418
-      res.end('app handled it')
-    })
-  })
+    }),
+  )
   let base = ''
   beforeAll(async () => {
     base = await listen(server)
@@ -93,12 +90,13 @@ describe('node:http middleware style (withPolicies)', () => {
     expect(await res.json()).toEqual({ detail: 'Authentication credentials were not provided.' })
   })
 
-  it('renders an ApiError thrown by the app handler in DRF shape, and passes other errors on', async () => {
+  it('renders an ApiError thrown by the app handler in DRF shape, and any other error as DRF\'s 500', async () => {
     const invalid = await fetch(`${base}/me?invalid`, { headers: { 'X-User': 'alice' } })
     expect(invalid.status).toBe(400)
     expect(await invalid.json()).toEqual({ title: ['This field is required.'] })
     const crash = await fetch(`${base}/me?crash`, { headers: { 'X-User': 'alice' } })
-    expect(crash.status).toBe(418)
-    expect(await crash.text()).toBe('app handled it')
+    expect(crash.status).toBe(500)
+    expect(crash.headers.get('content-type')).toBe('application/json')
+    expect(await crash.json()).toEqual({ detail: 'A server error occurred.' })
   })
 })

@@ -1,0 +1,85 @@
+import { resolveCsrfOptions, type ResolvedCsrfOptions } from '../authentication/csrf.js'
+import { SessionAuthentication } from '../authentication/session-authentication.js'
+import type { Api } from '../core/api.js'
+import { ConfigurationError } from '../core/errors.js'
+import type { NamedTokenStore } from '../stores/named-token-store.js'
+import type { SessionStore } from '../stores/session-store.js'
+import type { TokenStore } from '../stores/token-store.js'
+import type { UserStore } from '../stores/user-store.js'
+import type { LoginFailureThrottle } from '../throttling/login-failure-throttle.js'
+import { resolveSessionCookies, type ResolvedSessionCookies, type SessionCookieOptions } from '../views/session-cookies.js'
+
+/** The user store the admin pages need: listing, activation and passwords besides the basics. */
+export type AdminUserStore = UserStore & Required<Pick<UserStore, 'list' | 'setActive' | 'setPassword'>>
+
+/** Options for `adminRoutes`. */
+export interface AdminOptions extends SessionCookieOptions {
+  /** The API whose settings (allowed hosts, error logging) the pages share. */
+  readonly api: Api
+  /** Users: listed, searched, created, activated and deactivated, given passwords (`KyselyUserStore` has it all). */
+  readonly users: AdminUserStore
+  /** Where admin logins are kept, and whose `deleteForUser` (when it has one) ends a user's sessions. */
+  readonly sessions: SessionStore
+  /** DRF-style tokens: shown (created date), created, regenerated, deleted. Omit to hide that part. */
+  readonly tokens?: TokenStore | undefined
+  /** Named tokens: listed and revoked. Omit to hide that part. */
+  readonly namedTokens?: NamedTokenStore | undefined
+  /** Failed-login throttling for the admin login form (share the API's instance). @default none */
+  readonly loginFailures?: LoginFailureThrottle | undefined
+  /** Where the pages live: a path starting and ending with `/`. @default '/admin/' */
+  readonly prefix?: string
+  /** Users per page of the list. @default 50 */
+  readonly pageSize?: number
+  /** The title in the pages' bar. @default 'gatehouse administration' */
+  readonly siteTitle?: string
+}
+
+/** `AdminOptions` checked and with every default filled in. */
+export interface ResolvedAdminOptions {
+  readonly api: Api
+  readonly users: AdminUserStore
+  readonly sessions: SessionStore
+  readonly tokens: TokenStore | undefined
+  readonly namedTokens: NamedTokenStore | undefined
+  readonly loginFailures: LoginFailureThrottle | undefined
+  readonly prefix: string
+  readonly pageSize: number
+  readonly siteTitle: string
+  readonly cookies: ResolvedSessionCookies
+  readonly csrf: ResolvedCsrfOptions
+  /** The session scheme on the pages' stores and cookies: who is logged in, and the CSRF check of their changes. */
+  readonly session: SessionAuthentication
+}
+
+const PREFIX = /^\/(?:[A-Za-z0-9._~-]+\/)*$/
+
+/** Checks `options` once, when the routes are declared. @throws ConfigurationError naming the bad option. */
+export function resolveAdminOptions(options: AdminOptions): ResolvedAdminOptions {
+  const fail = (message: string): never => {
+    throw new ConfigurationError('ERR_INVALID_SETTING', `adminRoutes: ${message}`)
+  }
+  const prefix = options.prefix ?? '/admin/'
+  if (typeof prefix !== 'string' || !PREFIX.test(prefix)) fail(`"prefix" must be a path that starts and ends with "/" (plain segments), got "${String(prefix)}"`)
+  const users = options.users as Partial<AdminUserStore> | undefined
+  for (const method of ['findById', 'authenticate', 'create', 'list', 'setActive', 'setPassword'] as const) {
+    if (typeof users?.[method] !== 'function') fail(`"users" must have ${method}() (KyselyUserStore has every method the pages use)`)
+  }
+  if (typeof options.sessions?.get !== 'function') fail('"sessions" must be a SessionStore')
+  const pageSize = options.pageSize ?? 50
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000) fail('"pageSize" must be an integer from 1 to 1000')
+  const cookies = resolveSessionCookies(options)
+  return Object.freeze({
+    api: options.api,
+    users: options.users,
+    sessions: options.sessions,
+    tokens: options.tokens,
+    namedTokens: options.namedTokens,
+    loginFailures: options.loginFailures,
+    prefix,
+    pageSize,
+    siteTitle: options.siteTitle ?? 'gatehouse administration',
+    cookies,
+    csrf: resolveCsrfOptions(cookies.csrf),
+    session: new SessionAuthentication({ sessions: options.sessions, users: options.users, cookieName: cookies.cookieName, csrf: cookies.csrf ?? {} }),
+  })
+}

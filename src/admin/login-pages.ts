@@ -1,0 +1,85 @@
+import { newCsrfSecret } from '../authentication/csrf.js'
+import { loginSessionData } from '../authentication/session-auth-hash.js'
+import type { ApiRequest } from '../core/api-request.js'
+import type { ApiResponse } from '../core/api-response.js'
+import type { Handler } from '../core/view.js'
+import { csrfCookieHeader, expiredSessionCookieHeader, newSessionKey, sessionCookieHeader } from '../views/session-cookies.js'
+import { csrfRefusal, pageCsrf, sessionUser } from './admin-auth.js'
+import { adminHandler, formField } from './admin-handler.js'
+import type { ResolvedAdminOptions } from './admin-options.js'
+import { csrfInput, h, htmlResponse, redirect, renderPage } from './admin-page.js'
+
+/** Django admin's message for bad credentials, and for a good password of an account that is not staff. */
+export const STAFF_LOGIN_MESSAGE = 'Please enter the correct username and password for a staff account. Note that both fields may be case-sensitive.'
+
+/**
+ * Where to go after login: `next` when it is a path of the admin (never another site:
+ * `//evil.example`, `/\\evil`, or a path outside the prefix), else the admin's front page.
+ */
+export function safeNext(next: string, prefix: string): string {
+  if (next.startsWith(prefix) && !next.startsWith('//') && !next.includes('\\') && ![...next].some((c) => c.charCodeAt(0) < 32)) return next
+  return prefix
+}
+
+function loginForm(req: ApiRequest, options: ResolvedAdminOptions, next: string, message: string | null, username: string, status: number): ApiResponse {
+  const csrf = pageCsrf(req, options)
+  const body = `<section class="card">
+${message === null ? '' : `<p class="message error">${h(message)}</p>`}
+<form method="post" action="${h(options.prefix)}login/">
+${csrfInput(options.csrf.formField, csrf.token)}
+<input type="hidden" name="next" value="${h(next)}">
+<label for="id_username">Username</label>
+<input type="text" id="id_username" name="username" value="${h(username)}" autocomplete="username" autofocus required maxlength="150">
+<label for="id_password">Password</label>
+<input type="password" id="id_password" name="password" autocomplete="current-password" required>
+<p><button type="submit">Log in</button></p>
+</form>
+</section>`
+  return htmlResponse(status, renderPage({ prefix: options.prefix, siteTitle: options.siteTitle, title: 'Log in', staff: null }, body), csrf.headers)
+}
+
+/** `GET login/`: the form (a staff member already logged in goes on); `POST login/`: checks, starts a session, redirects. */
+export function loginHandlers(options: ResolvedAdminOptions): { GET: Handler; POST: Handler } {
+  const GET = adminHandler(options, async (ctx) => {
+    const req = ctx.request
+    const next = safeNext(req.url.searchParams.get('next') ?? '', options.prefix)
+    const user = await sessionUser(req, options)
+    if (user?.isStaff === true) return redirect(next)
+    return loginForm(req, options, next, null, '', 200)
+  })
+  const POST = adminHandler(options, async (ctx) => {
+    const req = ctx.request
+    const refused = await csrfRefusal(req, options)
+    if (refused !== null) return refused
+    const data = await req.body()
+    const username = formField(data, 'username').trim()
+    const password = formField(data, 'password')
+    const next = safeNext(formField(data, 'next'), options.prefix)
+    if (username === '' || password === '' || username.length > 150) return loginForm(req, options, next, STAFF_LOGIN_MESSAGE, username.slice(0, 150), 200)
+    const check = (): ReturnType<typeof options.users.authenticate> => options.users.authenticate(username, password)
+    const user = options.loginFailures === undefined ? await check() : await options.loginFailures.guard(req, username, check)
+    // Not staff answers as a wrong password does (Django's admin): the form says nothing about the account.
+    if (user === null || !user.isStaff) return loginForm(req, options, next, STAFF_LOGIN_MESSAGE, username, 200)
+    const previous = req.cookie(options.cookies.cookieName)
+    if (previous !== null && previous !== '') await options.sessions.delete(previous)
+    const key = newSessionKey()
+    // With the user's session auth hash, so a later password change ends this session too.
+    const sessionData = await loginSessionData(options.users, user.id)
+    await options.sessions.save(key, { userId: user.id, data: sessionData, expiresAt: new Date(Date.now() + options.cookies.maxAge * 1000) })
+    // A new CSRF secret with the new session, as Django's login() rotates it.
+    return redirect(next, 303, [sessionCookieHeader(key, req, options.cookies), csrfCookieHeader(newCsrfSecret(), req, options.cookies)])
+  })
+  return { GET, POST }
+}
+
+/** `POST logout/` (CSRF-checked): ends the session, back to the login page. */
+export function logoutHandler(options: ResolvedAdminOptions): Handler {
+  return adminHandler(options, async (ctx) => {
+    const req = ctx.request
+    const refused = await csrfRefusal(req, options)
+    if (refused !== null) return refused
+    const key = req.cookie(options.cookies.cookieName)
+    if (key !== null && key !== '') await options.sessions.delete(key)
+    return redirect(`${options.prefix}login/`, 303, [expiredSessionCookieHeader(req, options.cookies)])
+  })
+}
