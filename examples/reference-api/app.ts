@@ -4,8 +4,8 @@ import express from 'express'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { jsonResponse } from 'gatehouse'
 import { errorHandler, mountRoutes as mountExpressRoutes, sendApiResponse as sendExpressResponse } from 'gatehouse/express'
-import { mountRoutes as mountFastifyRoutes, sendApiResponse as sendFastifyResponse } from 'gatehouse/fastify'
-import { mountRoutes as mountHonoRoutes, toResponse } from 'gatehouse/hono'
+import { djangoRewriteUrl, mountRoutes as mountFastifyRoutes, sendApiResponse as sendFastifyResponse } from 'gatehouse/fastify'
+import { djangoGetPath, mountRoutes as mountHonoRoutes, toResponse, withoutBodilessContentType } from 'gatehouse/hono'
 import { mountRoutes as mountNodeRoutes, router } from 'gatehouse/node'
 import { Hono } from 'hono'
 import type { ReferenceContext } from './context.js'
@@ -50,6 +50,8 @@ export async function buildApp(ref: ReferenceContext, options: BuildAppOptions =
   const app = Fastify({
     logger: options.logger ?? false,
     serverFactory: (handler) => createServer(serverTimeouts(options), handler),
+    // Route the percent-decoded path, as Django does (`/api%2Fwhoami/` is `/api/whoami/`).
+    rewriteUrl: djangoRewriteUrl,
     // A path Fastify cannot decode (`/api/%zz/`) matches no route: DRF's 404, as Django answers.
     frameworkErrors: (error, _request, reply) => {
       sendFastifyResponse(reply, error.code === 'FST_ERR_BAD_URL' ? NOT_FOUND : MALFORMED)
@@ -65,10 +67,11 @@ export function buildExpressApp(ref: ReferenceContext, options: BuildAppOptions 
   const app = express()
   app.disable('x-powered-by')
   app.disable('etag')
-  // DRF's URL conf: `/api/whoami` is not `/api/whoami/`.
+  // DRF's URL conf: `/api/whoami` is not `/api/whoami/`, nor `/API/WHOAMI/`.
   app.set('strict routing', true)
+  app.set('case sensitive routing', true)
   app.use(decodedPaths)
-  const api = express.Router({ strict: true })
+  const api = express.Router({ strict: true, caseSensitive: true })
   mountExpressRoutes(api, referenceRoutes(ref))
   if (options.prefix === undefined) app.use(api)
   else app.use(options.prefix, api)
@@ -99,7 +102,8 @@ function decodedPaths(req: express.Request, _res: express.Response, next: expres
 
 /** The reference API as a Hono app: the views, then DRF's 404. */
 export function buildHonoApp(ref: ReferenceContext, options: BuildAppOptions = {}): Hono {
-  const app = new Hono({ strict: true })
+  // The path as sent, percent-decoded as Django routes it (`%2F` included, `/./` kept).
+  const app = new Hono({ strict: true, getPath: djangoGetPath })
   if (options.prefix === undefined) mountHonoRoutes(app, referenceRoutes(ref))
   else app.route(options.prefix, mountHonoRoutes(new Hono({ strict: true }), referenceRoutes(ref)))
   app.notFound(() => toResponse(NOT_FOUND))
@@ -112,10 +116,13 @@ function listenerFor(framework: Exclude<Framework, 'fastify'>, ref: ReferenceCon
     case 'express':
       return buildExpressApp(ref, options)
     case 'hono':
-      return getRequestListener(buildHonoApp(ref, options).fetch, {
-        // The request could not become a Web Request (a malformed Host): DRF's 400, not an empty one.
-        errorHandler: (error) => (error instanceof RequestError ? toResponse(INVALID_HOST) : undefined),
-      })
+      // @hono/node-server would add `Content-Type: text/plain` to the logout's 204.
+      return withoutBodilessContentType(
+        getRequestListener(buildHonoApp(ref, options).fetch, {
+          // The request could not become a Web Request (a malformed Host): DRF's 400, not an empty one.
+          errorHandler: (error) => (error instanceof RequestError ? toResponse(INVALID_HOST) : undefined),
+        }),
+      )
     case 'node':
       return router(referenceRoutes(ref), options.prefix === undefined ? {} : { prefix: options.prefix })
   }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { BasicAuthentication } from 'gatehouse'
-import { SessionAuthentication } from 'gatehouse'
+import { SessionAuthentication, StaleSessionCookie } from 'gatehouse'
 import { TokenAuthentication } from 'gatehouse'
 import { createApi, type Api } from 'gatehouse'
 import { openDatabase, type Database } from 'gatehouse/kysely'
@@ -263,6 +263,8 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
     pageSize: 10,
     numProxies: config.numProxies ?? 0,
     allowedHosts: config.allowedHosts ?? ['localhost', '127.0.0.1', '[::1]'],
+    // Django's session middleware: a session cookie that holds no session is deleted.
+    responseMiddleware: [new StaleSessionCookie({ session: schemes.session })],
   })
   return {
     database,

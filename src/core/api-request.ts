@@ -16,7 +16,11 @@ export type RequestData = unknown
 export interface ApiRequest {
   /** Upper-case HTTP method. */
   readonly method: string
-  /** Absolute URL (scheme, host, path, query), used for next/previous links and CSRF origin checks. */
+  /**
+   * Absolute URL (scheme, host, path, query), used for next/previous links and CSRF origin
+   * checks. A percent-encoded path is the one Django's views see, escaped again
+   * (`/api%2Fwho%61mi/` is `/api/whoami/`); the query is as the client sent it.
+   */
   readonly url: URL
   readonly headers: HeaderBag
   /** The peer address of the socket (REMOTE_ADDR), or `null` when unknown. */

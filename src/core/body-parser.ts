@@ -25,6 +25,15 @@ function mediaTypeOf(contentType: string): string {
   return (contentType.split(';')[0] ?? '').trim().toLowerCase()
 }
 
+/**
+ * True when `contentType` is a form (urlencoded or multipart): DRF then hands fields a
+ * `QueryDict`, whose blank values a nullable field reads as `null` (`Field.get_value`).
+ */
+export function isFormMediaType(contentType: string | null): boolean {
+  const mediaType = contentType === null ? '' : mediaTypeOf(contentType)
+  return mediaType === 'application/x-www-form-urlencoded' || mediaType === 'multipart/form-data'
+}
+
 /** Options for `parseBody`. */
 export interface ParseBodyOptions {
   /**
@@ -76,7 +85,7 @@ export async function parseBody(contentType: string | null, raw: Uint8Array | nu
     }
   }
   if (mediaType === 'application/x-www-form-urlencoded') {
-    return parseFormBody(new TextDecoder().decode(raw), maxFields)
+    return parseFormBody(new TextDecoder('utf-8', { ignoreBOM: true }).decode(raw), maxFields)
   }
   if (mediaType === 'multipart/form-data') {
     if (tooManyParts(contentType ?? '', raw, maxFields)) throw tooManyFields(maxFields)

@@ -21,6 +21,16 @@ export function isPythonSpace(code: number): boolean {
   )
 }
 
+/**
+ * True for the characters Python's `int()` skips around a number: `str.isspace()`'s set
+ * without U+001C–U+001F. (CPython maps non-ASCII whitespace to a space, then skips ASCII
+ * whitespace with `Py_ISSPACE`, which knows only space, tab, LF, VT, FF and CR:
+ * `int('\x1c2')` is a ValueError, `int('\x852')` is 2.)
+ */
+export function isPythonIntSpace(code: number): boolean {
+  return isPythonSpace(code) && (code < 0x1c || code > 0x1f)
+}
+
 /** Python's `str.strip()` with `isSpace` deciding what is whitespace. */
 export function stripWith(value: string, isSpace: (code: number) => boolean): string {
   let start = 0

@@ -1,6 +1,7 @@
 import type { ApiRequest, HeaderBag, RequestData } from './api-request.js'
 import { parseBody } from './body-parser.js'
 import { isPythonSpace, stripWith } from './python-strip.js'
+import { djangoPath } from './url-decoding.js'
 
 /** What an adapter knows about a request; `createApiRequest` turns it into an `ApiRequest`. */
 export interface RawRequest {
@@ -52,13 +53,21 @@ export function parseCookies(header: string | null): Readonly<Record<string, str
 
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
 
+/** `url` with the path Django's views see (`djangoPath`): links built from it are DRF's. */
+function withDjangoPath(url: URL): URL {
+  if (!url.pathname.includes('%')) return url
+  const copy = new URL(url.href)
+  copy.pathname = djangoPath(url.pathname)
+  return copy
+}
+
 /** Builds the framework-free request every policy sees. Shared by all adapters. */
 export function createApiRequest(raw: RawRequest): ApiRequest {
   let cookies: Readonly<Record<string, string>> | null = null
   let body: Promise<RequestData> | null = null
   return {
     method: raw.method.toUpperCase(),
-    url: raw.url,
+    url: withDjangoPath(raw.url),
     headers: raw.headers,
     remoteAddress: raw.remoteAddress,
     params: raw.params === undefined ? NO_PARAMS : Object.freeze({ ...raw.params }),

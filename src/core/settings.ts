@@ -1,6 +1,7 @@
 import type { AuthenticationScheme } from './authentication-scheme.js'
 import type { HtmlTemplates, Paginator } from './paginator.js'
 import type { Permission } from './permission.js'
+import type { ResponseMiddleware } from './response-middleware.js'
 import type { Throttle } from './throttle.js'
 import { ConfigurationError } from './errors.js'
 import { renderApiError, type ExceptionHandler } from './exception-handler.js'
@@ -62,6 +63,13 @@ export interface Settings {
   readonly exceptionHandler: ExceptionHandler
   /** Where unrendered (500) errors are reported. @default console.error */
   readonly logError: ErrorLogger
+  /**
+   * Steps every view's answer passes through, in order, as Django's response middleware
+   * (`new StaleSessionCookie({ session })` deletes a session cookie that holds no session,
+   * as Django's session middleware does). Views only: the middleware-style guards leave the
+   * answer to the app. @default []
+   */
+  readonly responseMiddleware: readonly ResponseMiddleware[]
 }
 
 export const DEFAULT_SETTINGS: Settings = Object.freeze({
@@ -76,6 +84,7 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   numProxies: 0,
   allowedHosts: null,
   exceptionHandler: renderApiError,
+  responseMiddleware: Object.freeze([]),
   logError: (error: unknown, context: { method: string; path: string }) => {
     console.error(`gatehouse: server error on ${context.method} ${context.path}:`, error)
   },
@@ -107,6 +116,7 @@ const CHECKS: Readonly<Record<keyof Settings, readonly [Check, string]>> = {
   allowedHosts: [(v) => v === null || (Array.isArray(v) && v.every((h) => typeof h === 'string' && h !== '')), 'a list of host names or null'],
   exceptionHandler: [isFunction, 'a function (error, ctx) => ApiResponse | null'],
   logError: [isFunction, 'a function'],
+  responseMiddleware: [hasMethod('process'), 'a list of objects with a process() method'],
 }
 
 /** Validates one settings object; throws `ConfigurationError` naming the first bad key. */

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { parseBody } from './body-parser.js'
 import { ParseError } from './errors.js'
-import { parseFormBody } from './url-decoding.js'
+import { parseFormBody, parseQuery, unquotePlus } from './url-decoding.js'
 
 const reference = (text: string): Record<string, string> => Object.fromEntries(new URLSearchParams(text).entries())
 
@@ -20,8 +20,12 @@ describe('parseFormBody', () => {
     expect(parseFormBody('é%aa=1')).toEqual({ 'é\ufffd': '1' })
     expect(parseFormBody('a=%E2%82%AC+%E2%82')).toEqual({ a: '€ \ufffd' })
     expect(parseFormBody('a=%zz%4')).toEqual({ a: '%zz%4' })
-    // A leading U+FEFF is a character, not a byte-order mark: Python's unquote keeps it (DRF: `?page=%EF%BB%BF2` is 404).
-    expect(parseFormBody('a=%EF%BB%BFx&%EF%BB%BF=1&b=\ufeff+')).toEqual({ a: '\ufeffx', '\ufeff': '1', b: '\ufeff ' })
+  })
+
+  it('keeps a U+FEFF the client sent, at the start of a value or of the body (Python keeps it)', () => {
+    expect(parseFormBody('a=%EF%BB%BFalice')).toEqual({ a: '\ufeffalice' })
+    expect(parseQuery('?page_size=%EF%BB%BF2').get('page_size')).toEqual(['\ufeff2'])
+    expect(unquotePlus('%EF%BB%BF+x')).toBe('\ufeff x')
   })
 
   it('a name like __proto__ is a plain field', () => {

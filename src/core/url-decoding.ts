@@ -1,6 +1,6 @@
 import { ParseError } from './errors.js'
 
-// ignoreBOM: a leading U+FEFF is data (Python's unquote keeps it), not a byte-order mark to drop.
+// `ignoreBOM`: a leading U+FEFF is a character the client sent (Python's decode keeps it), not a mark to drop.
 const UTF8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })
 
 /**
@@ -49,9 +49,64 @@ export function unquotePath(path: string): string {
   return unquote(path)
 }
 
+/** The path of a request target as the client sent it: `/a/./b?q` → `/a/./b` (no dot segment resolved). */
+export function targetPath(target: string): string {
+  const end = target.search(/[?#]/)
+  return end === -1 ? target : target.slice(0, end)
+}
+
+/**
+ * A request path for a router that percent-decodes once more itself (Fastify's find-my-way,
+ * Hono's router): decoded as Django decodes it (`unquotePath`, so `%2F` is a `/` and routes
+ * as one), then `%`, `?` and `#` escaped again so the router's own decoding gives back exactly
+ * that path and a decoded `?` never starts a query. Dot segments stay as sent. Linear.
+ */
+export function routingPath(path: string): string {
+  if (!path.includes('%')) return path
+  let out = ''
+  for (const ch of unquotePath(path)) out += ch === '%' ? '%25' : ch === '?' ? '%3F' : ch === '#' ? '%23' : ch
+  return out
+}
+
+const URI_PATH_SAFE = /[A-Za-z0-9/:@&+$,\-_.!~*'()]/
+
+/**
+ * Django's `escape_uri_path(unquotePath(path))`: the path a Django view sees, escaped again
+ * for a URL (what `build_absolute_uri`, and so DRF's page links, show). `/api/who%61mi/` and
+ * `/api%2Fwhoami/` are both `/api/whoami/`; `é` is `%C3%A9`. Linear.
+ */
+export function djangoPath(path: string): string {
+  if (!path.includes('%')) return path
+  let out = ''
+  for (const ch of unquotePath(path)) {
+    if (URI_PATH_SAFE.test(ch)) out += ch
+    else for (const byte of ENCODER.encode(ch)) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
+  }
+  return out
+}
+
 /** Python's `unquote_plus`: `+` is a space, `%XX` are UTF-8 bytes, broken escapes stay literal. */
 export function unquotePlus(text: string): string {
   return unquote(text.includes('+') ? plusToSpace(text) : text)
+}
+
+/**
+ * Python's `parse_qs(query, keep_blank_values=True)`: `&`-separated pairs, a pair
+ * without `=` has an empty value, keys keep first-appearance order, values their order.
+ */
+export function parseQuery(query: string): Map<string, string[]> {
+  const out = new Map<string, string[]>()
+  const text = query.startsWith('?') ? query.slice(1) : query
+  for (const piece of text.split('&')) {
+    if (piece === '') continue
+    const eq = piece.indexOf('=')
+    const key = unquotePlus(eq === -1 ? piece : piece.slice(0, eq))
+    const value = unquotePlus(eq === -1 ? '' : piece.slice(eq + 1))
+    const values = out.get(key)
+    if (values === undefined) out.set(key, [value])
+    else values.push(value)
+  }
+  return out
 }
 
 /**

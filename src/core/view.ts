@@ -6,11 +6,15 @@ import { DEFAULT_PARSED_MEDIA_TYPES } from './body-parser.js'
 import { ConfigurationError, MethodNotAllowed, NotFound } from './errors.js'
 import { Guard, type GuardOptions } from './guard.js'
 import { MEDIA_TYPES, negotiateFormat, type Format } from './negotiation.js'
+import { parseQuery } from './url-decoding.js'
 import { checkHost, runPolicies, varyOf, type RequestContext } from './pipeline.js'
 import type { OperationDescription } from './openapi-types.js'
 import type { ViewInfo } from './policy-context.js'
 import { finishResponse } from './response-finishing.js'
 import type { Settings } from './settings.js'
+
+/** Each format's name in `?format=`, as DRF's renderers call them (`BrowsableAPIRenderer.format` is `api`). */
+const FORMAT_NAMES: Readonly<Record<Format, string>> = { json: 'json', html: 'api' }
 
 /** Methods a view can implement; HEAD and OPTIONS are answered automatically. */
 export type HandlerMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -40,6 +44,12 @@ export interface ViewOptions extends GuardOptions {
    * shown on an HTML page with the same status and headers. @default ['json', 'html']
    */
   readonly formats?: readonly Format[]
+  /**
+   * Request headers every answer of the view depends on, beyond what its schemes read (a
+   * logout reads the session cookie whoever is authenticated): added to `Vary` after
+   * `Accept`, as Django's middleware adds them, and not shown on the HTML page. @default []
+   */
+  readonly vary?: readonly string[]
 }
 
 /** A configured DRF-style view: call `handle` with an `ApiRequest`, get an `ApiResponse`. Never throws. */
@@ -57,7 +67,7 @@ export class ApiView {
   constructor(global: Settings, options: ViewOptions) {
     const { handlers, formats } = options
     const where = `view "${options.name ?? 'unnamed'}"`
-    this.guard = new Guard(global, options, { kind: 'view', otherKeys: ['description', 'handlers', 'formats'] })
+    this.guard = new Guard(global, options, { kind: 'view', otherKeys: ['description', 'handlers', 'formats', 'vary'] })
     if (typeof handlers !== 'object' || handlers === null || Object.keys(handlers).length === 0) {
       throw new ConfigurationError('ERR_NO_HANDLERS', `${where} has no handlers`)
     }
@@ -124,7 +134,16 @@ export class ApiView {
       }
     }
     // A session answer depends on the Cookie header: shared caches must know.
-    return finishResponse(response, { method: req.method, allow: this.allow, vary: [...accept, ...varyOf(consulted)] })
+    let finished = finishResponse(response, { method: req.method, allow: this.allow, vary: [...accept, ...varyOf(consulted), ...(this.options.vary ?? [])] })
+    for (const middleware of this.guard.settings.responseMiddleware) {
+      try {
+        finished = middleware.process(req, finished)
+      } catch (error) {
+        // A middleware that breaks its contract costs its headers, never the answer.
+        this.guard.settings.logError(error, { method: req.method, path: req.url.pathname })
+      }
+    }
+    return finished
   }
 
   /**
@@ -162,12 +181,15 @@ export class ApiView {
 
   /**
    * DRF's `?format=` override (URL_FORMAT_OVERRIDE): only the named renderer is
-   * considered (`api` is DRF's name for the HTML view); an unknown name is a 404.
+   * considered; an unknown name is a 404, answered before authentication. The names are
+   * DRF's renderers' `format`s: `json`, and `api` for the HTML view (`html` is none of
+   * them). Of a repeated `format` the last counts, as Django's `QueryDict.get` reads it;
+   * an empty one is no override.
    */
   private formatsFor(req: ApiRequest): readonly Format[] {
-    const wanted = req.url.searchParams.get('format')
-    if (wanted === null || wanted === '') return this.formats
-    const formats = this.formats.filter((f) => f === wanted || (f === 'html' && wanted === 'api'))
+    const wanted = parseQuery(req.url.search).get('format')?.at(-1)
+    if (wanted === undefined || wanted === '') return this.formats
+    const formats = this.formats.filter((f) => FORMAT_NAMES[f] === wanted)
     if (formats.length === 0) throw new NotFound()
     return formats
   }

@@ -6,6 +6,7 @@ import type { JsonObject, JsonValue, OperationDescription } from '../core/openap
 import type { Paginator } from '../core/paginator.js'
 import type { Settings } from '../core/settings.js'
 import { HANDLER_METHODS, type ApiView, type Handler, type HandlerMethod } from '../core/view.js'
+import { toOpenApi30 } from './openapi-30.js'
 import {
   ERROR_SCHEMA,
   ERROR_SCHEMA_NAME,
@@ -30,6 +31,8 @@ export interface OpenApiTarget {
 export interface OpenApiBuilderOptions {
   /** List `text/html` beside JSON in the answers of views that render HTML. @default false */
   readonly html?: boolean
+  /** Write OpenAPI 3.0 keywords (`nullable`), for a 3.0 target such as @fastify/swagger's default. @default false */
+  readonly openapi30?: boolean
 }
 
 /** JSON text with object keys sorted, so two equal descriptions compare equal. */
@@ -115,11 +118,14 @@ function withHtmlPages(responses: Readonly<Record<string, JsonValue>>): JsonObje
 export class OpenApiBuilder {
   private readonly target: OpenApiTarget
   private readonly html: boolean
+  /** How a description is written into the target: as is (3.1), or in 3.0's keywords. */
+  private readonly written: (value: JsonValue) => JsonValue
   private readonly operationIds = new Set<string>()
 
   constructor(target: OpenApiTarget, options: OpenApiBuilderOptions = {}) {
     this.target = target
     this.html = options.html ?? false
+    this.written = options.openapi30 === true ? toOpenApi30 : (value) => value
     for (const item of Object.values(target.paths)) {
       for (const op of Object.values(item)) {
         const id = typeof op === 'object' && op !== null && !Array.isArray(op) ? (op as JsonObject)['operationId'] : undefined
@@ -129,8 +135,9 @@ export class OpenApiBuilder {
   }
 
   /** Adds `value` under `components[kind][name]` (or a suffixed name when taken by another value); returns the name used. */
-  private component(kind: 'securitySchemes' | 'schemas' | 'responses', name: string, value: JsonObject): string {
+  private component(kind: 'securitySchemes' | 'schemas' | 'responses', name: string, description: JsonObject): string {
     const map = (this.target.components[kind] ??= {})
+    const value = this.written(description)
     for (let i = 1; ; i++) {
       const candidate = i === 1 ? name : `${name}_${i}`
       const existing = map[candidate]
@@ -170,7 +177,7 @@ export class OpenApiBuilder {
     const handlers = view.declared.handlers
     for (const method of HANDLER_METHODS) {
       const handler = handlers[method]
-      if (handler !== undefined) item[method.toLowerCase()] = this.refs(this.operation(path, params, view, method, handler))
+      if (handler !== undefined) item[method.toLowerCase()] = this.written(this.refs(this.operation(path, params, view, method, handler)))
     }
     // A method the path does not list answers 405: OpenAPI has no place for it in a path, so it is a reusable response.
     this.component('responses', METHOD_NOT_ALLOWED, errorResponse(405, { $ref: this.errorRef() }, "A method a path does not list: 405 with `Allow`, once the path's authentication, permissions and throttles passed (they answer first, as for the path's operations)."))

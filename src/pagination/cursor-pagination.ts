@@ -42,7 +42,9 @@ export interface CursorPaginationOptions extends BasePaginationOptions {
    * Honour cursors issued by Django REST Framework (`base64("o=…&r=1&p=…")`), for clients
    * caught mid-walk by a migration: such a page holds the rows DRF would have returned, and
    * its links carry gatehouse cursors. Needs a source with `seekPosition` (both built-in
-   * sources have it). `false`: only gatehouse cursors are valid. @default true
+   * sources have it). DRF cursors are unsigned: while this is on, a client can seek to any
+   * position and skip up to `drfOffsetCutoff` rows. Turn it on only while clients may still
+   * hold cursors DRF issued. `false`: only gatehouse cursors are valid. @default false
    */
   readonly drfCursors?: boolean
   /**
@@ -142,7 +144,7 @@ export class CursorPagination extends BasePagination<CursorState> {
     this.ordering = Object.freeze(parseOrdering(declared, this.uniqueField))
     this.plan = { ordering: this.ordering, declared: typeof declared === 'string' ? 1 : declared.length, scope: planOf(this.ordering, null).scope }
     this.invalidCursorMessage = options.invalidCursorMessage ?? 'Invalid cursor'
-    this.drfCursors = options.drfCursors ?? true
+    this.drfCursors = options.drfCursors ?? false
     this.drfOffsetCutoff = options.drfOffsetCutoff ?? DRF_OFFSET_CUTOFF
     if (!Number.isSafeInteger(this.drfOffsetCutoff) || this.drfOffsetCutoff < 0) {
       throw new ConfigurationError('ERR_INVALID_SETTING', 'CursorPagination option "drfOffsetCutoff" must be a non-negative integer')

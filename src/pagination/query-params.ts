@@ -3,10 +3,10 @@
  * reproduced byte for byte because clients see their output in next/previous links.
  */
 
-import { isPythonSpace, stripWith } from '../core/python-strip.js'
-import { unquotePlus } from '../core/url-decoding.js'
+import { isPythonIntSpace, stripWith } from '../core/python-strip.js'
+import { parseQuery, unquotePlus } from '../core/url-decoding.js'
 
-export { unquotePlus }
+export { parseQuery, unquotePlus }
 
 const SAFE = /[A-Za-z0-9_.\-~]/
 const ALL_SAFE = /^[A-Za-z0-9_.\-~]*$/
@@ -20,25 +20,6 @@ export function quotePlus(text: string): string {
     if (ch === ' ') out += '+'
     else if (SAFE.test(ch)) out += ch
     else for (const byte of new TextEncoder().encode(ch)) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
-  }
-  return out
-}
-
-/**
- * Python's `parse_qs(query, keep_blank_values=True)`: `&`-separated pairs, a pair
- * without `=` has an empty value, keys keep first-appearance order, values their order.
- */
-export function parseQuery(query: string): Map<string, string[]> {
-  const out = new Map<string, string[]>()
-  const text = query.startsWith('?') ? query.slice(1) : query
-  for (const piece of text.split('&')) {
-    if (piece === '') continue
-    const eq = piece.indexOf('=')
-    const key = unquotePlus(eq === -1 ? piece : piece.slice(0, eq))
-    const value = unquotePlus(eq === -1 ? '' : piece.slice(eq + 1))
-    const values = out.get(key)
-    if (values === undefined) out.set(key, [value])
-    else values.push(value)
   }
   return out
 }
@@ -114,24 +95,17 @@ function digitValue(ch: string): number {
   return k % 10
 }
 
-/**
- * What Python's `int()` strips around a number: ASCII space, tab and line breaks (not
- * U+001C-U+001F) and non-ASCII Unicode whitespace (U+0085, U+00A0, U+3000, ...), never
- * U+FEFF (which `String#trim()` strips).
- */
-function isIntSpace(code: number): boolean {
-  return code < 0x80 ? code === 0x20 || (code >= 0x09 && code <= 0x0d) : isPythonSpace(code)
-}
-
 const PY_INT = /^[+-]?\p{Nd}+(?:_\p{Nd}+)*$/u
 
 /**
- * Python's `int(text)` for a base-10 string: surrounding whitespace, a sign, `_`
- * between digits and any Unicode decimal digits are accepted. `null` when Python
+ * Python's `int(text)` for a base-10 string: surrounding whitespace (what CPython's `int()`
+ * skips: `str.isspace()`'s set without U+001C–U+001F, so U+0085 but not U+FEFF, unlike
+ * `String#trim()`), a sign,
+ * `_` between digits and any Unicode decimal digits are accepted. `null` when Python
  * would raise `ValueError`. A `bigint`, so huge offsets stay exact in links.
  */
 export function parsePythonInt(text: string): bigint | null {
-  const trimmed = stripWith(text, isIntSpace)
+  const trimmed = stripWith(text, isPythonIntSpace)
   if (trimmed.length > 4300 || !PY_INT.test(trimmed)) return null
   let value = 0n
   let sign = 1n

@@ -6,6 +6,7 @@ export {
   type ObtainAuthTokenOptions,
   type TokenResponseFields,
 } from './obtain-auth-token.js'
+export { namedTokenIssuer, type NamedTokenIssuerOptions } from './named-token-issuer.js'
 export {
   resolveSessionCookies,
   csrfCookieHeader,

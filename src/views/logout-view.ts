@@ -41,6 +41,8 @@ export function logoutView(options: LogoutViewOptions): ViewOptions {
     name: options.name ?? 'Logout',
     handlers: { POST: Object.assign(post, { openApi: { status: 204, description: 'Ends the session named by the session cookie.' } }) },
     permissions: [new AllowAny()],
+    // Django's logout flushes the session, which reads it: every answer varies with Cookie.
+    vary: ['Cookie'],
     ...(options.authentication === undefined ? {} : { authentication: options.authentication }),
   }
 }

@@ -1,3 +1,4 @@
+import type { ApiRequest } from '../core/api-request.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { buildRequest } from '../../test/helpers/build-request.js'
@@ -136,6 +137,14 @@ describe('validateNewToken', () => {
     expect(errorsOf(() => validateNewToken([1]))).toEqual({ non_field_errors: ['Invalid data. Expected a dictionary, but got list.'] })
     expect(validateNewToken({ name: ' laptop ', expires_in: '60' })).toEqual({ name: 'laptop', expiresIn: 60 })
     expect(validateNewToken({ name: 'x'.repeat(100), expires_in: null })).toEqual({ name: 'x'.repeat(100), expiresIn: null })
+  })
+
+  it('a blank form value of expires_in is null (DRF\'s IntegerField(allow_null=True) on a QueryDict); a blank JSON string is not', () => {
+    const form = (contentType: string): Pick<ApiRequest, 'headers'> => ({ headers: new Headers({ 'content-type': contentType, 'content-length': '1' }) })
+    expect(validateNewToken({ name: 'x', expires_in: '' }, form('application/x-www-form-urlencoded'))).toEqual({ name: 'x', expiresIn: null })
+    expect(validateNewToken({ name: 'x', expires_in: '' }, form('Multipart/Form-Data; boundary=b'))).toEqual({ name: 'x', expiresIn: null })
+    expect(errorsOf(() => validateNewToken({ name: 'x', expires_in: ' ' }, form('application/x-www-form-urlencoded')))).toEqual({ expires_in: ['A valid integer is required.'] })
+    expect(errorsOf(() => validateNewToken({ name: 'x', expires_in: '' }, form('application/json')))).toEqual({ expires_in: ['A valid integer is required.'] })
   })
 
   it('property: any JSON body is a valid input or a ValidationError, never another error', () => {

@@ -1,6 +1,7 @@
 import type { ApiRequest, RequestData } from '../core/api-request.js'
+import { isFormMediaType } from '../core/body-parser.js'
 import { ValidationError } from '../core/errors.js'
-import { isPythonSpace, pythonStrip } from '../core/python-strip.js'
+import { isPythonSpace } from '../core/python-strip.js'
 import { parsePythonInt } from '../pagination/query-params.js'
 import { validateCharFields } from './char-fields.js'
 
@@ -38,7 +39,7 @@ export function parseExpiresIn(raw: unknown): { readonly value: number | null } 
   if (typeof raw === 'number' && !Number.isInteger(raw)) return invalid
   if (typeof raw !== 'number' && typeof raw !== 'string') return invalid
   // DRF: `int(re_decimal.sub('', str(data)))`, Python's int() (signs, `_`, any Unicode digits).
-  const value = parsePythonInt(typeof raw === 'number' ? raw.toFixed(0) : pythonStrip(dropDecimalZeros(raw)))
+  const value = parsePythonInt(typeof raw === 'number' ? raw.toFixed(0) : dropDecimalZeros(raw))
   if (value === null) return invalid
   if (value < 1n) return { errors: ['Ensure this value is greater than or equal to 1.'] }
   if (value > BigInt(MAX_EXPIRES_IN)) return { errors: [`Ensure this value is less than or equal to ${MAX_EXPIRES_IN}.`] }
@@ -47,7 +48,8 @@ export function parseExpiresIn(raw: unknown): { readonly value: number | null } 
 
 /**
  * Validates the body of a token creation: `name` as DRF's `CharField(max_length=100)`,
- * `expires_in` as `parseExpiresIn`. Throws `ValidationError` (400) with every field's
+ * `expires_in` as `parseExpiresIn` (a blank form value is `null`, as DRF reads a form;
+ * pass `req` so its Content-Type tells a form from JSON). Throws `ValidationError` (400) with every field's
  * errors, or `{"non_field_errors": [...]}` for a body that is not an object.
  */
 export function validateNewToken(data: RequestData, req?: Pick<ApiRequest, 'headers'>): NewTokenInput {
@@ -63,7 +65,10 @@ export function validateNewToken(data: RequestData, req?: Pick<ApiRequest, 'head
     errors['name'] = detail['name'] as readonly string[]
   }
   const body = (typeof data === 'object' && data !== null ? data : {}) as Readonly<Record<string, unknown>>
-  const expires = parseExpiresIn(Object.hasOwn(body, 'expires_in') ? body['expires_in'] : undefined)
+  const rawExpires = Object.hasOwn(body, 'expires_in') ? body['expires_in'] : undefined
+  // DRF's Field.get_value: a blank form value of a nullable field is null (a JSON "" is not).
+  const formBlank = rawExpires === '' && req !== undefined && isFormMediaType(req.headers.get('content-type'))
+  const expires = parseExpiresIn(formBlank ? null : rawExpires)
   if ('errors' in expires) errors['expires_in'] = expires.errors
   if (Object.keys(errors).length > 0) throw new ValidationError(errors)
   return { name, expiresIn: 'value' in expires ? expires.value : null }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { serialize } from 'cookie'
 import type { ApiRequest } from '../core/api-request.js'
 import { resolveCsrfOptions, type CsrfOptions } from '../authentication/csrf.js'
+import { deletedCookie } from '../http/deleted-cookie.js'
 
 /** Cookie settings shared by the csrf, login and logout views (Django's defaults). */
 export interface SessionCookieOptions {
@@ -94,9 +95,13 @@ export function sessionCookieHeader(key: string, req: ApiRequest, cookies: Resol
   return header(cookies.cookieName, key, cookies.maxAge, true, req, cookies)
 }
 
-/** `Set-Cookie` that makes the browser drop the session cookie. */
-export function expiredSessionCookieHeader(req: ApiRequest, cookies: ResolvedSessionCookies): readonly [string, string] {
-  return header(cookies.cookieName, '', 0, true, req, cookies)
+/**
+ * `Set-Cookie` that makes the browser drop the session cookie, as Django's `delete_cookie`
+ * writes it (`sessionid=""; expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Path=/;
+ * SameSite=Lax`, with the configured `Domain`).
+ */
+export function expiredSessionCookieHeader(_req: ApiRequest, cookies: ResolvedSessionCookies): readonly [string, string] {
+  return ['Set-Cookie', deletedCookie(cookies.cookieName, cookies.domain === undefined ? {} : { domain: cookies.domain })]
 }
 
 const KEY_CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789'

@@ -207,7 +207,7 @@ describe('session views', () => {
     )
     expect(out.status).toBe(204)
     expect(out.body).toBeUndefined()
-    expect(cookies(out)[0]).toMatch(/^sid=; Max-Age=0;/)
+    expect(cookies(out)[0]).toBe('sid=""; expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Path=/; SameSite=Lax')
     expect(sessions.rows.has(sid)).toBe(false)
   })
 

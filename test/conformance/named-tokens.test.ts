@@ -168,6 +168,9 @@ for (const backend of BACKENDS) {
       const form = await send('POST', '/api/auth/tokens/', { Authorization: BOB_BASIC, 'content-type': 'application/x-www-form-urlencoded' }, 'name=form&expires_in=120')
       expect(form.status).toBe(201)
       expect(form.json).toMatchObject({ name: 'form' })
+      // DRF's IntegerField(allow_null=True) reads a blank form value as null: no expiry.
+      const blank = await send('POST', '/api/auth/tokens/', { Authorization: BOB_BASIC, 'content-type': 'application/x-www-form-urlencoded' }, 'name=blank&expires_in=')
+      expect([blank.status, blank.json]).toMatchObject([201, { name: 'blank', expires: null }])
     })
 
     it('revoke-all: every named token of the requester stops working; other users and DRF tokens go on', async () => {

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { parseCookies } from '../../src/core/request-factory.js'
 import { parsePythonJson, PythonJsonError } from '../../src/core/python-json.js'
-import { hasDigitRunLongerThan, isPythonSpace, pythonStrip } from '../../src/core/python-strip.js'
+import { hasDigitRunLongerThan, isPythonIntSpace, isPythonSpace, pythonStrip } from '../../src/core/python-strip.js'
 import { pythonStrip as charFieldStrip } from '../../src/views/char-fields.js'
 
 // The reference: what the old regex did (fine on small inputs, quadratic on long inner runs).
@@ -29,6 +29,10 @@ describe('pythonStrip', () => {
     expect(isPythonSpace(0xfeff)).toBe(false)
     expect(pythonStrip('\u001c\u0085 x \u001f')).toBe('x')
     expect(pythonStrip('\ufeffx')).toBe('\ufeffx')
+  })
+
+  it('int()\'s whitespace is str.isspace()\'s without U+001C..U+001F', () => {
+    for (let code = 0; code < 0x3001; code++) expect(isPythonIntSpace(code)).toBe(isPythonSpace(code) && !(code >= 0x1c && code <= 0x1f))
   })
 
   it('strips the hostile shapes at full size: a 400 KB inner whitespace run survives, the ends go', () => {

@@ -216,6 +216,31 @@ describe('methods, negotiation and headers', () => {
     expect(json.status).toBe(406)
   })
 
+  it('?format=html is no renderer (DRF names the HTML one `api`): 404 before authentication and before Accept', async () => {
+    const v = view({ authentication: [token], permissions: [new IsAuthenticated()] })
+    expect((await v({ url: 'http://testserver/api/?format=html' })).status).toBe(404)
+    expect((await v({ url: 'http://testserver/api/?format=html', headers: { Accept: 'application/json ;q=1' } })).body).toEqual({ detail: 'Not found.' })
+    const page = await view({})({ url: 'http://testserver/api/?format=api' })
+    expect(header(page, 'Content-Type')).toMatch(/^text\/html/)
+  })
+
+  it('a repeated ?format= counts by its last value, as Django\'s QueryDict.get; an empty one is no override', async () => {
+    const open = view({})
+    expect(header(await open({ url: 'http://testserver/api/?format=json&format=api' }), 'Content-Type')).toMatch(/^text\/html/)
+    expect((await open({ url: 'http://testserver/api/?format=api&format=7' })).status).toBe(404)
+    const none = await open({ url: 'http://testserver/api/?format=3&format=' })
+    expect([none.status, header(none, 'Content-Type')]).toEqual([200, 'application/json'])
+    expect((await open({ url: 'http://testserver/api/?form%61t=xml' })).status).toBe(404)
+  })
+
+  it('a view\'s own `vary` goes after Accept and what the schemes read, and is not shown on the HTML page', async () => {
+    const v = view({ authentication: [token] }, { vary: ['Cookie'] })
+    expect(header(await v({}), 'Vary')).toBe('Accept, Cookie')
+    const page = await v({ headers: { Accept: 'text/html' } })
+    expect(header(page, 'Vary')).toBe('Accept, Cookie')
+    expect(String(page.body)).not.toContain('Vary: Accept, Cookie')
+  })
+
   it('Vary: Accept only when the view renders more than one format (by default JSON and HTML, as DRF)', async () => {
     expect(header(await view({})({}), 'Vary')).toBe('Accept')
     const one = createApi().view({ handlers: { GET: whoami }, formats: ['json'] })

@@ -11,7 +11,7 @@ import { freshSqlite } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { comparable, exchange, type ExchangeRequest, type SessionCookies } from './http-exchange.js'
 import { oracleAvailable, startOracle, type RunningOracle } from './oracle-server.js'
-import { BOB_TOKEN, CAROL_TOKEN, IDENTITY_REQUESTS, SESSION_REQUESTS, TOKEN_REQUESTS } from './requests.js'
+import { BOB_TOKEN, CAROL_TOKEN, IDENTITY_REQUESTS, SESSION_REQUESTS, TOKEN_REQUESTS, WIRE_REQUESTS } from './requests.js'
 
 // Header values Node's client can send: tab, visible ASCII and Latin-1, no surrounding blanks.
 const headerChar = fc.oneof(
@@ -80,6 +80,10 @@ describe.skipIf(!oracleAvailable())('identity, token and session routes match DR
 
   it(`${SESSION_REQUESTS.length} session requests (login, CSRF)`, async () => {
     await compare(SESSION_REQUESTS)
+  }, 120_000)
+
+  it(`${WIRE_REQUESTS.length} wire details (paths, methods, 204, ?format=, query whitespace, stale cookies)`, async () => {
+    await compare(WIRE_REQUESTS)
   }, 120_000)
 
   it('arbitrary Authorization headers get the same answer (property)', async () => {

@@ -331,5 +331,67 @@ export const TOKEN_REQUESTS: readonly ExchangeRequest[] = [
   },
 ]
 
+const BOB = { Authorization: `Token ${BOB_TOKEN}` }
+
+/**
+ * Wire details a generated comparison found (issues 17 and 24), one fixed request each, so
+ * every run checks them on every framework: case and encoding of paths, dot segments,
+ * extension methods, 204 answers, `?format=`, Python's whitespace and U+FEFF in query
+ * values, stale session cookies. Paths Django answers with its HTML 404 compare the status.
+ */
+export const WIRE_REQUESTS: readonly ExchangeRequest[] = [
+  // Paths: case-sensitive, percent-decoded before routing (%2F too), dot segments as sent.
+  { ...get('upper-case path (404)', '/API/WHOAMI/'), statusOnly: true },
+  { ...get('mixed-case path (404)', '/api/WhoAmI/'), statusOnly: true },
+  get('%2F in the path routes as /', '/api%2Fwhoami/'),
+  get('%2F in the path reaches the staff view (403)', '/api%2Fstaff/', BOB),
+  get('%2F and %61 in an article path', '/api/articles%2Fpages%2F?page=2'),
+  { ...get('dot segment (404)', '/api/./articles/nested/'), statusOnly: true },
+  { ...get('trailing dot segment (404)', '/api/private/.'), statusOnly: true },
+  { ...get('encoded dot segment (404)', '/api/x/%2E%2E/whoami/'), statusOnly: true },
+  { name: 'PUT through a dot segment (404)', method: 'PUT', path: '/api/./articles/', statusOnly: true },
+  { ...get('double slash (404)', '/api//whoami/'), statusOnly: true },
+  { ...get('encoded ? in the path (404)', '/api/whoami/%3Fx'), statusOnly: true },
+  // Methods: extension and unknown methods are DRF's 405 with Allow, or 401/403 first.
+  { name: 'QUERY anonymous (405)', method: 'QUERY', path: '/api/whoami/' },
+  { name: 'QUERY private anonymous (401 first)', method: 'QUERY', path: '/api/private/' },
+  { name: 'QUERY with a JSON body (405)', method: 'QUERY', path: '/api/whoami/', headers: { 'Content-Type': 'application/json' }, body: '{}' },
+  { name: 'PROPFIND anonymous (405)', method: 'PROPFIND', path: '/api/whoami/' },
+  { name: 'PROPFIND private anonymous (401 first)', method: 'PROPFIND', path: '/api/private/' },
+  { name: 'MKCOL staff as bob (403 first)', method: 'MKCOL', path: '/api/staff/', headers: BOB },
+  { name: 'LOCK articles with a body (405)', method: 'LOCK', path: '/api/articles/', headers: { 'Content-Type': 'text/xml' }, body: '<x/>' },
+  { name: 'SEARCH token endpoint (405)', method: 'SEARCH', path: '/api/auth/token/' },
+  // 204: no Content-Type, Vary: Cookie (Django's logout reads the session).
+  { name: 'logout anonymous (204)', method: 'POST', path: '/api/auth/logout/' },
+  { name: 'logout with a token (204)', method: 'POST', path: '/api/auth/logout/', headers: BOB },
+  { name: 'logout with a stale session cookie (204, deleted)', method: 'POST', path: '/api/auth/logout/', headers: { Cookie: 'sessionid=garbage12345' } },
+  // ?format=: DRF's names are json and api; the last value counts; before authentication.
+  get('?format=html anonymous on a private list (404 before 401)', '/api/articles/manual/?format=html'),
+  get('?format=html with a JSON Accept (404 before 406)', '/api/whoami/?format=html', { Accept: 'application/json ;q=1' }),
+  get('?format=json&format=api is the HTML page', '/api/whoami/?format=json&format=api'),
+  get('?format=api&format=7 (404)', '/api/whoami/?format=api&format=7'),
+  get('?format=3&format= is no format', '/api/whoami/?format=3&format='),
+  get('?format=api anonymous private (401 as HTML)', '/api/private/?format=api'),
+  // U+FEFF is a character; Python's whitespace (U+0085, U+001C) is stripped by int().
+  get('author with a leading U+FEFF (no such author)', '/api/articles/pages/?author=%EF%BB%BFalice'),
+  get('page_size with a leading U+FEFF (not a number)', '/api/articles/pages/?page_size=%EF%BB%BF2'),
+  get('links keep a U+FEFF in other parameters', '/api/articles/pages/?x=%EF%BB%BF2&page=2'),
+  get('page_size with U+0085 (2)', '/api/articles/pages/?page_size=%C2%852'),
+  get('page with U+0085 (page 2)', '/api/articles/?page=%C2%852'),
+  get('page with U+001C and U+001F (int() does not strip them: 404)', '/api/articles/?page=%1C2%1F'),
+  get('offset with U+0085 (2)', '/api/articles/offset/?offset=%C2%852&limit=3'),
+  get('limit with U+00A0 and U+2028', '/api/articles/offset/?limit=%C2%A03%E2%80%A8'),
+  get('page with full-width digits', '/api/articles/?page=%EF%BC%92'),
+  // A session cookie that holds no session is deleted (Django's session middleware).
+  get('stale cookie sessionid=garbage', '/api/whoami/', { Cookie: 'sessionid=garbage' }),
+  get('stale cookie sessionid= on a token-only view', '/api/schemes/token/', { Cookie: 'sessionid=' }),
+  get('stale cookie quoted', '/api/private/', { Cookie: 'sessionid="quoted"' }),
+  get('stale long cookie on a session view', '/api/schemes/session/', { Cookie: 'sessionid=garbage12345; csrftoken=x' }),
+  get('stale long cookie on a token-only view (kept)', '/api/schemes/token/', { Cookie: 'sessionid=garbage12345' }),
+  get('stale long cookie when a token answers first (kept)', '/api/whoami/', { ...BOB, Cookie: 'sessionid=garbage12345' }),
+  get('stale cookie with ?format=xml (404, deleted)', '/api/articles/?format=xml', { Cookie: 'sessionid=bad' }),
+  { name: 'stale cookie on POST articles anonymous', method: 'POST', path: '/api/articles/', headers: { Cookie: 'sessionid=x', 'Content-Type': 'application/json' }, body: '{}' },
+]
+
 /** Everything, in the order sent. */
-export const ALL_REQUESTS: readonly ExchangeRequest[] = [...IDENTITY_REQUESTS, ...TOKEN_REQUESTS, ...SESSION_REQUESTS]
+export const ALL_REQUESTS: readonly ExchangeRequest[] = [...IDENTITY_REQUESTS, ...TOKEN_REQUESTS, ...SESSION_REQUESTS, ...WIRE_REQUESTS]

@@ -50,6 +50,7 @@ const PUBLIC_EXPORTS = [
   'ScopedRateThrottle',
   'ServiceUnavailable',
   'SessionAuthentication',
+  'StaleSessionCookie',
   'SimpleRateThrottle',
   'Throttled',
   'TokenAuthentication',
@@ -85,6 +86,7 @@ const PUBLIC_EXPORTS = [
   'matchRoutes',
   'namedSchema',
   'namedTokenDetailView',
+  'namedTokenIssuer',
   'namedTokenJson',
   'namedTokensView',
   'needsRehash',
@@ -117,6 +119,7 @@ const PUBLIC_EXPORTS = [
   'verifyPassword',
   'verifyPasswordUniform',
   'withHeaders',
+  'patchVary',
 ]
 
 describe('the root entry', () => {

@@ -214,7 +214,8 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
     routes.push(route(path, view))
   }
   const { api } = ref
-  const cursorSecret = { secret: ref.secrets }
+  // The reference API stands in for a service moved off DRF: cursors DRF issued are honoured.
+  const cursorSecret = { secret: ref.secrets, drfCursors: true }
   const permissions = [new IsAuthenticatedOrReadOnly()]
   // `fields`: each view's cursor ordering (and ordering filter) is checked against the source's columns when the view is declared.
   const listOrderedBy = (ordering?: OrderingFilter): Handler =>

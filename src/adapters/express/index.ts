@@ -1,3 +1,4 @@
+import express from 'express'
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response, Router } from 'express'
 import type { ApiRequest, RequestData } from '../../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
@@ -220,14 +221,19 @@ export function errorHandler(api?: Api): ErrorRequestHandler {
 }
 
 /** The part of an Express app or router `mountRoutes` uses. */
-export type RouteTarget = Pick<Router, 'all'>
+export type RouteTarget = Pick<Router, 'use'>
 
 /**
  * Mounts DRF-style views: each route answers every method with its view (which answers
- * 405 itself), with Express's `:name` parameters passed into `ApiRequest.params`.
+ * 405 itself), with Express's `:name` parameters passed into `ApiRequest.params`. The routes
+ * sit on a router of their own that matches as DRF's URL conf does, whatever `target`'s
+ * options: case-sensitively (`/API/WHOAMI/` is not `/api/whoami/`) and with the trailing
+ * slash significant. Requests no route matches go on to `target`'s next handler.
  */
 export function mountRoutes(target: RouteTarget, routes: readonly Route[], options: ExpressOptions = {}): void {
-  for (const { path, view } of routes) target.all(path, viewHandler(view, options))
+  const drfRoutes = express.Router({ caseSensitive: true, strict: true })
+  for (const { path, view } of routes) drfRoutes.all(path, viewHandler(view, options))
+  target.use(drfRoutes)
 }
 
 /** A request handler answering with `view` (which never throws); a malformed host is a 400. */

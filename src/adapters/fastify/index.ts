@@ -1,3 +1,4 @@
+import { METHODS } from 'node:http'
 import type {
   FastifyError,
   FastifyInstance,
@@ -16,6 +17,7 @@ import { answerHandlerError, resolveGuard, type Guard, type GuardOptions } from 
 import type { RequestContext } from '../../core/pipeline.js'
 import { createApiRequest, type RawRequest } from '../../core/request-factory.js'
 import type { Route } from '../../core/route.js'
+import { routingPath, targetPath } from '../../core/url-decoding.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import type { User } from '../../core/user.js'
 import type { ApiView } from '../../core/view.js'
@@ -37,10 +39,24 @@ declare module 'fastify' {
   }
 }
 
-/** Builds the absolute request URL; `null` when the Host header cannot form one. */
+/**
+ * Fastify's `rewriteUrl` server option that routes as Django does: the path percent-decoded
+ * once (`/api%2Fwhoami/` is `/api/whoami/`), dot segments as sent, the query untouched.
+ * Views still see the URL the client sent (`request.originalUrl`).
+ *
+ * @example
+ * const app = Fastify({ rewriteUrl: djangoRewriteUrl })
+ */
+export function djangoRewriteUrl(req: { readonly url?: string | undefined }): string {
+  const target = req.url ?? '/'
+  const path = targetPath(target)
+  return `${routingPath(path)}${target.slice(path.length)}`
+}
+
+/** Builds the absolute request URL (as the client sent it); `null` when the Host header cannot form one. */
 function requestUrl(request: FastifyRequest): URL | null {
   try {
-    return new URL(request.url, `${request.protocol}://${request.host}`)
+    return new URL(request.originalUrl, `${request.protocol}://${request.host}`)
   } catch {
     return null
   }
@@ -112,6 +128,17 @@ function apiRequestOf(request: FastifyRequest): ApiRequest | null {
   return url === null ? null : toApiRequest(request, url)
 }
 
+/**
+ * Teaches Fastify every method Node's parser accepts (PROPFIND, MKCOL…; not CONNECT, which
+ * never reaches a request handler), so a view answers them as DRF does: 405 with `Allow`, or
+ * 401/403 first. Fastify's method list belongs to the whole instance; adding a method routes
+ * nothing by itself (other routes still answer it 404). Bodyless: a view never reads the body
+ * of a method it has no handler for, and Node discards what is left unread.
+ */
+function routeEveryMethod(app: FastifyInstance): void {
+  const known = new Set(app.supportedMethods)
+  for (const method of METHODS) if (method !== 'CONNECT' && !known.has(method)) app.addHttpMethod(method)
+}
 
 function mountOne(app: FastifyInstance, path: string, view: ApiView, views: Map<string, ApiView>): void {
   // Keyed as Fastify reports the route (`request.routeOptions.url`), register prefix included.
@@ -144,6 +171,13 @@ function installDrfScope(app: FastifyInstance, views: ReadonlyMap<string, ApiVie
   const fallback = errorHandler()
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const view = views.get(request.routeOptions.url ?? '')
+    // Fastify refuses a QUERY without Content-Type before the handler: the view answers it
+    // (405 or 401/403, as DRF); it has no QUERY handler that would read the body.
+    if (error.code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE' && view !== undefined) {
+      const url = requestUrl(request)
+      if (url === null) return writeResponse(reply, INVALID_HOST_RESPONSE)
+      return writeResponse(reply, await view.handle(toApiRequest(request, url)))
+    }
     if (error.statusCode === 413 && view !== undefined) {
       const url = requestUrl(request)
       if (url === null) return writeResponse(reply, INVALID_HOST_RESPONSE)
@@ -167,6 +201,7 @@ interface ViewsPluginOptions {
 const viewsPlugin: FastifyPluginAsync<ViewsPluginOptions> = async (scope, options) => {
   const views = new Map<string, ApiView>()
   installDrfScope(scope, views)
+  routeEveryMethod(scope)
   for (const r of options.routes) mountOne(scope, r.path, r.view, views)
 }
 

@@ -1,8 +1,6 @@
-import type { JsonValue } from '../../core/openapi-types.js'
 import type { Guard } from '../../core/guard.js'
 import type { ApiView } from '../../core/view.js'
-import { OpenApiBuilder, openApiPath, type OpenApiTarget } from '../../openapi/builder.js'
-import { toOpenApi30 } from '../../openapi/openapi-30.js'
+import { OpenApiBuilder, type OpenApiTarget } from '../../openapi/builder.js'
 
 /** What @fastify/swagger passes a route's `config.swaggerTransform` (the parts read here). */
 export interface SwaggerTransformArgs {
@@ -36,16 +34,7 @@ export function swaggerTransformFor(view: ApiView): (args: SwaggerTransformArgs)
       openapiObject['paths'] = isRecord(openapiObject['paths']) ? openapiObject['paths'] : {}
       openapiObject['components'] = isRecord(openapiObject['components']) ? openapiObject['components'] : {}
       const target = openapiObject as unknown as OpenApiTarget
-      new OpenApiBuilder(target).addRoute(url, view)
-      if (openapiObject['openapi'].startsWith('3.0')) {
-        const path = openApiPath(url).path
-        const item = target.paths[path]
-        if (item !== undefined) target.paths[path] = toOpenApi30(item) as Record<string, JsonValue>
-        for (const kind of ['schemas', 'securitySchemes'] as const) {
-          const map = target.components[kind]
-          if (map !== undefined) target.components[kind] = toOpenApi30(map) as Record<string, JsonValue>
-        }
-      }
+      new OpenApiBuilder(target, { openapi30: openapiObject['openapi'].startsWith('3.0') }).addRoute(url, view)
     }
     return { schema: { hide: true }, url }
   }

@@ -11,6 +11,7 @@ import { BasicAuthentication } from '../../authentication/basic-authentication.j
 import { SessionAuthentication } from '../../authentication/session-authentication.js'
 import { TokenAuthentication } from '../../authentication/token-authentication.js'
 import { createApi } from '../../core/api.js'
+import { namedSchema } from '../../core/named-schema.js'
 import { route } from '../../core/route.js'
 import { ArrayPageSource } from '../../pagination/array-page-source.js'
 import { CursorPagination } from '../../pagination/cursor-pagination.js'
@@ -29,7 +30,7 @@ const at = (value: unknown, ...keys: string[]): unknown => {
 }
 
 const books = Array.from({ length: 12 }, (_, i) => ({ id: i + 1, title: `Book ${i + 1}`, created: `2024-01-01T00:${String(i).padStart(2, '0')}:00Z` }))
-const BOOK = { type: 'object', required: ['id', 'title'], properties: { id: { type: 'integer' }, title: { type: 'string' } } } as const
+const BOOK = namedSchema('Book', { type: 'object', required: ['id', 'title'], properties: { id: { type: 'integer' }, title: { type: 'string' } } })
 const nobody = { authenticate: async () => null, findById: async () => null, get: async () => null }
 
 function gatehouseRoutes(): ReturnType<typeof route>[] {
@@ -45,6 +46,8 @@ function gatehouseRoutes(): ReturnType<typeof route>[] {
   const list = listHandler({ source: () => new ArrayPageSource(books), serialize: (b) => ({ id: b.id, title: b.title }), itemSchema: BOOK })
   return [
     route('/books/', api.view({ name: 'Book List', handlers: { GET: list, POST: async () => jsonResponse(201, {}) } })),
+    // The same envelope twice: one `BookPage` component, in 3.0 as in 3.1.
+    route('/books-again/', api.view({ name: 'Book List Again', handlers: { GET: list } })),
     route('/books/:id/', api.view({ name: 'Book Detail', handlers: { GET: async (ctx) => jsonResponse(200, { id: ctx.params['id'] }) } })),
     route(
       '/feed/',
@@ -86,7 +89,7 @@ describe('@fastify/swagger with mountRoutes', () => {
     expect(result.valid).toBe(true)
 
     const paths = doc['paths'] as Record<string, Json>
-    expect(Object.keys(paths).sort()).toEqual(['/api/books/', '/api/books/{id}/', '/api/feed/', '/health'])
+    expect(Object.keys(paths).sort()).toEqual(['/api/books-again/', '/api/books/', '/api/books/{id}/', '/api/feed/', '/health'])
     // Only the handlers' methods, not every method Fastify routes.
     expect(Object.keys(paths['/api/books/'] ?? {}).sort()).toEqual(['get', 'post'])
     expect(Object.keys(paths['/api/books/{id}/'] ?? {})).toEqual(['get'])
@@ -95,9 +98,11 @@ describe('@fastify/swagger with mountRoutes', () => {
     expect((at(paths, '/api/books/', 'get', 'parameters') as Json[]).map((p) => p['name'])).toEqual(['page', 'page_size'])
     expect((at(paths, '/api/feed/', 'get', 'parameters') as Json[]).map((p) => p['name'])).toEqual(['cursor'])
     expect(at(paths, '/api/books/{id}/', 'get', 'parameters')).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }])
-    const envelope = at(paths, '/api/books/', 'get', 'responses', '200', 'content', 'application/json', 'schema') as Json
+    expect(at(paths, '/api/books/', 'get', 'responses', '200', 'content', 'application/json', 'schema')).toEqual({ $ref: '#/components/schemas/BookPage' })
+    const envelope = at(doc, 'components', 'schemas', 'BookPage') as Json
     expect(Object.keys(envelope['properties'] as Json)).toEqual(['count', 'next', 'previous', 'results'])
-    expect(at(envelope, 'properties', 'results', 'items')).toEqual(BOOK)
+    expect(at(envelope, 'properties', 'results', 'items')).toEqual({ $ref: '#/components/schemas/Book' })
+    expect(at(doc, 'components', 'schemas', 'Book')).toEqual(JSON.parse(JSON.stringify(BOOK)))
     expect(Object.keys(at(doc, 'components', 'securitySchemes') as Json).sort()).toEqual(['basicAuth', 'cookieAuth', 'csrfToken', 'tokenAuth'])
     // The app's own route keeps @fastify/swagger's description.
     expect(at(paths, '/health', 'get', 'responses', '200')).toBeDefined()
@@ -110,8 +115,11 @@ describe('@fastify/swagger with mountRoutes', () => {
     const result = await new Validator().validate(doc)
     expect(result.errors).toBeUndefined()
     expect(result.valid).toBe(true)
-    const next = at(doc, 'paths', '/api/books/', 'get', 'responses', '200', 'content', 'application/json', 'schema', 'properties', 'next')
+    expect(at(doc, 'paths', '/api/books/', 'get', 'responses', '200', 'content', 'application/json', 'schema')).toEqual({ $ref: '#/components/schemas/BookPage' })
+    expect(at(doc, 'paths', '/api/books-again/', 'get', 'responses', '200', 'content', 'application/json', 'schema')).toEqual({ $ref: '#/components/schemas/BookPage' })
+    const next = at(doc, 'components', 'schemas', 'BookPage', 'properties', 'next')
     expect(next).toEqual({ nullable: true, type: 'string', format: 'uri', example: 'http://api.example.org/accounts/?page=4' })
+    expect(Object.keys(at(doc, 'components', 'schemas') as Json).sort()).toEqual(['Book', 'BookCursorPage', 'BookPage', 'ErrorDetail'])
   })
 
   it('leaves the views out of a Swagger 2.0 document (only OpenAPI 3 is described)', async () => {

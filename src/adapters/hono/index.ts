@@ -11,6 +11,7 @@ import type { RequestContext } from '../../core/pipeline.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import { createApiRequest } from '../../core/request-factory.js'
 import type { Route } from '../../core/route.js'
+import { routingPath, targetPath } from '../../core/url-decoding.js'
 import type { User } from '../../core/user.js'
 
 /** How the Hono adapter reads a request. */
@@ -40,6 +41,7 @@ export interface GatehouseEnv {
 const DEFAULT_BODY_LIMIT = 1024 * 1024
 
 export { PayloadTooLarge } from '../../core/errors.js'
+export { withoutBodilessContentType } from './bodiless-answers.js'
 
 /** The peer address @hono/node-server passes as `c.env.incoming`; `null` on other runtimes. */
 function remoteAddress(env: unknown): string | null {
@@ -201,6 +203,27 @@ export function errorHandler(api?: Api): ErrorHandler {
     const context = (c as Context<GatehouseEnv>).get('gatehouse') as RequestContext | undefined
     return toResponse(context === undefined ? answerError(error, toApiRequest(c), settings) : answerHandlerError(error, context))
   }
+}
+
+/**
+ * Hono's `getPath` option that routes as Django does: the path the client sent (on
+ * `@hono/node-server`, the raw request target, before the WHATWG URL resolves `/./` and
+ * `/../`), percent-decoded once so `%2F` is a `/`. Needs `strict: true` (Hono ignores
+ * `getPath` otherwise), which also keeps the trailing slash significant.
+ *
+ * @example
+ * const app = new Hono({ strict: true, getPath: djangoGetPath })
+ */
+export function djangoGetPath(request: Request, options?: { env?: unknown }): string {
+  const incoming = (options?.env as { incoming?: { url?: unknown } } | undefined)?.incoming?.url
+  const raw = typeof incoming === 'string' && incoming.startsWith('/') ? targetPath(incoming) : rawPathOf(request.url)
+  return routingPath(raw)
+}
+
+/** The path of an absolute URL string as it is written (`http://h/a/b?q` → `/a/b`). */
+function rawPathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf(':') + 3)
+  return start === -1 ? '/' : targetPath(url.slice(start))
 }
 
 /**

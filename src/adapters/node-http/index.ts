@@ -10,6 +10,7 @@ import type { RequestContext } from '../../core/pipeline.js'
 import { createApiRequest } from '../../core/request-factory.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import { matchRoutes, type Route } from '../../core/route.js'
+import { targetPath } from '../../core/url-decoding.js'
 import type { ApiView } from '../../core/view.js'
 
 /** How the node:http adapter reads a request. */
@@ -191,8 +192,10 @@ async function serveView(
 /**
  * Routes requests to views: `routes` is a list of `Route`s (`route('/books/:id/', view)`, path
  * parameters reach `ctx.params`). The query is ignored and the trailing slash is significant,
- * as in DRF's URL conf; an unknown path is DRF's 404 `Not found.`. A handler to compose with
- * your own; `mountRoutes` installs it on a server.
+ * as in DRF's URL conf; the path is matched percent-decoded (`%2F` is a `/`) and
+ * case-sensitively, with dot segments kept as sent (`/api/./x/` is no route, as in Django);
+ * an unknown path is DRF's 404 `Not found.`. A handler to compose with your own;
+ * `mountRoutes` installs it on a server.
  */
 export function router(routes: readonly Route[], options: NodeRouterOptions = {}): NodeHandler {
   const match = matchRoutes(routes)
@@ -200,8 +203,11 @@ export function router(routes: readonly Route[], options: NodeRouterOptions = {}
   return async (req, res) => {
     const url = requestUrl(req, options)
     if (url === null) return writeResponse(res, INVALID_HOST_RESPONSE)
-    if (prefix !== '' && !url.pathname.startsWith(`${prefix}/`)) return writeResponse(res, NOT_FOUND)
-    const found = match(url.pathname.slice(prefix.length))
+    // The path as sent (a URL object would resolve `/./` and `/../`, which Django routes as they are).
+    const target = req.url ?? '/'
+    const path = target.startsWith('/') ? targetPath(target) : url.pathname
+    if (prefix !== '' && !path.startsWith(`${prefix}/`)) return writeResponse(res, NOT_FOUND)
+    const found = match(path.slice(prefix.length))
     if (found === null) return writeResponse(res, NOT_FOUND)
     return serveView(found.route.view, options, req, res, found.params)
   }
