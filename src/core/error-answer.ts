@@ -2,7 +2,7 @@ import type { ApiRequest } from './api-request.js'
 import { jsonResponse, type ApiResponse } from './api-response.js'
 import { isApiError } from './errors.js'
 import { SERVER_ERROR_BODY } from './exception-handler.js'
-import { withVary } from './response-finishing.js'
+import { patchVary } from './response-middleware.js'
 import type { Settings } from './settings.js'
 
 /**
@@ -28,5 +28,6 @@ export function answerError(error: unknown, request: ApiRequest, settings: Setti
     rendered = null
   }
   if (!isApiError(error)) settings.logError(error, where)
-  return withVary(rendered ?? jsonResponse(500, SERVER_ERROR_BODY), vary)
+  const response = rendered ?? jsonResponse(500, SERVER_ERROR_BODY)
+  return vary.length === 0 ? response : patchVary(response, vary)
 }

@@ -13,7 +13,7 @@ import { PageNumberPagination } from 'gatehouse'
 import { OrderingFilter } from 'gatehouse'
 import type { Page, PageNumberState, Paginator, SeekSource } from 'gatehouse'
 import { describeHandler, namedSchema, type JsonObject, type OpenApiPaginatedResponse } from 'gatehouse'
-import { parsePythonInt, queryParam } from 'gatehouse'
+import { parsePythonInt, queryParam } from 'gatehouse/http'
 import { IsAuthenticatedOrReadOnly } from 'gatehouse'
 import type { ReferenceContext } from '../context.js'
 
