@@ -78,9 +78,9 @@ export function sqliteDirectDriver(connection: SqliteConnection): DirectDriver {
   }
 }
 
-/** The part of a node-postgres pool the driver uses. */
+/** The part of a Kysely PostgreSQL pool the driver uses (`openDatabase`'s guarded, statement-naming pool). */
 interface PgPool {
-  query(config: { readonly name?: string; readonly text: string; readonly values: unknown[] }): Promise<{ rows: unknown[] }>
+  connect(): Promise<{ query(sql: string, parameters: readonly unknown[]): Promise<{ readonly rows: unknown[] }>; release(): void }>
 }
 
 /** PostgreSQL's SQLSTATE for "cached plan must not change result type". */
@@ -103,27 +103,23 @@ export class StaleStatementError extends Error {
 }
 
 /**
- * node-postgres: each run is `pool.query({ name, text, values })`, which prepares the text
- * once per connection under `statementName(text)` (the first `maxNames` texts; later ones run unnamed).
- * A statement prepared before its table's columns changed fails with `StaleStatementError`.
+ * node-postgres: each run checks a connection out of the pool Kysely uses (`openDatabase`'s:
+ * its timeouts, store-fault handling and named statements, each text prepared once per
+ * connection), runs the text and releases it, without Kysely's builder, compiler or driver.
+ * A statement prepared before its table's columns changed type fails with `StaleStatementError`.
  */
-export function postgresDirectDriver(pool: PgPool, maxNames: number): DirectDriver {
-  const names = new Map<string, string>()
+export function postgresDirectDriver(pool: PgPool): DirectDriver {
   return {
     dialect: 'postgres',
-    rows(text, parameters) {
-      let name = names.get(text)
-      if (name === undefined && names.size < maxNames) {
-        name = statementName(text)
-        names.set(text, name)
+    async rows(text, parameters) {
+      const client = await pool.connect()
+      try {
+        return (await client.query(text, parameters)).rows as Record<string, unknown>[]
+      } catch (error) {
+        throw (error as { code?: unknown } | null)?.code === PLAN_CHANGED ? new StaleStatementError(text, error) : error
+      } finally {
+        client.release()
       }
-      const values = parameters as unknown[]
-      return pool.query(name === undefined ? { text, values } : { name, text, values }).then(
-        (result) => result.rows as Record<string, unknown>[],
-        (error: unknown) => {
-          throw (error as { code?: unknown } | null)?.code === PLAN_CHANGED ? new StaleStatementError(text, error) : error
-        },
-      )
     },
   }
 }

@@ -32,6 +32,8 @@ const OFFSET = '$offset'
 const limitRef = parameterRef<number>(LIMIT)
 /** How many page sizes get a statement with the size written in (page-size query parameters are capped). */
 const MAX_LITERAL_LIMITS = 32
+/** How many orderings (an ordering filter's choices) each shape keeps compiled. */
+const MAX_ORDERINGS = 64
 const offsetRef = parameterRef<number>(OFFSET)
 
 /** One shape's source and statements, compiled when the shape is first used. */
@@ -45,6 +47,7 @@ class Shape<O> {
   /** `slice` per page size: a literal LIMIT lets SQLite stop its sort early (a bound one costs 50 % more). */
   private readonly sliceBySize = new Map<number, CompiledStatement<O>>()
   private allStatement?: CompiledStatement<O>
+  private readonly byOrdering = new Map<string, Shape<O>>()
 
   constructor(db: Kysely<unknown>, source: KyselyPageSource<unknown, never, O>) {
     this.db = db
@@ -77,6 +80,17 @@ class Shape<O> {
 
   get all(): CompiledStatement<O> {
     return (this.allStatement ??= new CompiledStatement(this.db, this.source.compileAll()))
+  }
+
+  /** This shape ordered by `ordering` (an ordering filter's choice): compiled once per ordering, the first few kept. */
+  orderedBy(ordering: readonly OrderingField[]): Shape<O> {
+    const key = ordering.map((f) => (f.descending ? `-${f.field}` : f.field)).join(',')
+    let shape = this.byOrdering.get(key)
+    if (shape === undefined) {
+      shape = new Shape(this.db, this.source.orderedBy(ordering))
+      if (this.byOrdering.size < MAX_ORDERINGS) this.byOrdering.set(key, shape)
+    }
+    return shape
   }
 }
 
@@ -120,6 +134,11 @@ class BoundPageSource<O> implements SeekSource<O> {
 
   async all(): Promise<readonly O[]> {
     return this.shape.all.execute(this.values)
+  }
+
+  /** The same rows and values, ordered by `ordering` for the numbered styles and `all()` (`OrderingFilter`). */
+  orderedBy(ordering: readonly OrderingField[]): SeekSource<O> {
+    return new BoundPageSource(this.db, this.shape.orderedBy(ordering), this.values)
   }
 
   keyOf(row: O, ordering: readonly OrderingField[]): readonly KeyValue[] {

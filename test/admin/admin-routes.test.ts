@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { safeNext } from '../../src/admin/login-pages.js'
-import { parseUserId } from '../../src/admin/user-pages.js'
+import { parseUserId } from '../../src/admin/staff-pages.js'
 import { adminRoutes } from 'gatehouse/admin'
 import { ConfigurationError, createApi, LoginFailureThrottle, MemoryThrottleStore, type StoredUser } from 'gatehouse'
 import { authMigrations, KyselySessionStore, KyselyTokenStore, KyselyUserStore, migrate, openDatabase, type AuthDatabase, type Database } from 'gatehouse/kysely'
@@ -65,7 +65,9 @@ describe('adminRoutes on an app of its own', () => {
     }
     expect(() => adminRoutes({ api, users: full, sessions, pageSize: 0 })).toThrow(/pageSize/)
     // Without a token store or deleteForUser, those parts are simply absent.
-    expect(adminRoutes({ api, users: full, sessions }).map((r) => r.path)).not.toContain('/admin/users/:id/token/')
+    const paths = adminRoutes({ api, users: full, sessions }).map((r) => r.path)
+    expect(paths).not.toContain('/admin/users/:id/token/')
+    expect(paths).not.toContain('/admin/users/:id/sessions/end/')
   })
 
   it('pages the users (pageSize) under its own prefix, with the search kept in the links', async () => {
