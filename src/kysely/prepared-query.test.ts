@@ -90,6 +90,26 @@ for (const backend of BACKENDS) {
       }
       expect(shapes).toEqual([false, true])
     })
+
+    it('an ordering filter reorders a prepared source, with its bound values kept', async () => {
+      const { db } = database
+      const books = preparePageSource({
+        db,
+        dialect: database.dialect,
+        columns: { id: { ref: 'books.id', kind: 'integer' }, pages: { ref: 'books.pages', kind: 'integer' } },
+        orderBy: ['id'],
+        query: (p: OptionalQueryParameters<{ author: string }>) => {
+          const q = db.selectFrom('books').select(['books.id as id', 'books.pages as pages'])
+          return p.author === undefined ? q : q.where('books.author', '=', p.author)
+        },
+      })
+      for (let round = 0; round < 2; round++) {
+        const ann = books({ author: 'ann' }).orderedBy?.([{ field: 'pages', descending: true }])
+        expect((await ann?.slice(0, 3))?.map((r) => r.id)).toEqual([21, 16, 11])
+        expect(await ann?.count()).toBe(5)
+        expect((await books().orderedBy?.([{ field: 'pages', descending: true }])?.slice(0, 2))?.map((r) => r.id)).toEqual([25, 24])
+      }
+    })
   })
 }
 
