@@ -1,7 +1,6 @@
-import { execFile } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { CompactSign } from 'jose'
 import { describe, expect, it } from 'vitest'
+import { simplejwt, type SimplejwtAnswer, type SimplejwtJob } from './simplejwt.js'
 import { JwtCodec, TokenError, accessPayloadFrom, refreshPayloadFor, resolveJwtSettings, type StoredUser } from 'gatehouse'
 
 /**
@@ -10,21 +9,10 @@ import { JwtCodec, TokenError, accessPayloadFrom, refreshPayloadFor, resolveJwtS
  * gets simplejwt's own message.
  */
 const KEY = 'django-insecure-cross-test-key-0123456789abcdef'
-const SCRIPT = fileURLToPath(new URL('./simplejwt.py', import.meta.url))
 const codec = new JwtCodec(resolveJwtSettings({ signingKey: KEY }))
-
-type Answer = { refresh?: string; access?: string; payload?: Record<string, unknown>; error?: string; crash?: string }
-type Job = { op: 'mint'; user_id: number | string } | { op: 'check'; token: string; class: 'access' | 'refresh' | 'untyped' }
-
-function simplejwt(jobs: readonly Job[], key = KEY): Promise<Answer[]> {
-  return new Promise((resolve, reject) => {
-    const child = execFile('/usr/bin/python3', [SCRIPT], { timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${error.message}\n${stderr}`))
-      else resolve(JSON.parse(stdout) as Answer[])
-    })
-    child.stdin?.end(JSON.stringify({ key, jobs }))
-  })
-}
+type Answer = SimplejwtAnswer
+type Job = SimplejwtJob
+const run = (jobs: readonly Job[]): Promise<Answer[]> => simplejwt(KEY, jobs)
 
 /** gatehouse's answer for a token, in the script's shape. */
 async function gatehouse(token: string, cls: 'access' | 'refresh' | 'untyped'): Promise<Answer> {
@@ -46,7 +34,7 @@ const user: StoredUser = { id: 7, username: 'ana', isActive: true, isStaff: fals
 
 describe('simplejwt 5.2.2 ↔ gatehouse', () => {
   it('a pair minted by RefreshToken.for_user is accepted by gatehouse, claims and all', async () => {
-    const [pair] = await simplejwt([{ op: 'mint', user_id: 7 }])
+    const [pair] = await run([{ op: 'mint', user_id: 7 }])
     const access = await codec.decode(pair?.access ?? '', 'access')
     const refresh = await codec.decode(pair?.refresh ?? '', 'refresh')
     expect(access['user_id']).toBe(7)
@@ -61,7 +49,7 @@ describe('simplejwt 5.2.2 ↔ gatehouse', () => {
     const refreshPayload = refreshPayloadFor(codec, user, t)
     const accessPayload = accessPayloadFrom(codec, refreshPayload, t)
     const [refresh, access] = [await codec.encode(refreshPayload), await codec.encode(accessPayload)]
-    const answers = await simplejwt([
+    const answers = await run([
       { op: 'check', token: access, class: 'access' },
       { op: 'check', token: refresh, class: 'refresh' },
       { op: 'check', token: access, class: 'untyped' },
@@ -107,7 +95,7 @@ describe('simplejwt 5.2.2 ↔ gatehouse', () => {
     ]
     const classes = ['access', 'refresh', 'untyped'] as const
     const jobs: Job[] = cases.flatMap(([, token]) => classes.map((cls) => ({ op: 'check' as const, token, class: cls })))
-    const theirs = await simplejwt(jobs)
+    const theirs = await run(jobs)
     const differences: string[] = []
     let i = 0
     for (const [name, token] of cases) {
