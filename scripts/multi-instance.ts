@@ -153,6 +153,8 @@ ${servers}
       proxy_set_header Host $http_host;
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
       proxy_set_header X-Forwarded-Proto $scheme;
+      # The instances trust X-Remote-User from loopback peers, nginx included: never pass a client's copy.
+      proxy_set_header X-Remote-User "";
       proxy_buffering off;
     }
   }

@@ -20,7 +20,7 @@ import { JwtCodec, resolveJwtSettings } from 'gatehouse'
 import { PageNumberPagination, type CountStrategy } from 'gatehouse'
 import type { SessionStore } from 'gatehouse'
 import { MemoryThrottleStore } from 'gatehouse'
-import type { ReleasableThrottleStore, ThrottleStore } from 'gatehouse'
+import type { ReservingThrottleStore, ThrottleStore } from 'gatehouse'
 import { LoginFailureThrottle } from 'gatehouse'
 import { parseRate, type Rate } from 'gatehouse'
 import type { ScryptParams } from 'gatehouse'
@@ -32,8 +32,9 @@ export interface ReferenceConfig {
   /** `DATABASE_URL`; unset means the embedded SQLite file `gatehouse.sqlite3`. */
   readonly databaseUrl?: string | undefined
   /**
-   * PostgreSQL connect and statement timeout in ms (`GATEHOUSE_DB_TIMEOUT_MS`): past it a
-   * request answers 503. Unset: 5 s connect, 10 s statement.
+   * PostgreSQL statement timeout in ms (`GATEHOUSE_DB_TIMEOUT_MS`); waiting for a connection
+   * gets half of it. Past it a request answers 503. Unset: the library's 1 s connection wait,
+   * 2 s statement (the server's own statement timeout 1.5 s).
    */
   readonly dbTimeoutMs?: number | undefined
   /**
@@ -174,7 +175,7 @@ async function storedSecret(db: Kysely<ReferenceDatabase>): Promise<string> {
 export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
   return {
     databaseUrl: env['DATABASE_URL'],
-    dbTimeoutMs: envInteger(env, 'GATEHOUSE_DB_TIMEOUT_MS', 1),
+    dbTimeoutMs: envInteger(env, 'GATEHOUSE_DB_TIMEOUT_MS', 2),
     redisUrl: env['REDIS_URL'] === '' ? undefined : env['REDIS_URL'],
     redisPrefix: env['GATEHOUSE_REDIS_PREFIX'] === '' ? undefined : env['GATEHOUSE_REDIS_PREFIX'],
     redisTimeoutMs: envInteger(env, 'GATEHOUSE_REDIS_TIMEOUT_MS', 1),
@@ -195,7 +196,8 @@ export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Re
 /** The pool timeouts of `config`; the driver defaults when unset. */
 function databaseTimeouts(config: ReferenceConfig): { connectTimeoutMs?: number; statementTimeoutMs?: number } {
   const ms = config.dbTimeoutMs
-  return ms === undefined ? {} : { connectTimeoutMs: ms, statementTimeoutMs: ms }
+  // The statement gets the whole budget, waiting for a connection half of it.
+  return ms === undefined ? {} : { connectTimeoutMs: Math.max(1, Math.ceil(ms / 2)), statementTimeoutMs: ms }
 }
 
 /** Everything the reference API's routes share: the database, the stores and the API settings. */
@@ -262,7 +264,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
   const tokenCache = config.tokenCacheTtlMs === undefined ? undefined : new MemoryTokenCache({ ttlMs: config.tokenCacheTtlMs, maxEntries: 10_000, invalidation })
   const sessions: SessionStore =
     redis === null ? new KyselySessionStore({ db: database.db }) : new RedisSessionStore({ redis, prefix: `${redisPrefix}session:` })
-  const throttleStore: ReleasableThrottleStore =
+  const throttleStore: ThrottleStore & ReservingThrottleStore =
     redis === null ? new MemoryThrottleStore() : new RedisThrottleStore({ redis, prefix: redisPrefix })
   const loginFailures =
     config.loginFailures === undefined

@@ -5,7 +5,10 @@ import { ADMIN_SECURITY_HEADERS } from './admin-page.js'
 import { resolveAdminOptions, type AdminOptions, type ResolvedAdminOptions } from './admin-options.js'
 import { ADMIN_STYLESHEET } from './admin-stylesheet.js'
 import { loginHandlers, logoutHandler } from './login-pages.js'
-import { userActionHandlers, userAddHandlers, userDetailHandler, userListHandler } from './user-pages.js'
+import { userActionHandlers } from './user-actions.js'
+import { userAddHandlers } from './user-add.js'
+import { userDetailHandler } from './user-detail.js'
+import { userListHandler } from './user-list.js'
 
 /**
  * The administration pages as routes under `prefix` (default `/admin/`), mounted like any

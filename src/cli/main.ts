@@ -62,9 +62,12 @@ function databaseUrl(options: DatabaseOption, io: CliIo): string {
   return url
 }
 
+/** A command is not a request: bulk commands (import-django, migrate-tokens) get a minute per statement. */
+const CLI_TIMEOUTS = { connectTimeoutMs: 10_000, statementTimeoutMs: 60_000 } as const
+
 /** Opens the database and applies the library's migrations (its own table), then runs `fn`. */
 async function withDatabase<T>(options: DatabaseOption, io: CliIo, fn: (database: Database<AuthDatabase>) => Promise<T>): Promise<T> {
-  const database = await openDatabase<AuthDatabase>(databaseUrl(options, io))
+  const database = await openDatabase<AuthDatabase>(databaseUrl(options, io), CLI_TIMEOUTS)
   try {
     await migrate(database.db, authMigrations(database.dialect))
     return await fn(database)
@@ -81,7 +84,7 @@ async function openReadOnly(options: DatabaseOption, io: CliIo): Promise<Databas
   const url = databaseUrl(options, io)
   const target = parseDatabaseUrl(url)
   if (target.dialect === 'sqlite' && (target.path === ':memory:' || !existsSync(target.path))) return null
-  return openDatabase<AuthDatabase>(url, { readOnly: true })
+  return openDatabase<AuthDatabase>(url, { ...CLI_TIMEOUTS, readOnly: true })
 }
 
 /** Which of `tables` the database lacks. */
@@ -189,7 +192,7 @@ async function dryRunImport(
   }
   if (ready) {
     // Writes happen inside the import's transaction only, and are rolled back.
-    const database = await openDatabase<AuthDatabase>(databaseUrl(options, io))
+    const database = await openDatabase<AuthDatabase>(databaseUrl(options, io), CLI_TIMEOUTS)
     try {
       return await importInto(database)
     } finally {

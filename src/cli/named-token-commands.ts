@@ -157,6 +157,10 @@ export function addNamedTokenCommands(program: Command, kit: NamedTokenCommandKi
         })
         const kept = options.keep === true ? ' (DRF rows kept)' : ''
         print(`Moved ${moved} DRF token${moved === 1 ? '' : 's'} into named tokens${kept}; ${present} already there`)
+        if (options.keep !== true && moved + present > 0) {
+          // The DRF rows are gone, but an obtain endpoint left as it was would store new plaintext keys.
+          print('Now switch the token obtain endpoint (obtainAuthTokenView) to named tokens with namedTokenIssuer, or unmount it: as it is, it stores a new plaintext DRF key for every user it serves')
+        }
       })
     })
 }

@@ -36,6 +36,12 @@ export interface PageSource<T> {
    * count. `null` (or no method): the count is not cached.
    */
   countKey?(): string | null
+  /**
+   * The same collection in another order (what an `OrderingFilter` asks for): the numbered
+   * styles and `all()` of the copy follow `ordering`; counts are unchanged. Optional: an
+   * ordering filter needs it (both built-in sources have it).
+   */
+  orderedBy?(ordering: readonly OrderingField[]): PageSource<T>
 }
 
 /** One field of a cursor ordering. */
@@ -96,6 +102,8 @@ export interface SeekSource<T> extends PageSource<T> {
    * such cursors are `Invalid cursor`.
    */
   seekPosition?(args: PositionSeekArgs): Promise<readonly T[]>
+  /** `PageSource.orderedBy`, still a seek source. */
+  orderedBy?(ordering: readonly OrderingField[]): SeekSource<T>
 }
 
 /** One entry of numbers-style controls; a break has no url and no number (DRF's `PAGE_BREAK`). */
@@ -153,6 +161,13 @@ export interface Page<T, State = unknown> {
 export interface PaginateOptions {
   /** The page size to use when the paginator sets none (the view's `pageSize` setting). */
   readonly defaultPageSize?: number | null
+  /**
+   * The ordering an ordering filter chose for this request (its declared fields, without a
+   * tiebreaker). Cursor styles page by it, and bind their cursors to it, instead of their
+   * own `ordering`; the numbered styles ignore it (the source is already ordered).
+   * `undefined` or `null`: the style's own ordering.
+   */
+  readonly ordering?: readonly OrderingField[] | null
 }
 
 /**

@@ -22,17 +22,6 @@ export function finishResponse(response: ApiResponse, options: FinishOptions): A
   return { status: response.status, headers, body: options.method === 'HEAD' ? undefined : response.body }
 }
 
-/**
- * `response` with `vary` merged into its one `Vary` header (its own values first,
- * case-insensitively deduplicated, as Django's `patch_vary_headers`).
- */
-export function withVary(response: ApiResponse, vary: readonly string[]): ApiResponse {
-  if (vary.length === 0) return response
-  const merged = splitVary(response, vary)
-  if (merged.vary !== null) merged.headers.push(['Vary', merged.vary])
-  return { ...response, headers: merged.headers }
-}
-
 /** The response's headers without `Vary`, and the merged `Vary` value (`null`: none). */
 function splitVary(response: ApiResponse, extra: readonly string[]): { headers: (readonly [string, string])[]; vary: string | null } {
   const varyValues: string[] = []

@@ -5,6 +5,7 @@ import type { ResponseMiddleware } from './response-middleware.js'
 import type { Throttle } from './throttle.js'
 import { ConfigurationError } from './errors.js'
 import { renderApiError, type ExceptionHandler } from './exception-handler.js'
+import { createStoreOutageLog, type StoreFaultLogger } from './store-outage-log.js'
 import { anonymousUser, type User } from './user.js'
 
 /** Receives server errors (never a secret: only error objects gatehouse did not render). */
@@ -64,6 +65,13 @@ export interface Settings {
   /** Where unrendered (500) errors are reported. @default console.error */
   readonly logError: ErrorLogger
   /**
+   * Told of each request answered 503 because a store (database, Redis) failed. The default
+   * writes one line per 503 naming the store, the operation and the reason, the driver's stack
+   * once per outage, and a count when the outage ends (see `createStoreOutageLog`).
+   * @default createStoreOutageLog()
+   */
+  readonly logStoreFault: StoreFaultLogger
+  /**
    * Steps every view's answer passes through, in order, as Django's response middleware
    * (`new StaleSessionCookie({ session })` deletes a session cookie that holds no session,
    * as Django's session middleware does). Views only: the middleware-style guards leave the
@@ -88,6 +96,7 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   logError: (error: unknown, context: { method: string; path: string }) => {
     console.error(`gatehouse: server error on ${context.method} ${context.path}:`, error)
   },
+  logStoreFault: createStoreOutageLog(),
 })
 
 type Check = (value: unknown) => boolean
@@ -116,6 +125,7 @@ const CHECKS: Readonly<Record<keyof Settings, readonly [Check, string]>> = {
   allowedHosts: [(v) => v === null || (Array.isArray(v) && v.every((h) => typeof h === 'string' && h !== '')), 'a list of host names or null'],
   exceptionHandler: [isFunction, 'a function (error, ctx) => ApiResponse | null'],
   logError: [isFunction, 'a function'],
+  logStoreFault: [isFunction, 'a function'],
   responseMiddleware: [hasMethod('process'), 'a list of objects with a process() method'],
 }
 

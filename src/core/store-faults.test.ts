@@ -2,7 +2,7 @@ import { createServer, type AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import pg from 'pg'
 import { Redis } from 'ioredis'
-import { isStoreUnavailable } from './store-faults.js'
+import { describeStoreFault, isStoreUnavailable, StoreUnavailable } from './store-faults.js'
 import { WrappedSchemeError } from './errors.js'
 import { createApi } from './api.js'
 import { jsonResponse } from './api-response.js'
@@ -104,14 +104,25 @@ describe('the pipeline renders store faults as 503', () => {
   })
   const refused = (): Error => withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')
 
-  it('a handler whose store is down answers 503 {"detail"} (not 500), and the error is logged', async () => {
+  it('a handler whose store is down answers 503 {"detail"} (not 500), logged once to logStoreFault, not as a server error', async () => {
     const logged: unknown[] = []
-    const api = createApi({ logError: (error) => logged.push(error) })
+    const faults: unknown[] = []
+    const api = createApi({ logError: (error) => logged.push(error), logStoreFault: (error) => faults.push(error) })
     const view = api.view({ handlers: { GET: async () => Promise.reject(refused()) } })
     const response = await view.handle(request)
     expect(response.status).toBe(503)
     expect(response.body).toEqual({ detail: 'A data store is temporarily unavailable. Try again later.' })
-    expect(logged).toHaveLength(1)
+    expect(logged).toHaveLength(0)
+    expect(faults).toHaveLength(1)
+  })
+
+  it('a store error already wrapped as a 503 (StoreUnavailable, as the Redis stores throw) is logged too', async () => {
+    const faults: unknown[] = []
+    const api = createApi({ logStoreFault: (error) => faults.push(error) })
+    const view = api.view({ handlers: { GET: async () => Promise.reject(new StoreUnavailable('redis', 'session load', new Error('Command timed out'))) } })
+    expect((await view.handle(request)).status).toBe(503)
+    expect(faults).toHaveLength(1)
+    expect(describeStoreFault(faults[0])).toEqual({ store: 'redis', operation: 'session load', reason: 'timeout' })
   })
 
   it('a scheme whose store is down answers 503, never "anonymous" and never 500', async () => {
@@ -127,5 +138,25 @@ describe('the pipeline renders store faults as 503', () => {
     const response = await view.handle(request)
     expect(response.status).toBe(500)
     expect(response.body).toEqual({ detail: 'A server error occurred.' })
+  })
+})
+
+describe('describeStoreFault', () => {
+  it.each([
+    [withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'), { store: 'store', operation: 'query', reason: 'refused' }],
+    [new Error('Query read timeout'), { store: 'postgres', operation: 'query', reason: 'timeout' }],
+    [new Error('timeout exceeded when trying to connect'), { store: 'postgres', operation: 'query', reason: 'timeout' }],
+    [withCode('canceling statement due to statement timeout', '57014'), { store: 'postgres', operation: 'query', reason: 'timeout' }],
+    [new Error('Connection terminated unexpectedly'), { store: 'postgres', operation: 'query', reason: 'lost' }],
+    [new Error('Command timed out'), { store: 'redis', operation: 'query', reason: 'timeout' }],
+    [withCode('database is locked', 'SQLITE_BUSY'), { store: 'sqlite', operation: 'query', reason: 'busy' }],
+    [new StoreUnavailable('postgres', 'pool acquisition', new Error('timeout exceeded when trying to connect')), { store: 'postgres', operation: 'pool acquisition', reason: 'timeout' }],
+  ])('%s', (error, expected) => {
+    expect(describeStoreFault(error)).toEqual(expected)
+  })
+
+  it('is null for an error that is no store fault', () => {
+    expect(describeStoreFault(new TypeError('bug'))).toBeNull()
+    expect(describeStoreFault(withCode('duplicate key', '23505'))).toBeNull()
   })
 })

@@ -98,7 +98,9 @@ export function dummyHash(params: ScryptParams = DEFAULT_SCRYPT): string {
  *   the wall time is the longer of the two, the `params` cost as long as the legacy hash is
  *   cheaper (Django's 720,000-1,000,000 PBKDF2 iterations take about half an OWASP scrypt).
  *   Django itself does not pad across hashers ("we don't protect against enumeration if
- *   the hasher changed"); this costs one extra scrypt of CPU until the user logs in once;
+ *   the hasher changed"); this costs one extra scrypt of CPU until the user logs in once.
+ *   Not equalised under CPU contention: when the two checks compete for cores, such an
+ *   account answers a wrong password measurably slower (README, Security);
  * - any other hash: checked on its own.
  *
  * @example

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type PostgresPool, type PostgresPoolClient, type SqliteDatabase, type SqliteStatement } from 'kysely'
 import { ConfigurationError } from '../core/errors.js'
+import { guardPool, serverTimeoutFor } from './statement-timeout.js'
 
 /** Which SQL engine a `DATABASE_URL` points at. */
 export type DialectName = 'sqlite' | 'postgres'
@@ -47,10 +48,28 @@ export function parseDatabaseUrl(url: string | undefined): DatabaseTarget {
 export interface OpenDatabaseOptions {
   /** PostgreSQL: pool size. @default 10 */
   readonly poolSize?: number
-  /** PostgreSQL: fail a connection attempt after this many ms (store faults answer 503). @default 5000 */
+  /**
+   * PostgreSQL: the longest a request waits for a connection, whether for a free one in a
+   * busy pool or for a new one to connect; past it the request answers 503.
+   * @default 1000
+   */
   readonly connectTimeoutMs?: number
-  /** PostgreSQL: abort a statement after this many ms. @default 10000 */
+  /**
+   * PostgreSQL: the longest the client waits for one statement; past it the request answers
+   * 503 and the connection is discarded. A route that runs long queries raises it for itself
+   * with `withStatementTimeout`.
+   * @default 2000
+   */
   readonly statementTimeoutMs?: number
+  /**
+   * PostgreSQL: the server's own `statement_timeout` and `idle_in_transaction_session_timeout`
+   * on every connection. Below `statementTimeoutMs`, so that wherever the server still runs,
+   * it cancels a slow statement (and its transaction) before the client gives up: a 503 then
+   * means nothing was written. Only a server that answers nothing at all (frozen, cut off)
+   * leaves a write's outcome unknown.
+   * @default statementTimeoutMs - 500, at least three quarters of it (1500)
+   */
+  readonly serverStatementTimeoutMs?: number
   /**
    * PostgreSQL: how many distinct SQL texts run as named prepared statements, parsed and
    * planned once per connection and reused (beyond it, texts run unnamed). `0` turns it off,
@@ -148,6 +167,21 @@ export function withStatementCache(db: PreparingDatabase, size = 256): SqliteDat
   }
 }
 
+/** The PostgreSQL timeouts of `options`, defaults filled in and checked. */
+function postgresTimeouts(options: OpenDatabaseOptions): { connectTimeoutMs: number; statementTimeoutMs: number; serverStatementTimeoutMs: number } {
+  const connectTimeoutMs = options.connectTimeoutMs ?? 1_000
+  const statementTimeoutMs = options.statementTimeoutMs ?? 2_000
+  const serverStatementTimeoutMs = options.serverStatementTimeoutMs ?? serverTimeoutFor(statementTimeoutMs)
+  for (const [name, value] of Object.entries({ connectTimeoutMs, statementTimeoutMs, serverStatementTimeoutMs })) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new ConfigurationError('ERR_INVALID_SETTING', `openDatabase option "${name}" must be a positive integer (ms)`)
+  }
+  if (statementTimeoutMs < 2) throw new ConfigurationError('ERR_INVALID_SETTING', 'openDatabase option "statementTimeoutMs" must be at least 2 (ms): the server\'s must be below it')
+  if (serverStatementTimeoutMs >= statementTimeoutMs) {
+    throw new ConfigurationError('ERR_INVALID_SETTING', 'openDatabase option "serverStatementTimeoutMs" must be below "statementTimeoutMs" (the server must give up first)')
+  }
+  return { connectTimeoutMs, statementTimeoutMs, serverStatementTimeoutMs }
+}
+
 /** Creates the Kysely dialect for a target. The drivers are loaded only when used. */
 export async function createDialect(target: DatabaseTarget, options: OpenDatabaseOptions = {}): Promise<Dialect> {
   if (target.dialect === 'sqlite') {
@@ -162,12 +196,16 @@ export async function createDialect(target: DatabaseTarget, options: OpenDatabas
   const Pool = pg.default.Pool
   // COUNT(*) and BIGINT come back as strings by default; parse int8 as number (row counts fit easily).
   pg.default.types.setTypeParser(20, (value: string) => Number(value))
+  const timeouts = postgresTimeouts(options)
   const pool = new Pool({
     connectionString: target.url,
     max: options.poolSize ?? 10,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-    statement_timeout: options.statementTimeoutMs ?? 10_000,
-    query_timeout: options.statementTimeoutMs ?? 10_000,
+    connectionTimeoutMillis: timeouts.connectTimeoutMs,
+    // Sent at connection start: the server gives up on a statement, or on a transaction left
+    // idle, before the client does.
+    statement_timeout: timeouts.serverStatementTimeoutMs,
+    idle_in_transaction_session_timeout: timeouts.serverStatementTimeoutMs,
+    query_timeout: timeouts.statementTimeoutMs,
     ...(options.readOnly === true ? { options: '-c default_transaction_read_only=on' } : {}),
   })
   // When the server goes away, pg-pool emits 'error' for each *idle* client (and drops it).
@@ -185,8 +223,9 @@ export async function createDialect(target: DatabaseTarget, options: OpenDatabas
       console.error(`gatehouse: PostgreSQL connection lost mid-query (${error.message})`)
     })
   })
+  const guarded = guardPool(pool, timeouts)
   const prepared = options.preparedStatements ?? 256
-  return new PostgresDialect({ pool: prepared > 0 ? withPreparedStatements(pool, prepared) : pool })
+  return new PostgresDialect({ pool: prepared > 0 ? withPreparedStatements(guarded, prepared) : guarded })
 }
 
 /** An open database: the Kysely instance and which engine it talks to. */

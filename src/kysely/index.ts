@@ -13,6 +13,7 @@ export type {
 } from './schema.js'
 export { toDate } from './schema.js'
 export { openDatabase, parseDatabaseUrl, createDialect, DEFAULT_SQLITE_PATH } from './database.js'
+export { withStatementTimeout } from './statement-timeout.js'
 export type { Database, DatabaseTarget, DialectName, OpenDatabaseOptions } from './database.js'
 export { authMigrations, migrate, syncSerial, type AuthMigrationOptions, type ExistingUsersTable } from './migrations.js'
 export {

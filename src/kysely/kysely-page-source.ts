@@ -208,6 +208,11 @@ export class KyselyPageSource<DB, TB extends keyof DB, O> implements SeekSource<
     return `${compiled.sql}\u0000${JSON.stringify(compiled.parameters, keyValue)}`
   }
 
+  /** This query ordered by `ordering` for the numbered styles and `all()` (a field without a column is a `ConfigurationError`). */
+  orderedBy(ordering: readonly OrderingField[]): KyselyPageSource<DB, TB, O> {
+    return new KyselyPageSource({ ...this.options, orderBy: ordering.map((f) => (f.descending ? `-${f.field}` : f.field)) })
+  }
+
   async slice(offset: number, limit: number): Promise<readonly O[]> {
     if (limit <= 0) return []
     return this.ordered(this.options.query, this.order).limit(limit).offset(offset).execute()

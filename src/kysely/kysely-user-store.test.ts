@@ -56,6 +56,20 @@ for (const backend of BACKENDS) {
       expect(heard).toHaveLength(3)
     })
 
+    it('setStaff writes the flag findById reads, and tells the bus; an unknown id is false', async () => {
+      const bus = new LocalInvalidationBus()
+      const heard: unknown[] = []
+      bus.subscribe((event) => void heard.push(event.type === 'user' ? event.userId : 'all'))
+      const store = new KyselyUserStore({ db: t.db, scrypt: { N: 1024, r: 8, p: 1 }, invalidation: bus })
+      const u = await store.create({ username: 'staffer', password: 'staff-pass-1' })
+      expect(await store.setStaff(u.id, true)).toBe(true)
+      expect((await store.findById(u.id))?.isStaff).toBe(true)
+      expect(await store.setStaff(u.id, false)).toBe(true)
+      expect((await store.findById(u.id))?.isStaff).toBe(false)
+      expect(await store.setStaff(987_654_321, true)).toBe(false)
+      expect(heard).toEqual([u.id, u.id])
+    })
+
     it('setActive writes the flag that findById and authenticate read', async () => {
       const u = await users.create({ username: 'flip', password: 'flip-pass' })
       await users.setActive(u.id, false)

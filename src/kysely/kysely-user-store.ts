@@ -351,12 +351,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
    * @throws ConfigurationError when the mapping has no `isActive` column (every user is active).
    */
   async setActive(userId: UserId, isActive: boolean): Promise<boolean> {
-    const column = this.columns.isActive
-    if (typeof column !== 'string') {
-      throw new ConfigurationError('ERR_INVALID_SETTING', 'KyselyUserStore.setActive needs an "isActive" column in "columns"')
-    }
-    if (!this.validId(userId)) return false
-    return this.update(userId, { [column]: isActive ? 1 : 0 })
+    return this.setFlag('isActive', 'setActive', userId, isActive)
   }
 
   /**
@@ -366,12 +361,17 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
    * @throws ConfigurationError when the mapping has no `isStaff` column (no user is staff).
    */
   async setStaff(userId: UserId, isStaff: boolean): Promise<boolean> {
-    const column = this.columns.isStaff
+    return this.setFlag('isStaff', 'setStaff', userId, isStaff)
+  }
+
+  /** Writes one mapped 0/1 flag column of a user (and tells the bus); `method` names the caller in the error. */
+  private async setFlag(field: 'isActive' | 'isStaff', method: string, userId: UserId, value: boolean): Promise<boolean> {
+    const column = this.columns[field]
     if (typeof column !== 'string') {
-      throw new ConfigurationError('ERR_INVALID_SETTING', 'KyselyUserStore.setStaff needs an "isStaff" column in "columns"')
+      throw new ConfigurationError('ERR_INVALID_SETTING', `KyselyUserStore.${method} needs an "${field}" column in "columns"`)
     }
     if (!this.validId(userId)) return false
-    return this.update(userId, { [column]: isStaff ? 1 : 0 })
+    return this.update(userId, { [column]: value ? 1 : 0 })
   }
 
   /** Updates one user's row, and tells the bus when there was one. */

@@ -1,6 +1,7 @@
 import { Migrator, sql, type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationResultSet } from 'kysely'
 import { ConfigurationError } from '../core/errors.js'
 import type { DialectName } from './database.js'
+import { withStatementTimeout } from './statement-timeout.js'
 
 function timestampType(dialect: DialectName): 'timestamptz' | 'text' {
   return dialect === 'postgres' ? 'timestamptz' : 'text'
@@ -130,9 +131,13 @@ export function authMigrations(dialect: DialectName, options: AuthMigrationOptio
   }
 }
 
+/** How long one migration statement may run on PostgreSQL (10 minutes). */
+const MIGRATION_STATEMENT_TIMEOUT_MS = 600_000
+
 /**
  * Runs migrations to the latest version, tracked in `tableName`. Throws with the
  * failing migration's name when one fails (nothing half-applied: each runs in a transaction).
+ * Statements may run for up to 10 minutes each (`withStatementTimeout`), not the 2 s a request gets.
  */
 export async function migrate<DB>(
   db: Kysely<DB>,
@@ -146,7 +151,8 @@ export async function migrate<DB>(
     migrationTableName: tableName,
     migrationLockTableName: `${tableName}_lock`,
   })
-  const result = await migrator.migrateToLatest()
+  // A migration may rewrite a big table: it is not held to a request's statement timeout.
+  const result = await withStatementTimeout(MIGRATION_STATEMENT_TIMEOUT_MS, () => migrator.migrateToLatest())
   if (result.error !== undefined) {
     const failed = result.results?.find((r) => r.status === 'Error')
     throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${String(result.error)}`, {

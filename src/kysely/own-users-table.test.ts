@@ -267,6 +267,7 @@ for (const backend of BACKENDS) {
       }
       // No isActive column: every member is active, and there is no flag to clear.
       await expect(users.setActive(member.id, false)).rejects.toThrow(ConfigurationError)
+      await expect(users.setStaff(member.id, true)).rejects.toThrow(/needs an "isStaff" column/)
     })
   })
 }

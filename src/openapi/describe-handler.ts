@@ -3,7 +3,8 @@ import type { Handler } from '../core/view.js'
 
 /**
  * A copy of `handler` carrying `description` for OpenAPI documents (merged over what it
- * already says: `listHandler`'s `list`, a previous `describeHandler`). The handler runs
+ * already says: `listHandler`'s `list`, a previous `describeHandler`; `parameters` are
+ * appended to the ones it already lists). The handler runs
  * exactly as before.
  *
  * @example
@@ -13,6 +14,13 @@ export function describeHandler(handler: Handler, description: OperationDescript
   const copy = (ctx: Parameters<Handler>[0]): ReturnType<Handler> => handler(ctx)
   return Object.assign(copy, {
     ...(handler.validate === undefined ? {} : { validate: handler.validate }),
-    openApi: { ...handler.openApi, ...description },
+    openApi: {
+      ...handler.openApi,
+      ...description,
+      // Parameters add up: a list's ordering parameter stays beside a handler's own filters.
+      ...(handler.openApi?.parameters !== undefined && description.parameters !== undefined
+        ? { parameters: [...handler.openApi.parameters, ...description.parameters] }
+        : {}),
+    },
   })
 }

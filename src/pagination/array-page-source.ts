@@ -73,6 +73,16 @@ export class ArrayPageSource<T> implements SeekSource<T> {
     return this.rows
   }
 
+  /** A copy sorted by `ordering` (a stable sort: rows equal on every field keep their order). */
+  orderedBy(ordering: readonly OrderingField[]): ArrayPageSource<T> {
+    const keyed = this.rows.map((row) => ({ row, key: ordering.map((f) => this.read(row, f.field)) }))
+    keyed.sort((a, b) => compareKeys(a.key, b.key, ordering))
+    return new ArrayPageSource(
+      keyed.map((r) => r.row),
+      this.read,
+    )
+  }
+
   keyOf(row: T, ordering: readonly OrderingField[]): readonly KeyValue[] {
     return ordering.map((f) => {
       const value = this.read(row, f.field)

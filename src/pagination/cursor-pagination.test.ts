@@ -97,10 +97,10 @@ describe('CursorPagination over DRF’s tie-heavy test vector', () => {
     for (const bad of ['x', `${cursor}x`, other.encode({ reverse: false, key: [1, 1] }), wrongType]) {
       await expect(p.paginate(source, getRequest(`${BASE}?cursor=${bad}`))).rejects.toMatchObject({ status: 404, detail: 'Invalid cursor' })
     }
-    // `bz01` is DRF's cursor `o=5`: honoured by default, invalid with drfCursors: false.
-    expect((await p.paginate(source, getRequest(`${BASE}?cursor=bz01`)))?.items.map((r) => r.id)).toEqual([6, 7, 8, 9, 10])
-    const strict = new CursorPagination({ secret: TEST_SECRET, ordering: 'created', pageSize: 5, drfCursors: false })
-    await expect(strict.paginate(source, getRequest(`${BASE}?cursor=bz01`))).rejects.toMatchObject({ status: 404, detail: 'Invalid cursor' })
+    // `bz01` is DRF's (unsigned) cursor `o=5`: invalid by default, honoured with drfCursors: true.
+    await expect(p.paginate(source, getRequest(`${BASE}?cursor=bz01`))).rejects.toMatchObject({ status: 404, detail: 'Invalid cursor' })
+    const migrating = new CursorPagination({ secret: TEST_SECRET, ordering: 'created', pageSize: 5, drfCursors: true })
+    expect((await migrating.paginate(source, getRequest(`${BASE}?cursor=bz01`)))?.items.map((r) => r.id)).toEqual([6, 7, 8, 9, 10])
     expect((await p.paginate(source, getRequest(`${BASE}?cursor=`)))?.items.map((r) => r.id)).toEqual([1, 2, 3, 4, 5])
   })
 

@@ -42,7 +42,9 @@ export interface CursorPaginationOptions extends BasePaginationOptions {
    * Honour cursors issued by Django REST Framework (`base64("o=…&r=1&p=…")`), for clients
    * caught mid-walk by a migration: such a page holds the rows DRF would have returned, and
    * its links carry gatehouse cursors. Needs a source with `seekPosition` (both built-in
-   * sources have it). `false`: only gatehouse cursors are valid. @default true
+   * sources have it). DRF cursors are unsigned: while this is on, a client can seek to any
+   * position and skip up to `drfOffsetCutoff` rows. Turn it on only while clients may still
+   * hold cursors DRF issued. `false`: only gatehouse cursors are valid. @default false
    */
   readonly drfCursors?: boolean
   /**
@@ -100,6 +102,20 @@ export function parseOrdering(ordering: string | readonly string[], uniqueField:
   return fields
 }
 
+/** An ordering a page is walked in: the fields with the tiebreaker, how many were declared, the cursors' scope. */
+interface OrderingPlan {
+  readonly ordering: readonly OrderingField[]
+  /** How many leading fields were declared (the rest is the appended tiebreaker). */
+  readonly declared: number
+  /** What cursors are bound to: a cursor minted under another ordering is invalid here. */
+  readonly scope: string
+}
+
+function planOf(declared: readonly OrderingField[], uniqueField: string | null): OrderingPlan {
+  const ordering = Object.freeze(uniqueField === null || declared.some((f) => f.field === uniqueField) ? [...declared] : [...declared, { field: uniqueField, descending: false }])
+  return { ordering, declared: declared.length, scope: ordering.map((f) => `${f.descending ? '-' : ''}${f.field}`).join(',') }
+}
+
 /**
  * Cursor pagination with DRF's wire shape (`{"next", "previous", "results"}`, no
  * count) but a keyset underneath: the cursor carries the full key of the boundary
@@ -112,38 +128,47 @@ export class CursorPagination extends BasePagination<CursorState> {
   readonly ordering: readonly OrderingField[]
   readonly invalidCursorMessage: string
   readonly drfCursors: boolean
-  /** How many leading fields of `ordering` were declared (the rest is the appended tiebreaker). */
-  private readonly declaredFields: number
   readonly drfOffsetCutoff: number
+  /** The tiebreaker appended to every ordering that lacks it (this one's and an ordering filter's). */
+  readonly uniqueField: string | null
   private readonly secrets: readonly CursorSecret[]
-  private readonly scope: string
+  /** The plan of `ordering`, for requests without an ordering filter's choice. */
+  private readonly plan: OrderingPlan
 
   /** @throws ConfigurationError without a `secret`, or with one shorter than 16 bytes. */
   constructor(options: CursorPaginationOptions) {
     super(options, 'previousNext')
     this.cursorQueryParam = options.cursorQueryParam ?? 'cursor'
-    this.ordering = Object.freeze(parseOrdering(options.ordering ?? '-created', options.uniqueField === undefined ? 'id' : options.uniqueField))
-    this.invalidCursorMessage = options.invalidCursorMessage ?? 'Invalid cursor'
-    this.drfCursors = options.drfCursors ?? true
+    this.uniqueField = options.uniqueField === undefined ? 'id' : options.uniqueField
     const declared = options.ordering ?? '-created'
-    this.declaredFields = typeof declared === 'string' ? 1 : declared.length
+    this.ordering = Object.freeze(parseOrdering(declared, this.uniqueField))
+    this.plan = { ordering: this.ordering, declared: typeof declared === 'string' ? 1 : declared.length, scope: planOf(this.ordering, null).scope }
+    this.invalidCursorMessage = options.invalidCursorMessage ?? 'Invalid cursor'
+    this.drfCursors = options.drfCursors ?? false
     this.drfOffsetCutoff = options.drfOffsetCutoff ?? DRF_OFFSET_CUTOFF
     if (!Number.isSafeInteger(this.drfOffsetCutoff) || this.drfOffsetCutoff < 0) {
       throw new ConfigurationError('ERR_INVALID_SETTING', 'CursorPagination option "drfOffsetCutoff" must be a non-negative integer')
     }
-    this.secrets = checkSecrets((options as { secret?: CursorPaginationOptions['secret'] }).secret)
-    // Cursors are bound to the ordering: one minted for another ordering is invalid here.
-    this.scope = this.ordering.map((f) => `${f.descending ? '-' : ''}${f.field}`).join(',')
+    this.secrets = checkSecrets((options as { secret?: CursorSecret | readonly CursorSecret[] }).secret)
   }
 
-  /** Encodes a cursor for this paginator's ordering (for tests and custom links). */
-  encode(cursor: Cursor): string {
-    return encodeCursor(cursor, this.scope, this.secrets[0] as CursorSecret)
+  /** The plan for an ordering filter's choice (declared fields), or this paginator's own. */
+  private planFor(chosen: readonly OrderingField[] | null | undefined): OrderingPlan {
+    return chosen === null || chosen === undefined || chosen.length === 0 ? this.plan : planOf(chosen, this.uniqueField)
   }
 
-  /** Decodes a cursor of this paginator; `null` when invalid or tampered with. */
-  decode(text: string): Cursor | null {
-    return decodeCursor(text, this.scope, this.ordering.length, this.secrets)
+  /**
+   * Encodes a cursor for this paginator's ordering, or for `ordering` (an ordering filter's
+   * choice, without the tiebreaker): for tests and custom links.
+   */
+  encode(cursor: Cursor, ordering?: readonly OrderingField[]): string {
+    return encodeCursor(cursor, this.planFor(ordering).scope, this.secrets[0] as CursorSecret)
+  }
+
+  /** Decodes a cursor of this paginator (issued under `ordering`, as for `encode`); `null` when invalid or tampered with. */
+  decode(text: string, ordering?: readonly OrderingField[]): Cursor | null {
+    const plan = this.planFor(ordering)
+    return decodeCursor(text, plan.scope, plan.ordering.length, this.secrets)
   }
 
   async paginate<T>(source: PageSource<T>, req: ApiRequest, options: PaginateOptions = {}): Promise<Page<T, CursorState> | null> {
@@ -152,26 +177,27 @@ export class CursorPagination extends BasePagination<CursorState> {
     if (!isSeekSource(source)) {
       throw new ConfigurationError('ERR_CURSOR_SOURCE', 'CursorPagination needs a source with seek() (ArrayPageSource, KyselyPageSource)')
     }
+    const plan = this.planFor(options.ordering)
     const raw = queryParam(req.url, this.cursorQueryParam)
     // DRF: an empty `?cursor=` decodes to the first page.
     let cursor: Cursor = { reverse: false, key: null }
     if (raw !== null && raw !== '') {
-      const decoded = this.decode(raw)
+      const decoded = decodeCursor(raw, plan.scope, plan.ordering.length, this.secrets)
       if (decoded === null) {
-        const drf = this.drfCursorFor(raw, source)
-        if (drf !== null) return this.drfPage(source, req, pageSize, drf.cursor, drf.position)
+        const drf = this.drfCursorFor(raw, source, plan)
+        if (drf !== null) return this.drfPage(source, req, pageSize, drf.cursor, drf.position, plan)
         throw new NotFound(this.invalidCursorMessage)
       }
-      if (decoded.key !== null && !source.acceptsKey(decoded.key, this.ordering)) throw new NotFound(this.invalidCursorMessage)
+      if (decoded.key !== null && !source.acceptsKey(decoded.key, plan.ordering)) throw new NotFound(this.invalidCursorMessage)
       cursor = decoded
     }
-    const rows = await source.seek({ ordering: this.ordering, after: cursor.key, reverse: cursor.reverse, limit: pageSize + 1 })
+    const rows = await source.seek({ ordering: plan.ordering, after: cursor.key, reverse: cursor.reverse, limit: pageSize + 1 })
     const extra = rows.length > pageSize
     const items = rows.slice(0, pageSize)
     if (cursor.reverse) items.reverse()
     const hasNext = cursor.reverse ? cursor.key !== null : extra
     const hasPrevious = cursor.reverse ? extra : cursor.key !== null
-    return this.pageOf(source, req, items, { cursor, hasNext, hasPrevious })
+    return this.pageOf(source, req, plan, items, { cursor, hasNext, hasPrevious })
   }
 
   /**
@@ -180,12 +206,12 @@ export class CursorPagination extends BasePagination<CursorState> {
    * `seekPosition`, a gatehouse-shaped text (standard base64 never holds a `.`), what DRF
    * itself rejects, or a position that fits no value the source accepts for the field.
    */
-  private drfCursorFor<T>(raw: string, source: SeekSource<T>): { cursor: DrfCursor; position: KeyValue | null } | null {
+  private drfCursorFor<T>(raw: string, source: SeekSource<T>, plan: OrderingPlan): { cursor: DrfCursor; position: KeyValue | null } | null {
     if (!this.drfCursors || typeof source.seekPosition !== 'function' || raw.includes('.')) return null
     const cursor = decodeDrfCursor(raw, this.drfOffsetCutoff)
     if (cursor === null) return null
     if (cursor.position === null) return { cursor, position: null }
-    const lead = this.ordering.slice(0, 1)
+    const lead = plan.ordering.slice(0, 1)
     const position = drfPositionCandidates(cursor.position).find((value) => source.acceptsKey([value], lead))
     return position === undefined ? null : { cursor, position }
   }
@@ -198,10 +224,17 @@ export class CursorPagination extends BasePagination<CursorState> {
    * other way round than a forward page, and its rows are picked that way too. Its links are
    * gatehouse cursors from the page's first and last rows in gatehouse's own order.
    */
-  private async drfPage<T>(source: SeekSource<T>, req: ApiRequest, pageSize: number, drf: DrfCursor, position: KeyValue | null): Promise<Page<T, CursorState>> {
+  private async drfPage<T>(
+    source: SeekSource<T>,
+    req: ApiRequest,
+    pageSize: number,
+    drf: DrfCursor,
+    position: KeyValue | null,
+    plan: OrderingPlan,
+  ): Promise<Page<T, CursorState>> {
     const seekPosition = source.seekPosition?.bind(source)
     if (seekPosition === undefined) throw new NotFound(this.invalidCursorMessage)
-    const walk = drf.reverse ? this.ordering.map((f, i) => (i < this.declaredFields ? { ...f, descending: !f.descending } : f)) : this.ordering
+    const walk = drf.reverse ? plan.ordering.map((f, i) => (i < plan.declared ? { ...f, descending: !f.descending } : f)) : plan.ordering
     const rows = await seekPosition({ ordering: walk, position, offset: drf.offset, limit: pageSize + 1 })
     const extra = rows.length > pageSize
     const items = rows.slice(0, pageSize)
@@ -209,13 +242,13 @@ export class CursorPagination extends BasePagination<CursorState> {
     const moved = drf.position !== null || drf.offset > 0
     const hasNext = drf.reverse ? moved : extra
     const hasPrevious = drf.reverse ? extra : moved
-    const inOrder = drf.reverse && this.declaredFields < this.ordering.length ? this.reverseWithinTies(source, items) : items
-    return this.pageOf(source, req, items, { cursor: { reverse: drf.reverse, key: null }, hasNext, hasPrevious, drf }, inOrder)
+    const inOrder = drf.reverse && plan.declared < plan.ordering.length ? this.reverseWithinTies(source, items, plan) : items
+    return this.pageOf(source, req, plan, items, { cursor: { reverse: drf.reverse, key: null }, hasNext, hasPrevious, drf }, inOrder)
   }
 
   /** `items` (a reverse DRF page) in gatehouse's order: each run tied on the declared fields reversed. */
-  private reverseWithinTies<T>(source: SeekSource<T>, items: readonly T[]): T[] {
-    const declared = this.ordering.slice(0, this.declaredFields)
+  private reverseWithinTies<T>(source: SeekSource<T>, items: readonly T[], plan: OrderingPlan): T[] {
+    const declared = plan.ordering.slice(0, plan.declared)
     const same = (a: readonly KeyValue[], b: readonly KeyValue[]): boolean =>
       a.every((value, i) => {
         const other = b[i]
@@ -241,22 +274,30 @@ export class CursorPagination extends BasePagination<CursorState> {
    * The page for `items` (in natural order) with gatehouse links from the first and last
    * rows of `inOrder` (the same rows in gatehouse's order).
    */
-  private pageOf<T>(source: SeekSource<T>, req: ApiRequest, items: readonly T[], state: CursorState, inOrder: readonly T[] = items): Page<T, CursorState> {
+  private pageOf<T>(
+    source: SeekSource<T>,
+    req: ApiRequest,
+    plan: OrderingPlan,
+    items: readonly T[],
+    state: CursorState,
+    inOrder: readonly T[] = items,
+  ): Page<T, CursorState> {
     const { hasNext, hasPrevious } = state
     const url = absoluteUrl(req.url)
     let replacer: ((value: string) => string) | null = null
-    const link = (c: Cursor): string => (replacer ??= queryParamReplacer(url, this.cursorQueryParam))(this.encode(c))
+    const encode = (c: Cursor): string => encodeCursor(c, plan.scope, this.secrets[0] as CursorSecret)
+    const link = (c: Cursor): string => (replacer ??= queryParamReplacer(url, this.cursorQueryParam))(encode(c))
     const first = inOrder[0]
     const last = inOrder[inOrder.length - 1]
     let next: string | null = null
     if (hasNext) {
       // Rows strictly after the last one shown; from an empty reversed page, the first page.
-      next = last !== undefined ? link({ reverse: false, key: source.keyOf(last, this.ordering) }) : removeQueryParam(url, this.cursorQueryParam)
+      next = last !== undefined ? link({ reverse: false, key: source.keyOf(last, plan.ordering) }) : removeQueryParam(url, this.cursorQueryParam)
     }
     let previous: string | null = null
     if (hasPrevious) {
       // Rows strictly before the first one shown; from an empty page past the end, the last page.
-      previous = link({ reverse: true, key: first !== undefined ? source.keyOf(first, this.ordering) : null })
+      previous = link({ reverse: true, key: first !== undefined ? source.keyOf(first, plan.ordering) : null })
     }
     return {
       items,
@@ -279,7 +320,6 @@ export class CursorPagination extends BasePagination<CursorState> {
     }
   }
 
-  /** DRF's cursor body: `{"next", "previous", "results"}`, no count. */
   /** DRF's parameters: the cursor, and the page size when clients may choose it. */
   openApiParameters(): readonly OpenApiParameter[] {
     const cursor = queryParameter(this.cursorQueryParam, 'The pagination cursor value.', { type: 'string' })

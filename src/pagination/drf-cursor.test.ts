@@ -140,7 +140,7 @@ describe('drfPositionCandidates', () => {
 describe('CursorPagination with DRF cursors over DRF’s test vector (§14.7)', () => {
   const CREATED = [1, 1, 1, 1, 1, 1, 2, 3, 4, 4, 4, 4, 5, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7, 8, 9, 9, 9, 9, 9, 9]
   const source = new ArrayPageSource(CREATED.map((created, i) => ({ id: i + 1, created })))
-  const p = new CursorPagination({ secret: TEST_SECRET, ordering: 'created', pageSize: 5 })
+  const p = new CursorPagination({ secret: TEST_SECRET, ordering: 'created', pageSize: 5, drfCursors: true })
   const page = async (query: string): Promise<{ values: number[]; next: boolean; previous: boolean }> => {
     const result = await p.paginate(source, getRequest(`http://testserver/cp/?cursor=${encodeURIComponent(b64(query))}`))
     if (result === null) throw new Error('pagination off')

@@ -3,6 +3,7 @@ import type { JsonObject } from '../core/openapi-types.js'
 import type { Settings } from '../core/settings.js'
 import type { Handler, RequestContext } from '../core/view.js'
 import { formatResponse } from '../html/browsable-page.js'
+import type { OrderingFilter } from './ordering-filter.js'
 import type { PageSource, Paginator } from './paginator.js'
 
 /** Options of `listHandler`. */
@@ -22,21 +23,38 @@ export interface ListHandlerOptions<T> {
    * operation's response is the view's paginated envelope of such items. @default `{}` (any value)
    */
   readonly itemSchema?: JsonObject
+  /**
+   * Lets clients order the list (`?ordering=-score,id`) among the filter's fields, on every
+   * pagination style; with `fields`, its fields are checked against the source's when the
+   * view is declared. The OpenAPI document lists its parameter and allowed values.
+   */
+  readonly ordering?: OrderingFilter
+}
+
+/** Options of `paginatedList`. */
+export interface PaginatedListOptions {
+  /** Page controls on the HTML page (`false`: none, as for DRF's plain `APIView`). @default true */
+  readonly controls?: boolean
+  /** An ordering filter applied to `source` (and, for cursor pagination, to the cursor's ordering). */
+  readonly ordering?: OrderingFilter
 }
 
 /**
  * Paginates `source` with `paginator` (or not at all when it is `null` or the page
  * size is off) and answers JSON, or an HTML page with the controls when the client
- * negotiated `text/html`. The building block of `listHandler` and of plain views.
+ * negotiated `text/html`. With `ordering`, the list is first ordered as the request's
+ * `?ordering=` asks. The building block of `listHandler` and of plain views (and of
+ * handlers in middleware style).
  */
 export async function paginatedList<T>(
   ctx: RequestContext,
   paginator: Paginator | null,
-  source: PageSource<T>,
+  unordered: PageSource<T>,
   serialize: (row: T, ctx: RequestContext) => unknown,
-  options: { readonly controls?: boolean } = {},
+  options: PaginatedListOptions = {},
 ): Promise<ApiResponse> {
-  const page = paginator === null ? null : await paginator.paginate(source, ctx.request, { defaultPageSize: ctx.settings.pageSize })
+  const { source, ordering } = options.ordering === undefined ? { source: unordered, ordering: null } : options.ordering.apply(unordered, ctx.request)
+  const page = paginator === null ? null : await paginator.paginate(source, ctx.request, { defaultPageSize: ctx.settings.pageSize, ordering })
   if (paginator === null || page === null) {
     // DRF: no paginator or no page size → the plain list, a bare JSON array.
     const rows = await source.all()
@@ -62,13 +80,20 @@ export async function paginatedList<T>(
  * })
  */
 export function listHandler<T>(options: ListHandlerOptions<T>): Handler {
-  const { fields, itemSchema } = options
+  const { fields, itemSchema, ordering } = options
+  const listOptions: PaginatedListOptions = ordering === undefined ? {} : { ordering }
   const handle = async (ctx: RequestContext): Promise<ApiResponse> =>
-    paginatedList(ctx, ctx.settings.pagination, await options.source(ctx), options.serialize)
-  const openApi = { list: itemSchema === undefined ? {} : { item: itemSchema } }
+    paginatedList(ctx, ctx.settings.pagination, await options.source(ctx), options.serialize, listOptions)
+  const openApi = {
+    list: itemSchema === undefined ? {} : { item: itemSchema },
+    ...(ordering === undefined ? {} : { parameters: [ordering.openApiParameter()] }),
+  }
   if (fields === undefined) return Object.assign(handle, { openApi })
   return Object.assign(handle, {
     openApi,
-    validate: (settings: Settings, where: string): void => settings.pagination?.validateFields?.(fields, where),
+    validate: (settings: Settings, where: string): void => {
+      settings.pagination?.validateFields?.(fields, where)
+      ordering?.validateFields(fields, where)
+    },
   })
 }

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto'
 import { Redis } from 'ioredis'
-import { ServiceUnavailable } from '../core/errors.js'
-import { STORE_UNAVAILABLE_DETAIL } from '../core/store-faults.js'
+import { StoreUnavailable } from '../core/store-faults.js'
 
 /**
  * The few Redis operations gatehouse's stores use. It is our own shape, not a
@@ -184,12 +183,11 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
 }
 
 /**
- * Wraps any failure of a Redis call as `ServiceUnavailable` (503): connection
+ * Wraps any failure of a Redis call as `StoreUnavailable` (503): connection
  * refused, timeouts, a disconnected client, or a server error reply. The cause
- * is kept for logs; the client never sees the driver's text.
+ * and the operation (`'session load'`) are kept for logs; the client never sees
+ * the driver's text.
  */
-export function redisUnavailable(error: unknown): ServiceUnavailable {
-  const wrapped = new ServiceUnavailable(STORE_UNAVAILABLE_DETAIL, 'store_unavailable')
-  Object.defineProperty(wrapped, 'cause', { value: error, configurable: true, writable: true })
-  return wrapped
+export function redisUnavailable(error: unknown, operation = 'command'): StoreUnavailable {
+  return new StoreUnavailable('redis', operation, error)
 }

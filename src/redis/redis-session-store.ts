@@ -81,7 +81,7 @@ export class RedisSessionStore implements SessionStore {
     try {
       raw = await this.redis.get(this.prefix + sessionKey)
     } catch (error) {
-      throw redisUnavailable(error)
+      throw redisUnavailable(error, 'session load')
     }
     if (raw === null) return null
     const record = decode(raw)
@@ -114,7 +114,7 @@ export class RedisSessionStore implements SessionStore {
       for (const key of keys) await this.redis.del(this.prefix + key)
       return keys.length
     } catch (error) {
-      throw redisUnavailable(error)
+      throw redisUnavailable(error, 'session save')
     }
   }
 
@@ -123,7 +123,7 @@ export class RedisSessionStore implements SessionStore {
     try {
       await this.redis.del(this.prefix + sessionKey)
     } catch (error) {
-      throw redisUnavailable(error)
+      throw redisUnavailable(error, 'session delete')
     }
   }
 }

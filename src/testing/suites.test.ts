@@ -10,8 +10,8 @@ import type { SessionRecord, SessionStore } from '../stores/session-store.js'
 import type { TokenRecord, TokenStore, TokenWithUser } from '../stores/token-store.js'
 import type { NewUser, UserStore } from '../stores/user-store.js'
 import { MemoryThrottleStore } from '../throttling/memory-throttle-store.js'
-import type { ThrottleHit, ThrottleStore } from '../throttling/throttle-store.js'
-import { runSessionStoreSuite, runThrottleStoreSuite, runTokenStoreSuite, runUserStoreSuite, type TestApi } from './index.js'
+import type { ReservationHit, ReservingThrottleStore, ThrottleHit, ThrottleStore } from '../throttling/throttle-store.js'
+import { runReservingThrottleStoreSuite, runSessionStoreSuite, runThrottleStoreSuite, runTokenStoreSuite, runUserStoreSuite, type TestApi } from './index.js'
 
 /** Runs a suite outside any test runner and answers which cases failed. */
 async function failures(run: (api: TestApi) => void): Promise<string[]> {
@@ -317,6 +317,38 @@ describe('runThrottleStoreSuite', () => {
     expect(await failures((api) => runThrottleStoreSuite({ ...api, create: () => new CountsRefused() }))).toContain('does not record refused hits')
     expect(await failures((api) => runThrottleStoreSuite({ ...api, create: () => new OffByOne() }))).toContain(
       'forgets hits at or before now - window (DRF drops t <= now - duration) and keeps later ones',
+    )
+  })
+})
+
+describe('runReservingThrottleStoreSuite', () => {
+  it('passes MemoryThrottleStore', async () => {
+    expect(await failures((api) => runReservingThrottleStoreSuite({ ...api, create: () => new MemoryThrottleStore() }))).toEqual([])
+  })
+
+  it('fails a store whose reservations are failures until released (a lost release leaves a phantom failure)', async () => {
+    class ReservationIsFailure implements ReservingThrottleStore {
+      private readonly entries = new Map<string, Map<string, number>>()
+      private of(key: string): Map<string, number> {
+        const entries = this.entries.get(key) ?? new Map<string, number>()
+        this.entries.set(key, entries)
+        return entries
+      }
+      async reserve(key: string, id: string, now: number, windowMs: number, limit: number): Promise<ReservationHit> {
+        const entries = this.of(key)
+        for (const [entry, at] of entries) if (at <= now - windowMs) entries.delete(entry)
+        const allowed = entries.size < limit
+        if (allowed) entries.set(id, now)
+        const times = [...entries.values()]
+        return { allowed, failures: entries.size, pending: 0, oldest: times.length === 0 ? null : Math.min(...times), nextLeaseEnd: null }
+      }
+      async confirm(): Promise<void> {}
+      async cancel(key: string, id: string): Promise<void> {
+        this.of(key).delete(id)
+      }
+    }
+    expect(await failures((api) => runReservingThrottleStoreSuite({ ...api, create: () => new ReservationIsFailure() }))).toContain(
+      'a reservation never settled lapses at its lease end and leaves no failure',
     )
   })
 })

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import type { ApiRequest } from '../core/api-request.js'
 import { ConfigurationError, Throttled } from '../core/errors.js'
 import { clientIdent } from './client-ident.js'
 import { parseRate, type Rate } from './rate.js'
 import { throttleWait, type Clock } from './simple-rate-throttle.js'
-import type { ReleasableThrottleStore, ThrottleHit } from './throttle-store.js'
+import type { ReservationHit, ReservingThrottleStore } from './throttle-store.js'
 
 /** Options for `LoginFailureThrottle`. */
 export interface LoginFailureThrottleOptions {
@@ -12,12 +12,41 @@ export interface LoginFailureThrottleOptions {
    * Where failure counts live: `MemoryThrottleStore` in one process, `RedisThrottleStore`
    * when several instances must share them (a guess on one counts on all).
    */
-  readonly store: ReleasableThrottleStore
+  readonly store: ReservingThrottleStore
   /**
-   * Failed password checks allowed per username, and separately per client address, in
-   * any sliding window: DRF's rate syntax, `'5/min'`, `'20/hour'`.
+   * Failed password checks allowed per (username, client address) pair in any sliding
+   * window: DRF's rate syntax, `'5/min'`, `'20/hour'`. This is the tight limit a guesser
+   * meets; the account's owner, on another address, does not share it.
    */
   readonly rate: string | Rate
+  /**
+   * Failed checks allowed per username from all addresses together: the looser limit that
+   * stops a guesser who spreads over many addresses. `null` turns it off.
+   * @default ten times `rate`'s count, over `rate`'s window
+   */
+  readonly usernameRate?: string | Rate | null
+  /**
+   * Failed checks allowed per client address over all usernames (password spraying).
+   * `null` turns it off.
+   * @default ten times `rate`'s count, over `rate`'s window
+   */
+  readonly clientRate?: string | Rate | null
+  /**
+   * How long (ms) a check in progress holds its place in the budgets. A reservation that is
+   * never settled (the process died during the check, or the store ran the reserving step
+   * after the request had given up on it) lapses after this and never counts as a failure.
+   * Keep it at or below the store's command timeout (`createRedisClient`'s `commandTimeoutMs`,
+   * default 2000), so a step a stalled store runs late has lapsed before the store answers again.
+   * @default 2000
+   */
+  readonly reservationMs?: number
+  /**
+   * How long (ms) a check waits for a place when a budget is full only of checks still in
+   * progress (several right passwords at once from one client, say): it answers 429 only if
+   * none has finished by then. Failures that fill a budget answer 429 at once.
+   * @default 1000
+   */
+  readonly waitForSlotMs?: number
   /**
    * Trusted proxies in front of the app, to find the client address in `X-Forwarded-For`
    * (see `clientIdent`). Pass the API's `numProxies`.
@@ -26,38 +55,76 @@ export interface LoginFailureThrottleOptions {
   readonly numProxies?: number
   /** IPv6 clients count as their whole network of this prefix length. @default 64 */
   readonly ipv6Prefix?: number
-  /** Prepended to both keys in the store. @default 'login_failures_' */
+  /** Prepended to every key in the store. @default 'login_failures_' */
   readonly keyPrefix?: string
   /** @default Date.now */
   readonly now?: Clock
 }
 
-/** One recorded (reserved) failure, kept so it can be given back. */
-interface Reservation {
-  readonly key: string
-  readonly at: number
+/** The store keys one check counts against. */
+export interface LoginFailureKeys {
+  /** The (username, client address) pair, at `rate`. */
+  readonly pair: string
+  /** The username from any address, at `usernameRate`. */
+  readonly user: string
+  /** The client address for any username, at `clientRate`. */
+  readonly client: string
 }
 
+/** One budget a check counts against: its store key and rate. */
+interface Budget {
+  readonly key: string
+  readonly rate: Rate
+}
+
+/** One reservation attempt: its id, the budgets reserved, and the refusal when not all were. */
+interface Attempt {
+  readonly id: string
+  readonly reserved: readonly Budget[]
+  readonly refused: Refusal | null
+}
+
+/** Why an attempt was refused: the wait to announce, and when a retry may succeed (`null`: not within a lease). */
+interface Refusal {
+  readonly wait: number | null
+  readonly retryInMs: number | null
+}
+
+/** How often a check waiting for a place asks the store again. */
+const SLOT_POLL_MS = 50
+
+/** How many times `rate` the username and address budgets allow by default. */
+const LOOSER_BY = 10
+
 /**
- * Failed-login throttling (django-axes' idea, on gatehouse's throttle stores): counts
- * failed password checks per username **and** per client address, and once either has
- * reached the rate, answers DRF's `Throttled` (429, `Request was throttled. Expected
- * available in N seconds.` and `Retry-After`) without checking the password, even a
- * right one, until the oldest failure leaves the window.
+ * Failed-login throttling (django-axes' idea, on gatehouse's throttle stores): counts failed
+ * password checks per (username, client address) pair at `rate`, and, looser, per username
+ * and per client address. Once a budget is used up, answers DRF's `Throttled` (429, `Request
+ * was throttled. Expected available in N seconds.` and `Retry-After`) without checking the
+ * password, even a right one, until the oldest failure leaves the window.
  *
  * Hand one instance to every place a password is checked (`BasicAuthentication`,
  * `obtainAuthTokenView`, `loginView`) so they share one budget.
  *
  * How it counts, and why:
- * - Each check first *reserves* a failure on both keys (one atomic store step each), and
- *   gives both back when the password was right. Counting before checking means concurrent
- *   guesses cannot all pass a "still under the limit?" test at once: at most `limit`
- *   checks per username (or address) run or fail per window. The price: more than `limit`
- *   simultaneous checks for one user, right passwords included, get a 429 for the extra ones.
- * - A success does not clear earlier failures (django-axes' `AXES_RESET_ON_SUCCESS` is off
- *   by default too): clearing the address count would let one valid account reset a
- *   credential-stuffing client's budget, and clearing the username's would hand a guesser
- *   a fresh budget each time the owner logs in. Failures simply age out of the window.
+ * - **Per pair first, as django-axes and OWASP advise.** Counting per username alone lets
+ *   anyone lock any account out with `limit` wrong passwords a window. Per pair, a guesser
+ *   locks only themselves out; the owner, from their own address, logs in. The per-username
+ *   budget (default 10× `rate`) still caps guesses spread over many addresses: the trade-off
+ *   is that an attacker holding ten or more addresses can still keep one account locked,
+ *   and a guesser with many addresses gets up to `usernameRate` guesses per window.
+ * - **Reserve, check, then confirm or cancel.** Each check first reserves a place in every
+ *   budget (one atomic store step each), so concurrent guesses cannot all pass a "still under
+ *   the limit?" test at once. A wrong password *confirms* the reservations as failures, a right
+ *   one *cancels* them. A reservation that is never settled lapses after `reservationMs`: only
+ *   a failed password check records a failure, so a store outage, a stalled store that runs a
+ *   step late, or a process killed mid-check counts nothing. The price: more than `limit`
+ *   simultaneous checks for one pair, right passwords included, queue for up to
+ *   `waitForSlotMs`, then get a 429.
+ * - A failure that cannot be recorded (the store fails after the check) is not answered: the
+ *   request gets the store's 503, so an outage never hands out an uncounted verdict.
+ * - A success does not clear earlier failures (django-axes' `AXES_RESET_ON_SUCCESS` is off by
+ *   default too): failures age out of the window.
  * - Usernames are keyed by their SHA-256 (bounded key size, no user text in Redis keys);
  *   unknown usernames count like known ones, so the 429 reveals nothing about accounts.
  *
@@ -68,8 +135,15 @@ interface Reservation {
  * api.view(loginView({ users, sessions, loginFailures }))
  */
 export class LoginFailureThrottle {
+  /** Failures per (username, client address) pair. */
   readonly rate: Rate
-  private readonly store: ReleasableThrottleStore
+  /** Failures per username from every address, or `null` (not counted). */
+  readonly usernameRate: Rate | null
+  /** Failures per client address over every username, or `null` (not counted). */
+  readonly clientRate: Rate | null
+  private readonly store: ReservingThrottleStore
+  private readonly reservationMs: number
+  private readonly waitForSlotMs: number
   private readonly numProxies: number
   private readonly ipv6Prefix: number
   private readonly keyPrefix: string
@@ -79,10 +153,21 @@ export class LoginFailureThrottle {
   constructor(options: LoginFailureThrottleOptions) {
     this.store = options.store
     this.rate = typeof options.rate === 'string' ? parseRate(options.rate) : options.rate
+    const looser: Rate = { limit: this.rate.limit * LOOSER_BY, windowMs: this.rate.windowMs }
+    this.usernameRate = optionalRate(options.usernameRate, looser)
+    this.clientRate = optionalRate(options.clientRate, looser)
+    this.reservationMs = options.reservationMs ?? 2_000
+    this.waitForSlotMs = options.waitForSlotMs ?? 1_000
     this.numProxies = options.numProxies ?? 0
     this.ipv6Prefix = options.ipv6Prefix ?? 64
     this.keyPrefix = options.keyPrefix ?? 'login_failures_'
     this.now = options.now ?? Date.now
+    if (!Number.isSafeInteger(this.reservationMs) || this.reservationMs < 1) {
+      throw new ConfigurationError('ERR_INVALID_SETTING', 'LoginFailureThrottle option "reservationMs" must be a positive integer')
+    }
+    if (!Number.isSafeInteger(this.waitForSlotMs) || this.waitForSlotMs < 0) {
+      throw new ConfigurationError('ERR_INVALID_SETTING', 'LoginFailureThrottle option "waitForSlotMs" must be a non-negative integer')
+    }
     if (!Number.isInteger(this.numProxies) || this.numProxies < 0) {
       throw new ConfigurationError('ERR_INVALID_SETTING', 'LoginFailureThrottle option "numProxies" must be a non-negative integer')
     }
@@ -92,63 +177,128 @@ export class LoginFailureThrottle {
   }
 
   /** The store keys a check by `username` from this request's client counts against. */
-  keys(req: ApiRequest, username: string): { readonly user: string; readonly client: string } {
-    const digest = createHash('sha256').update(username, 'utf8').digest('hex').slice(0, 32)
+  keys(req: ApiRequest, username: string): LoginFailureKeys {
+    const client = clientIdent(req, this.numProxies, this.ipv6Prefix)
+    const user = digest(username)
     return {
-      user: `${this.keyPrefix}user_${digest}`,
-      client: `${this.keyPrefix}ip_${clientIdent(req, this.numProxies, this.ipv6Prefix)}`,
+      // The digest of the username keeps user text out of the key; the address is appended as is.
+      pair: `${this.keyPrefix}pair_${user}_${client}`,
+      user: `${this.keyPrefix}user_${user}`,
+      client: `${this.keyPrefix}ip_${client}`,
     }
   }
 
   /**
    * Runs one password check under the throttle. `check` answers the user (success) or
-   * `null` (a failed check, counted against the username and the client address).
+   * `null` (a failed check, counted against the pair, the username and the client address).
    * An error thrown by `check` (a store outage, say) counts as nothing and is rethrown.
    *
-   * @throws Throttled (429) when the username or the address has used up its failures;
-   *   `check` is not called then.
+   * @throws Throttled (429) when a budget is used up; `check` is not called then.
+   * @throws the store's error (503) when it cannot reserve, or cannot record a failure.
    */
   async guard<T>(req: ApiRequest, username: string, check: () => Promise<T | null>): Promise<T | null> {
-    const { user, client } = this.keys(req, username)
-    const now = this.now()
-    const { windowMs, limit } = this.rate
-    const reserved: Reservation[] = []
-    let refused: ThrottleHit | null = null
-    try {
-      for (const key of [user, client]) {
-        const hit = await this.store.hit(key, now, windowMs, limit)
-        if (hit.allowed) {
-          reserved.push({ key, at: now })
-        } else if (refused === null || waitOf(hit, now, this.rate) > waitOf(refused, now, this.rate)) {
-          refused = hit
-        }
-      }
-    } catch (error) {
-      await this.releaseAll(reserved)
-      throw error
+    const budgets = this.budgets(req, username)
+    // Real time, not the injectable clock: this bounds how long the request waits.
+    const waitUntil = Date.now() + this.waitForSlotMs
+    let reservation = await this.reserve(budgets)
+    while (reservation.refused !== null) {
+      const retryInMs = reservation.refused.retryInMs
+      if (retryInMs === null || Date.now() + Math.min(retryInMs, SLOT_POLL_MS) > waitUntil) throw new Throttled(reservation.refused.wait)
+      await new Promise((resolve) => setTimeout(resolve, Math.min(retryInMs, SLOT_POLL_MS)))
+      reservation = await this.reserve(budgets)
     }
-    if (refused !== null) {
-      await this.releaseAll(reserved)
-      throw new Throttled(throttleWait(refused, now, this.rate))
-    }
+    const { reserved, id } = reservation
     let result: T | null
     try {
       result = await check()
     } catch (error) {
-      await this.releaseAll(reserved)
+      await this.cancel(reserved, id)
       throw error
     }
-    // A right password gives the reservations back; a wrong one keeps them as failures.
-    if (result !== null) await this.releaseAll(reserved)
-    return result
+    if (result !== null) {
+      await this.cancel(reserved, id)
+      return result
+    }
+    // Only now, after a failed check, is anything recorded as a failure.
+    const at = this.now()
+    await Promise.all(reserved.map(({ key, rate }) => this.store.confirm(key, id, at, rate.windowMs)))
+    return null
   }
 
-  private async releaseAll(reserved: readonly Reservation[]): Promise<void> {
-    await Promise.all(reserved.map(({ key, at }) => this.store.release(key, at)))
+  /**
+   * One attempt to reserve a place in every budget: all of them, or none (what was reserved is
+   * given back) with the wait to announce, and when only checks in progress filled the
+   * budgets, how soon a place may free.
+   */
+  private async reserve(budgets: readonly Budget[]): Promise<Attempt> {
+    const id = randomBytes(12).toString('base64url')
+    const now = this.now()
+    const leaseEnd = now + this.reservationMs
+    const outcomes = await Promise.allSettled(budgets.map(({ key, rate }) => this.store.reserve(key, id, now, rate.windowMs, rate.limit, leaseEnd)))
+    const reserved = budgets.filter((_, i) => {
+      const outcome = outcomes[i]
+      return outcome?.status === 'fulfilled' && outcome.value.allowed
+    })
+    const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
+    if (failed !== undefined) {
+      await this.cancel(reserved, id)
+      throw failed.reason
+    }
+    let refused: Refusal | null = null
+    outcomes.forEach((outcome, i) => {
+      const budget = budgets[i]
+      if (outcome.status !== 'fulfilled' || outcome.value.allowed || budget === undefined) return
+      const hit = outcome.value
+      const wait = refusalWait(hit, now, budget.rate)
+      // Only checks in progress fill this budget: a place frees when one of them ends.
+      const retryInMs = hit.failures < budget.rate.limit && hit.nextLeaseEnd !== null ? Math.max(1, hit.nextLeaseEnd - now) : null
+      refused = {
+        wait: refused === null || longer(wait, refused.wait) ? wait : refused.wait,
+        retryInMs: refused === null ? retryInMs : refused.retryInMs === null || retryInMs === null ? null : Math.max(refused.retryInMs, retryInMs),
+      }
+    })
+    if (refused !== null) await this.cancel(reserved, id)
+    return { id, reserved, refused }
+  }
+
+  private budgets(req: ApiRequest, username: string): Budget[] {
+    const keys = this.keys(req, username)
+    const budgets: Budget[] = [{ key: keys.pair, rate: this.rate }]
+    if (this.usernameRate !== null) budgets.push({ key: keys.user, rate: this.usernameRate })
+    if (this.clientRate !== null) budgets.push({ key: keys.client, rate: this.clientRate })
+    return budgets
+  }
+
+  /** Gives reservations back. Best effort: one that cannot be cancelled lapses by itself. */
+  private async cancel(reserved: readonly Budget[], id: string): Promise<void> {
+    await Promise.all(reserved.map(({ key }) => this.store.cancel(key, id).catch(() => undefined)))
   }
 }
 
-/** A refused hit's wait, for picking the longer of two (`null`, no slot will free, is longest). */
-function waitOf(hit: ThrottleHit, now: number, rate: Rate): number {
-  return throttleWait(hit, now, rate) ?? Number.POSITIVE_INFINITY
+function digest(username: string): string {
+  return createHash('sha256').update(username, 'utf8').digest('hex').slice(0, 32)
+}
+
+function optionalRate(value: string | Rate | null | undefined, fallback: Rate): Rate | null {
+  if (value === undefined) return fallback
+  if (value === null) return null
+  return typeof value === 'string' ? parseRate(value) : value
+}
+
+/**
+ * The wait (seconds) a refused reservation announces: DRF's `wait()` over the confirmed
+ * failures when they fill the budget, else (checks in progress fill it) until the first
+ * lease ends, at least one second.
+ */
+function refusalWait(hit: ReservationHit, now: number, rate: Rate): number | null {
+  if (hit.failures >= rate.limit || hit.nextLeaseEnd === null) {
+    return throttleWait({ allowed: false, count: hit.failures, oldest: hit.oldest }, now, rate)
+  }
+  return Math.max(1, Math.ceil((hit.nextLeaseEnd - now) / 1000))
+}
+
+/** Is wait `a` longer than `b`? (`null`, no slot will free, is longest.) */
+function longer(a: number | null, b: number | null): boolean {
+  if (b === null) return false
+  return a === null || a > b
 }

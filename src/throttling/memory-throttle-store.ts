@@ -1,10 +1,18 @@
 import { ConfigurationError } from '../core/errors.js'
-import type { ReleasableThrottleStore, ThrottleHit } from './throttle-store.js'
+import type { ReservationHit, ReservingThrottleStore, ThrottleHit, ThrottleStore } from './throttle-store.js'
 
 interface History {
   /** Hit times, oldest first. */
   readonly hits: number[]
   windowMs: number
+}
+
+/** A key's confirmed failures and live reservations (`ReservingThrottleStore`). */
+interface Ledger {
+  /** When each confirmed failure leaves the window, in the order confirmed. */
+  readonly failureEnds: number[]
+  /** Reservation id → the end of its lease. */
+  readonly leases: Map<string, number>
 }
 
 /** How many hits pass between sweeps of idle keys. */
@@ -26,9 +34,11 @@ export interface MemoryThrottleStoreOptions {
  * apps. Every hit runs synchronously, so it is atomic within the process; use
  * `RedisThrottleStore` when several processes must share one budget.
  */
-export class MemoryThrottleStore implements ReleasableThrottleStore {
+export class MemoryThrottleStore implements ThrottleStore, ReservingThrottleStore {
   /** In the order keys were last hit (a Map keeps insertion order): the first is the oldest. */
   private readonly histories = new Map<string, History>()
+  /** Reservation ledgers, bounded and ordered like `histories`. */
+  private readonly ledgers = new Map<string, Ledger>()
   private hitsSinceSweep = 0
   private readonly maxKeys: number
 
@@ -64,23 +74,64 @@ export class MemoryThrottleStore implements ReleasableThrottleStore {
     return result
   }
 
-  async release(key: string, at: number): Promise<void> {
-    const history = this.histories.get(key)
-    if (history === undefined) return
-    const index = history.hits.lastIndexOf(at)
-    if (index !== -1) history.hits.splice(index, 1)
-    if (history.hits.length === 0) this.histories.delete(key)
+  async reserve(key: string, id: string, now: number, windowMs: number, limit: number, leaseEnd: number): Promise<ReservationHit> {
+    const ledger = this.ledger(key, now)
+    const live = [...ledger.leases.values()]
+    const failures = ledger.failureEnds.length
+    const allowed = failures + live.length < limit && leaseEnd > now
+    if (allowed) {
+      ledger.leases.set(id, leaseEnd)
+      live.push(leaseEnd)
+    }
+    const oldestEnd = failures === 0 ? null : Math.min(...ledger.failureEnds)
+    if (ledger.failureEnds.length === 0 && ledger.leases.size === 0) this.ledgers.delete(key)
+    return {
+      allowed,
+      failures,
+      pending: live.length,
+      oldest: oldestEnd === null ? null : oldestEnd - windowMs,
+      nextLeaseEnd: live.length === 0 ? null : Math.min(...live),
+    }
   }
 
-  /** Number of keys held (for tests and metrics). */
+  async confirm(key: string, id: string, at: number, windowMs: number): Promise<void> {
+    const ledger = this.ledger(key, at)
+    ledger.leases.delete(id)
+    ledger.failureEnds.push(at + windowMs)
+  }
+
+  async cancel(key: string, id: string): Promise<void> {
+    const ledger = this.ledgers.get(key)
+    if (ledger === undefined) return
+    ledger.leases.delete(id)
+    if (ledger.failureEnds.length === 0 && ledger.leases.size === 0) this.ledgers.delete(key)
+  }
+
+  /** `key`'s ledger, moved to most recently used, with what has lapsed by `now` dropped. */
+  private ledger(key: string, now: number): Ledger {
+    // Sweep first: a sweep after the lookup could drop the ledger the caller is about to fill.
+    if (++this.hitsSinceSweep >= SWEEP_EVERY) this.sweep(now)
+    let ledger = this.ledgers.get(key)
+    if (ledger === undefined) {
+      ledger = { failureEnds: [], leases: new Map() }
+      if (this.ledgers.size >= this.maxKeys) dropFirst(this.ledgers)
+    } else {
+      this.ledgers.delete(key)
+    }
+    this.ledgers.set(key, ledger)
+    for (let i = ledger.failureEnds.length - 1; i >= 0; i--) if ((ledger.failureEnds[i] as number) <= now) ledger.failureEnds.splice(i, 1)
+    for (const [id, end] of ledger.leases) if (end <= now) ledger.leases.delete(id)
+    return ledger
+  }
+
+  /** Number of keys held, rate histories and reservation ledgers (for tests and metrics). */
   get size(): number {
-    return this.histories.size
+    return this.histories.size + this.ledgers.size
   }
 
   /** Makes room for one key by dropping the least recently hit one: O(1), even under a flood. */
   private dropOldest(): void {
-    const oldest = this.histories.keys().next()
-    if (oldest.done !== true) this.histories.delete(oldest.value)
+    dropFirst(this.histories)
   }
 
   /** Forgets keys whose newest hit has left its window, so idle clients do not leak memory. */
@@ -90,5 +141,14 @@ export class MemoryThrottleStore implements ReleasableThrottleStore {
       const newest = history.hits[history.hits.length - 1]
       if (newest === undefined || newest <= now - history.windowMs) this.histories.delete(key)
     }
+    for (const [key, ledger] of this.ledgers) {
+      if (ledger.failureEnds.every((end) => end <= now) && [...ledger.leases.values()].every((end) => end <= now)) this.ledgers.delete(key)
+    }
   }
+}
+
+/** Drops a Map's first (least recently used) entry. */
+function dropFirst(map: Map<string, unknown>): void {
+  const first = map.keys().next()
+  if (first.done !== true) map.delete(first.value)
 }

@@ -29,15 +29,42 @@ export interface ThrottleStore {
   hit(key: string, now: number, windowMs: number, limit: number): Promise<ThrottleHit>
 }
 
+/** The outcome of one `ReservingThrottleStore.reserve`. */
+export interface ReservationHit {
+  /** `true` when a reservation was recorded (confirmed failures + live reservations were under the limit). */
+  readonly allowed: boolean
+  /** Confirmed failures still in the window. */
+  readonly failures: number
+  /** Reservations whose lease has not ended (the new one included when allowed). */
+  readonly pending: number
+  /** Time (ms) of the oldest confirmed failure still in the window, or `null` when none is. */
+  readonly oldest: number | null
+  /** When the first live reservation's lease ends (ms), or `null` when none is live. */
+  readonly nextLeaseEnd: number | null
+}
+
 /**
- * A `ThrottleStore` that can also give a recorded hit back, which `LoginFailureThrottle`
- * needs: it reserves a failure *before* checking a password (so concurrent guesses cannot
- * all slip under the limit) and releases it when the password was right.
+ * A `ThrottleStore` that also keeps *reservations*, which `LoginFailureThrottle` needs: it
+ * reserves a slot before checking a password (so concurrent guesses cannot all slip under
+ * the limit), then **confirms** it as a failure when the password was wrong or **cancels** it
+ * when it was right.
+ *
+ * A reservation counts against the limit only until its lease ends. So a reservation that is
+ * never settled (the process was killed during the check, or the store ran the reserving step
+ * only after the caller had given up on it, as a frozen Redis does when it resumes) lapses by
+ * itself and never becomes a failure: only `confirm`, which runs after a password check has
+ * failed, records one.
+ *
+ * Contract, per key and atomic like `hit` (ids are unique per reservation):
+ * - `reserve`: forget failures at or before `now - windowMs` and reservations whose lease
+ *   ended at or before `now`; when failures + reservations < `limit`, record reservation `id`
+ *   with its lease ending at `leaseEnd`.
+ * - `confirm`: drop reservation `id` (whether or not its lease has ended) and record a failure
+ *   at `at` that leaves the window at `at + windowMs`.
+ * - `cancel`: drop reservation `id`; nothing happens when there is none.
  */
-export interface ReleasableThrottleStore extends ThrottleStore {
-  /**
-   * Removes one hit recorded at exactly `at` from `key`'s history (any one, when several
-   * share that time), atomically as `hit`. Nothing happens when there is none.
-   */
-  release(key: string, at: number): Promise<void>
+export interface ReservingThrottleStore {
+  reserve(key: string, id: string, now: number, windowMs: number, limit: number, leaseEnd: number): Promise<ReservationHit>
+  confirm(key: string, id: string, at: number, windowMs: number): Promise<void>
+  cancel(key: string, id: string): Promise<void>
 }

@@ -132,7 +132,7 @@ export function namedTokensView(options: NamedTokenViewOptions): ViewOptions {
             required: ['name'],
             properties: {
               name: { type: 'string', minLength: 1, maxLength: MAX_TOKEN_NAME_LENGTH },
-              expires_in: { type: ['integer', 'null'], minimum: 1, maximum: MAX_EXPIRES_IN, description: 'Seconds until the token expires; absent or null: never.' },
+              expires_in: { type: ['integer', 'null'], minimum: 1, maximum: MAX_EXPIRES_IN, description: "Seconds until the token expires; absent or null: never. A request authenticated by an expiring token gets no later expiry than its own token's." },
             },
           },
           response: {

@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import BetterSqlite from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { importDjango } from '../../src/cli/import-django.js'
 import type { StoredUser } from '../../src/core/user.js'
@@ -160,6 +161,32 @@ export async function onUserCreated(user, { db, dialect }) {
         stdout: '',
         stderr: 'gatehouse: user jo was created, but the onUserCreated hook failed: no mailbox\n',
       })
+    })
+
+    it('gatehouse import-django --config: the hook runs once per imported user, after the import is committed', async () => {
+      target = await backend.create()
+      const dir = mkdtempSync(join(tmpdir(), 'gatehouse-config-'))
+      temp.push(dir)
+      // A Django database as manage.py migrate leaves auth_user (the columns the import reads), two users.
+      const django = join(dir, 'django.sqlite3')
+      const source = new BetterSqlite(django)
+      source.exec('create table auth_user (id integer primary key, username varchar(150) not null unique, password varchar(128) not null, is_active bool not null, is_staff bool not null, is_superuser bool not null, date_joined datetime not null)')
+      source.prepare('insert into auth_user values (?, ?, ?, 1, 0, 0, ?)').run(1, 'kim', '', '2024-01-02 03:04:05')
+      source.prepare('insert into auth_user values (?, ?, ?, 1, 0, 0, ?)').run(2, 'lee', '', '2024-01-02 03:04:05')
+      source.close()
+      const config = join(dir, 'gatehouse.config.mjs')
+      writeFileSync(config, `export async function onUserCreated(user, { db }) {
+  const row = await db.selectFrom('gatehouse_users').select('id').where('username', '=', user.username).executeTakeFirst()
+  console.log('hook ' + user.username + (row === undefined ? ' uncommitted' : ' committed'))
+}
+`)
+      const run = await gatehouse(['import-django', '--from', `sqlite:${django}`, '--database', target.url, '--config', config])
+      expect(run).toMatchObject({ code: 0, stderr: '' })
+      expect(run.stdout.split('\n').filter((line) => line.startsWith('hook '))).toEqual(['hook kim committed', 'hook lee committed'])
+      // Again: nobody is created, so no hook runs.
+      const again = await gatehouse(['import-django', '--from', `sqlite:${django}`, '--database', target.url, '--config', config])
+      expect(again.stdout).not.toContain('hook ')
+      expect(again.stdout).toContain('Users: 0 created')
     })
 
     it('create-token --all: a token for every active user without one, existing keys untouched, inactive users skipped, a count printed', async () => {

@@ -34,7 +34,7 @@ function masked(page: FetchedPage, origin: string): unknown {
 }
 
 const ROUTES = PAGINATED_ARTICLE_ROUTES
-const CURSOR_ROUTES = new Set(['/api/articles/cursor/', '/api/articles/cursor-score/'])
+const CURSOR_ROUTES = new Set(['/api/articles/cursor/', '/api/articles/cursor-score/', '/api/articles/cursor-ordered/'])
 
 const SINGLE_REQUESTS = [
   '/api/articles/all/',
@@ -53,6 +53,11 @@ const SINGLE_REQUESTS = [
   '/api/articles/?page=%2B2',
   '/api/articles/?page=1_0',
   '/api/articles/?page=%D9%A3',
+  '/api/articles/?page=%EF%BB%BF2',
+  '/api/articles/?page=%C2%852',
+  '/api/articles/?page=%1C2',
+  '/api/articles/offset/?limit=%EF%BB%BF3',
+  '/api/articles/pages/?author=%EF%BB%BFbob',
   '/api/articles/?page=2&page=3',
   '/api/articles/?page=2;x=1',
   '/api/articles/?page_size=50',

@@ -18,6 +18,8 @@ export const PAGINATED_ARTICLE_ROUTES: readonly string[] = [
   '/api/articles/link-header/',
   '/api/articles/nested/',
   '/api/articles/manual/',
+  '/api/articles/ordered/',
+  '/api/articles/cursor-ordered/',
 ]
 
 export const BOB_TOKEN = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'

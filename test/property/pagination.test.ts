@@ -44,7 +44,7 @@ for (const backend of BACKENDS) {
 
     beforeAll(async () => {
       server = await startReference(await backend.create())
-      for (const route of ['/api/articles/cursor/', '/api/articles/cursor-score/']) {
+      for (const route of ['/api/articles/cursor/', '/api/articles/cursor-score/', '/api/articles/cursor-ordered/?ordering=-score', '/api/articles/cursor-ordered/?ordering=id,created']) {
         const first = (await get(server.baseUrl + route)).body as { next: string }
         const second = (await get(first.next)).body as { previous: string; next: string }
         for (const link of [first.next, second.previous, second.next]) cursors.push(new URL(link).searchParams.get('cursor') ?? '')
@@ -93,6 +93,32 @@ for (const backend of BACKENDS) {
           queryValue(numberish),
           async (route, cursor, size) => {
             const { status, body } = await get(`${server.baseUrl}${route}?cursor=${cursor}&page_size=${size}`)
+            if (status === 404) expect(body).toEqual({ detail: 'Invalid cursor' })
+            else expect(status).toBe(200)
+          },
+        ),
+        { numRuns: RUNS * 2 },
+      )
+    })
+
+    it('ordering: any value, with any cursor (of this ordering, another or none): 200 or 404 "Invalid cursor"', async () => {
+      const term = fc.oneof(
+        fc.constantFrom('id', '-id', 'title', '-title', 'score', '-score', 'created', '-created', '--id', '-', '', ' score ', 'author', 'created__lt'),
+        fc.string(),
+        fc.string({ unit: 'binary' }),
+      )
+      const ordering = fc.oneof(fc.array(term, { maxLength: 6 }).map((terms) => terms.join(',')), numberish)
+      await fc.assert(
+        fc.asyncProperty(
+          queryValue(ordering),
+          fc.option(queryValue(fc.oneof(fc.constantFrom(...cursors), fc.string())), { nil: undefined }),
+          queryValue(numberish),
+          async (order, cursor, page) => {
+            const ordered = await get(`${server.baseUrl}/api/articles/ordered/?ordering=${order}&page=${page}`)
+            if (ordered.status === 404) expect(ordered.body).toEqual({ detail: 'Invalid page.' })
+            else expect(ordered.status).toBe(200)
+            const query = cursor === undefined ? '' : `&cursor=${cursor}`
+            const { status, body } = await get(`${server.baseUrl}/api/articles/cursor-ordered/?ordering=${order}${query}`)
             if (status === 404) expect(body).toEqual({ detail: 'Invalid cursor' })
             else expect(status).toBe(200)
           },

@@ -128,6 +128,19 @@ for (const backend of BACKENDS) {
       expect(paramNames(at(paths, '/api/articles/cursor-score/', 'get'))).toEqual(['cursor', 'author'])
       expect(paramNames(at(paths, '/api/articles/manual/', 'get'))).toEqual(['page', 'author'])
       expect(paramNames(at(paths, '/api/articles/all/', 'get'))).toEqual(['author'])
+      expect(paramNames(at(paths, '/api/articles/ordered/', 'get'))).toEqual(['page', 'page_size', 'ordering', 'author'])
+      expect(paramNames(at(paths, '/api/articles/cursor-ordered/', 'get'))).toEqual(['cursor', 'page_size', 'ordering', 'author'])
+      // The ordering parameter lists its allowed values: a comma-separated list of fields, each optionally descending.
+      const ordering = (at(paths, '/api/articles/cursor-ordered/', 'get', 'parameters') as Json[])[2]
+      expect(ordering).toMatchObject({
+        name: 'ordering',
+        in: 'query',
+        required: false,
+        style: 'form',
+        explode: false,
+        schema: { type: 'array', items: { type: 'string', enum: ['created', '-created', 'score', '-score', 'id', '-id'] } },
+      })
+      expect(String((ordering as Record<string, unknown>)['description'])).toMatch(/^Which field to use when ordering the results\. .*Default: -created\.$/)
       expect(paramNames(at(paths, '/api/articles/', 'post'))).toEqual([])
       expect((at(paths, '/api/articles/', 'get', 'parameters') as Json[])[0]).toEqual({
         name: 'page',

@@ -63,6 +63,13 @@ describe.skipIf(!postgresAvailable() || !nginxAvailable())('3 instances behind n
     expect(again.body).toEqual({ token: key })
   })
 
+  it("nginx drops a client's X-Remote-User: only a trusted (loopback) peer talking directly is believed", async () => {
+    const [a] = direct as [string]
+    const claim = { headers: { 'X-Remote-User': 'admin' } }
+    expect(await call(a, '/api/schemes/remote-user/', claim)).toMatchObject({ status: 200, body: { username: 'admin' } })
+    expect((await call(cluster.baseUrl, '/api/schemes/remote-user/', claim)).status).toBe(403)
+  })
+
   it('a session logged in on A is recognised on B, and a CSRF-checked POST on C passes', async () => {
     const [a, b, c] = direct as [string, string, string]
     const { sessionid, csrftoken } = await login(a, 'bob', 'bob-pass-2')

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { runThrottleStoreSuite as runPublicSuite } from '../../src/testing/index.js'
-import type { ReleasableThrottleStore } from '../../src/throttling/throttle-store.js'
+import { runReservingThrottleStoreSuite, runThrottleStoreSuite as runPublicSuite } from '../../src/testing/index.js'
+import type { ReservingThrottleStore, ThrottleStore } from '../../src/throttling/throttle-store.js'
 
 /** What a store suite needs: a store, built once per test. */
 export interface ThrottleStoreSuiteOptions {
-  create(): ReleasableThrottleStore | Promise<ReleasableThrottleStore>
+  create(): (ThrottleStore & ReservingThrottleStore) | Promise<ThrottleStore & ReservingThrottleStore>
 }
 
 /** A key no other test (or test run) uses. */
@@ -21,22 +21,7 @@ function freshKey(): string {
  */
 export function runThrottleStoreSuite(options: ThrottleStoreSuiteOptions): void {
   runPublicSuite({ describe, it, create: options.create })
-
-  it('release gives back one hit recorded at that time, frees its slot, and ignores unknown ones', async () => {
-    const store = await options.create()
-    const key = freshKey()
-    await store.hit(key, 1_000, 60_000, 2)
-    await store.hit(key, 2_000, 60_000, 2)
-    await store.hit(key, 2_000, 60_000, 3)
-    await store.release(key, 2_000)
-    expect(await store.hit(key, 3_000, 60_000, 3)).toEqual({ allowed: true, count: 3, oldest: 1_000 })
-    await store.release(key, 9_999)
-    await store.release(freshKey(), 1)
-    expect(await store.hit(key, 4_000, 60_000, 3)).toEqual({ allowed: false, count: 3, oldest: 1_000 })
-    for (const at of [1_000, 2_000, 3_000]) await store.release(key, at)
-    expect(await store.hit(key, 5_000, 60_000, 0)).toEqual({ allowed: false, count: 0, oldest: null })
-  })
-
+  runReservingThrottleStoreSuite({ describe, it, create: options.create })
 
   it('matches DRF\'s sliding-window log for any sequence of hits (model-based)', async () => {
     const store = await options.create()

@@ -7,7 +7,8 @@ import { RedisSessionStore } from '../../src/redis/redis-session-store.js'
 import { RedisThrottleStore } from '../../src/redis/redis-throttle-store.js'
 import { MemoryThrottleStore } from '../../src/throttling/memory-throttle-store.js'
 import { KyselySessionStore } from '../../src/kysely/kysely-session-store.js'
-import { ArrayPageSource, createApiRequest, paginatedList } from 'gatehouse'
+import { ArrayPageSource, paginatedList } from 'gatehouse'
+import { createApiRequest } from 'gatehouse/http'
 
 const PATH = '/api/auth/token/throttled/'
 

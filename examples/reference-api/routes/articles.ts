@@ -1,5 +1,5 @@
 import { sql, type SqlBool } from 'kysely'
-import { route, type ApiView, type Route } from 'gatehouse'
+import { route, type ApiView, type Handler, type Route } from 'gatehouse'
 import { jsonResponse, type ApiResponse } from 'gatehouse'
 import { ValidationError } from 'gatehouse'
 import type { RequestContext } from 'gatehouse'
@@ -10,9 +10,10 @@ import { LimitOffsetPagination } from 'gatehouse'
 import { LinkHeaderPagination } from 'gatehouse'
 import { listHandler, paginatedList } from 'gatehouse'
 import { PageNumberPagination } from 'gatehouse'
+import { OrderingFilter } from 'gatehouse'
 import type { Page, PageNumberState, Paginator, SeekSource } from 'gatehouse'
 import { describeHandler, namedSchema, type JsonObject, type OpenApiPaginatedResponse } from 'gatehouse'
-import { parsePythonInt, queryParam } from 'gatehouse'
+import { parsePythonInt, queryParam } from 'gatehouse/http'
 import { IsAuthenticatedOrReadOnly } from 'gatehouse'
 import type { ReferenceContext } from '../context.js'
 
@@ -78,6 +79,11 @@ const COLUMNS: Readonly<Record<string, ColumnSpec>> = {
   score: { ref: 'articles.score', kind: 'integer' },
   created: { ref: 'articles.created', kind: 'timestamp', nearlyUnique: true },
 }
+
+/** `/api/articles/ordered/`: any listed field, unknown ones dropped, none left: by id. */
+const ORDERED = new OrderingFilter({ fields: ['id', 'title', 'score', 'created'], ordering: 'id' })
+/** `/api/articles/cursor-ordered/`: the cursor's ordering among fields fixed at creation, falling back to `-created`. */
+const CURSOR_ORDERED = new OrderingFilter({ fields: ['created', 'score', 'id'], ordering: '-created' })
 
 /** The articles of `?author=` (empty: every article), ordered by id for the numbered styles. */
 export function articleSource(ref: ReferenceContext, ctx: RequestContext): SeekSource<ArticleRow> {
@@ -208,13 +214,22 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
     routes.push(route(path, view))
   }
   const { api } = ref
-  const cursorSecret = { secret: ref.secrets }
+  // The reference API stands in for a service moved off DRF: cursors DRF issued are honoured.
+  const cursorSecret = { secret: ref.secrets, drfCursors: true }
   const permissions = [new IsAuthenticatedOrReadOnly()]
-  // `fields`: each view's cursor ordering is checked against the source's columns when the view is declared.
-  const list = describeHandler(
-    listHandler<ArticleRow>({ source: (ctx) => articleSource(ref, ctx), serialize: serializeArticle, fields: Object.keys(COLUMNS), itemSchema: ARTICLE_SCHEMA }),
-    { parameters: [AUTHOR_PARAMETER] },
-  )
+  // `fields`: each view's cursor ordering (and ordering filter) is checked against the source's columns when the view is declared.
+  const listOrderedBy = (ordering?: OrderingFilter): Handler =>
+    describeHandler(
+      listHandler<ArticleRow>({
+        source: (ctx) => articleSource(ref, ctx),
+        serialize: serializeArticle,
+        fields: Object.keys(COLUMNS),
+        itemSchema: ARTICLE_SCHEMA,
+        ...(ordering === undefined ? {} : { ordering }),
+      }),
+      { parameters: [AUTHOR_PARAMETER] },
+    )
+  const list = listOrderedBy()
   const common = { permissions, formats: ['json', 'html'] as const }
 
   // The global default style (context.ts sets page number); the fallback keeps the route paginated regardless.
@@ -222,8 +237,8 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
     GET: list,
     POST: describeHandler((ctx) => createArticle(ref, ctx), { status: 201, requestBody: NEW_ARTICLE_SCHEMA, response: ARTICLE_SCHEMA }),
   } }))
-  const styled = (path: string, name: string, pagination: Paginator | null): void => {
-    add(path, api.view({ name, ...common, pagination, handlers: { GET: list } }))
+  const styled = (path: string, name: string, pagination: Paginator | null, handler = list, description?: string): void => {
+    add(path, api.view({ name, ...(description === undefined ? {} : { description }), ...common, pagination, handlers: { GET: handler } }))
   }
   styled('/api/articles/pages/', 'Article Pages', new PageNumberPagination({ pageSize: 10, pageSizeQueryParam: 'page_size', maxPageSize: 25, lastPageStrings: ['last', 'end'] }))
   styled('/api/articles/offset/', 'Article Offset', new LimitOffsetPagination({ defaultLimit: 10, maxLimit: 25 }))
@@ -236,6 +251,20 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
   styled('/api/articles/link-header/', 'Article Link Header', new LinkHeaderPagination({ pageSize: 10 }))
   styled('/api/articles/nested/', 'Article Nested', new NestedPagination({ pageSize: 10 }))
   styled('/api/articles/all/', 'Article All', null)
+  styled(
+    '/api/articles/ordered/',
+    'Article Ordered',
+    new PageNumberPagination({ pageSize: 10, pageSizeQueryParam: 'page_size', maxPageSize: 25, lastPageStrings: ['last', 'end'] }),
+    listOrderedBy(ORDERED),
+    "`?ordering=` (OrderingFilter) over page-number pages; unknown fields are dropped,\nnone left means the view's `ordering`.",
+  )
+  styled(
+    '/api/articles/cursor-ordered/',
+    'Article Cursor Ordered',
+    new CursorPagination({ ordering: '-created', pageSize: 10, pageSizeQueryParam: 'page_size', maxPageSize: 25, ...cursorSecret }),
+    listOrderedBy(CURSOR_ORDERED),
+    "`?ordering=` (OrderingFilter) choosing the cursor ordering among restricted fields;\nthe view's `ordering` is the fallback, so `?ordering=bogus` is not DRF 3.14's 500.",
+  )
 
   // A plain view calling the paginator itself; like DRF's APIView it shows no HTML controls.
   const manual = new PageNumberPagination({ pageSize: 5 })

@@ -2,8 +2,31 @@ import { route, type ApiView, type Route } from 'gatehouse'
 import { csrfView } from 'gatehouse'
 import { loginView } from 'gatehouse'
 import { logoutView } from 'gatehouse'
-import { obtainAuthTokenView, userIdAndUsername } from 'gatehouse'
+import { namedTokenIssuer, obtainAuthTokenView, userIdAndUsername } from 'gatehouse'
+import type { TokenStore } from 'gatehouse'
 import type { ReferenceContext } from '../context.js'
+
+/**
+ * True once the database is in the safer token mode: no DRF key left (`gatehouse
+ * migrate-tokens` deleted them) while named tokens are in use. Read on every obtain, so a
+ * server running during the migration switches at once.
+ */
+async function tokensMigrated(ref: ReferenceContext): Promise<boolean> {
+  const drf = await ref.db.selectFrom('gatehouse_tokens').select('user_id').limit(1).executeTakeFirst()
+  if (drf !== undefined) return false
+  return (await ref.db.selectFrom('gatehouse_named_tokens').select('id').limit(1).executeTakeFirst()) !== undefined
+}
+
+/**
+ * The obtain endpoints' tokens: DRF's get-or-create key, until the tokens were migrated;
+ * from then on a new named token per call (a digest only), so no plaintext key is stored again.
+ */
+function obtainTokens(ref: ReferenceContext): Pick<TokenStore, 'getOrCreate'> {
+  const named = namedTokenIssuer(ref.namedTokens)
+  return {
+    getOrCreate: async (userId) => ((await tokensMigrated(ref)) ? named.getOrCreate(userId) : ref.tokens.getOrCreate(userId)),
+  }
+}
 
 /** The Tokens-and-sessions routes of reference-api.md (token obtain, csrf, login, logout). */
 export function tokenRoutes(ref: ReferenceContext): Route[] {
@@ -11,7 +34,8 @@ export function tokenRoutes(ref: ReferenceContext): Route[] {
   const add = (path: string, view: ApiView): void => {
     routes.push(route(path, view))
   }
-  const { api, users, tokens, sessions, schemes, loginFailures } = ref
+  const { api, users, sessions, schemes, loginFailures } = ref
+  const tokens = obtainTokens(ref)
   // The session views share the session scheme's cookie names, so what login sets is what it reads.
   const cookies = { cookieName: schemes.session.cookieName, csrf: schemes.session.csrf }
   add('/api/auth/token/', api.view(obtainAuthTokenView({ users, tokens, loginFailures })))

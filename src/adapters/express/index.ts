@@ -7,14 +7,15 @@ import { answerError, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
 import { ParseError } from '../../core/errors.js'
 import { answerHandlerError, resolveGuard, type Guard, type GuardOptions } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
-import { withVary } from '../../core/response-finishing.js'
+import { patchVary } from '../../core/response-middleware.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import { createApiRequest } from '../../core/request-factory.js'
 import type { Route } from '../../core/route.js'
 import type { User } from '../../core/user.js'
 import type { ApiView } from '../../core/view.js'
 import { parseBody } from '../../core/body-parser.js'
-import { headerBag, readBody, writeResponse } from '../node-http/index.js'
+import { writeResponse } from '../node-http/index.js'
+import { headerBag, readBody } from '../node-http/node-io.js'
 
 declare global {
   // Declaration merging is how Express types what middleware adds to its request.
@@ -211,7 +212,7 @@ export function errorHandler(api?: Api): ErrorRequestHandler {
     if (res.headersSent) return next(error)
     const context = req.gatehouse
     if (isBodyParserError(error)) {
-      bodyParserResponse(req, error).then((response) => sendApiResponse(res, withVary(response, context?.vary ?? [])), next)
+      bodyParserResponse(req, error).then((response) => sendApiResponse(res, context === undefined || context.vary.length === 0 ? response : patchVary(response, context.vary)), next)
       return
     }
     if (context !== undefined) return sendApiResponse(res, answerHandlerError(error, context))

@@ -21,7 +21,7 @@ import { routingPath, targetPath } from '../../core/url-decoding.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import type { User } from '../../core/user.js'
 import type { ApiView } from '../../core/view.js'
-import { headerBag } from '../node-http/index.js'
+import { headerBag } from '../node-http/node-io.js'
 import { guardSwaggerTransform, swaggerTransformFor } from './swagger-transform.js'
 
 declare module 'fastify' {

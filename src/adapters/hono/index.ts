@@ -40,7 +40,6 @@ export interface GatehouseEnv {
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024
 
-export { PayloadTooLarge } from '../../core/errors.js'
 export { withoutBodilessContentType } from './bodiless-answers.js'
 
 /** The peer address @hono/node-server passes as `c.env.incoming`; `null` on other runtimes. */

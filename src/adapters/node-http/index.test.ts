@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { jsonResponse } from '../../core/api-response.js'
 import { createApi } from '../../core/api.js'
 import { route } from '../../core/route.js'
-import { PayloadTooLarge, requestUrl, router, type NodeHttpOptions } from './index.js'
+import { PayloadTooLarge } from '../../core/errors.js'
+import { requestUrl, router, type NodeHttpOptions } from './index.js'
 
 /** Sends raw bytes (any Host, any request target) and returns the raw response text. */
 function raw(port: number, text: string): Promise<string> {

@@ -1,10 +1,8 @@
-import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http'
-import type { HeaderBag } from '../../core/api-request.js'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, serializeBody, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
 import { answerError, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
-import { PayloadTooLarge } from '../../core/errors.js'
 import { answerHandlerError, resolveGuard, type Guard, type GuardOptions } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { createApiRequest } from '../../core/request-factory.js'
@@ -35,7 +33,7 @@ export interface NodeRouterOptions extends NodeHttpOptions {
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024
 
-export { PayloadTooLarge } from '../../core/errors.js'
+import { headerBag, readBody } from './node-io.js'
 
 /**
  * The absolute request URL from the `Host` header and the request target; `null`
@@ -61,62 +59,6 @@ export function requestUrl(req: IncomingMessage, options: NodeHttpOptions = {}):
   } catch {
     return null
   }
-}
-
-/**
- * Node's parsed request headers as a `HeaderBag` (case-insensitive; repeated headers joined
- * with `, `). Shared by every adapter built on node:http (Express, Fastify).
- */
-export function headerBag(headers: IncomingHttpHeaders): HeaderBag {
-  return {
-    get(name: string): string | null {
-      const value = headers[name.toLowerCase()]
-      if (value === undefined) return null
-      return Array.isArray(value) ? value.join(', ') : value
-    },
-  }
-}
-
-/** Reads the whole body, failing with `PayloadTooLarge` past `limit` bytes; `null` when empty. */
-export function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | null> {
-  const declared = Number(req.headers['content-length'])
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new PayloadTooLarge())
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const cleanup = (): void => {
-      req.off('data', onData)
-      req.off('end', onEnd)
-      req.off('error', onError)
-      req.off('close', onClose)
-    }
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length
-      if (size > limit) {
-        cleanup()
-        reject(new PayloadTooLarge())
-        return
-      }
-      chunks.push(chunk)
-    }
-    const onEnd = (): void => {
-      cleanup()
-      resolve(size === 0 ? null : new Uint8Array(Buffer.concat(chunks, size)))
-    }
-    const onError = (error: Error): void => {
-      cleanup()
-      reject(error)
-    }
-    // A client gone mid-body: settle instead of leaving the view waiting forever.
-    const onClose = (): void => {
-      cleanup()
-      if (!req.complete) reject(new Error('request aborted before its body ended'))
-    }
-    req.on('data', onData)
-    req.on('end', onEnd)
-    req.on('error', onError)
-    req.on('close', onClose)
-  })
 }
 
 /**

@@ -1,0 +1,46 @@
+import type { ApiResponse } from '../core/api-response.js'
+import type { StoredUser, UserId } from '../core/user.js'
+import type { Handler, RequestContext } from '../core/view.js'
+import { requireStaff, type StaffRequest } from './admin-auth.js'
+import { adminHandler } from './admin-handler.js'
+import type { ResolvedAdminOptions } from './admin-options.js'
+import { csrfInput, h, htmlResponse, renderPage } from './admin-page.js'
+
+/** A user id from a path segment: an integer id as a number, anything else (a UUID) as text. */
+export function parseUserId(text: string): UserId {
+  return /^[0-9]{1,15}$/.test(text) ? Number(text) : text
+}
+
+/** A status tag (`active`/`inactive`). */
+export function tag(on: boolean, yes: string, no: string): string {
+  return `<span class="tag ${on ? 'on' : 'off'}">${on ? yes : no}</span>`
+}
+
+/** A staff page: the shared frame, `title`, `body`; the CSRF cookie when the browser had none. */
+export function page(staff: StaffRequest, title: string, body: string, status = 200): ApiResponse {
+  return htmlResponse(status, renderPage({ ...staff.frame, title }, body), staff.csrf.headers)
+}
+
+/** A POST form with one button (the CSRF field included). */
+export function buttonForm(staff: StaffRequest, options: ResolvedAdminOptions, action: string, label: string, fields: Readonly<Record<string, string>> = {}, kind = ''): string {
+  const hidden = Object.entries(fields).map(([name, value]) => `<input type="hidden" name="${h(name)}" value="${h(value)}">`).join('')
+  return `<form class="inline" method="post" action="${h(action)}">${csrfInput(options.csrf.formField, staff.csrf.token)}${hidden}<button type="submit"${kind === '' ? '' : ` class="${kind}"`}>${h(label)}</button></form>`
+}
+
+/** The staff gate, then `handle`; a refusal of the gate is the answer. */
+export function staffOnly(options: ResolvedAdminOptions, handle: (ctx: RequestContext, staff: StaffRequest) => Promise<ApiResponse>): Handler {
+  return adminHandler(options, async (ctx) => {
+    const staff = await requireStaff(ctx.request, options)
+    return 'status' in staff ? staff : handle(ctx, staff)
+  })
+}
+
+/** The admin path of a user's page. */
+export function userPath(options: ResolvedAdminOptions, id: UserId): string {
+  return `${options.prefix}users/${encodeURIComponent(String(id))}/`
+}
+/** The user named by the path, or the 404 page. */
+export async function pathUser(ctx: RequestContext, staff: StaffRequest, options: ResolvedAdminOptions): Promise<StoredUser | ApiResponse> {
+  const user = await options.users.findById(parseUserId(ctx.params['id'] ?? ''))
+  return user ?? page(staff, 'No such user', `<section class="card"><p>There is no such user.</p><p><a href="${h(options.prefix)}">Back to the users</a></p></section>`, 404)
+}

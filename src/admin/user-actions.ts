@@ -1,0 +1,74 @@
+import type { ApiResponse } from '../core/api-response.js'
+import type { StoredUser } from '../core/user.js'
+import type { Handler, RequestContext } from '../core/view.js'
+import { updateSessionAuthHash } from '../authentication/session-auth-hash.js'
+import type { StaffRequest } from './admin-auth.js'
+import { formField, passwordPair } from './admin-handler.js'
+import type { ResolvedAdminOptions } from './admin-options.js'
+import { h, redirect, shownDate } from './admin-page.js'
+import { page, pathUser, staffOnly, userPath } from './staff-pages.js'
+
+/** A POST action on the user of the path: the gate, the user, then `act`, which answers where to go (`?done=`) or a page. */
+function userAction(options: ResolvedAdminOptions, act: (user: StoredUser, ctx: RequestContext, staff: StaffRequest) => Promise<string | ApiResponse>): Handler {
+  return staffOnly(options, async (ctx, staff) => {
+    const found = await pathUser(ctx, staff, options)
+    if ('status' in found) return found
+    const outcome = await act(found, ctx, staff)
+    return typeof outcome === 'string' ? redirect(`${userPath(options, found.id)}?done=${outcome}`, 303) : outcome
+  })
+}
+
+/** Every POST action of a user's page, by route suffix. */
+export function userActionHandlers(options: ResolvedAdminOptions): Readonly<Record<string, Handler>> {
+  const actions: Record<string, Handler> = {
+    'active/': userAction(options, async (user, ctx) => {
+      const isActive = formField(await ctx.request.body(), 'is_active') === '1'
+      await options.users.setActive(user.id, isActive)
+      return isActive ? 'activated' : 'deactivated'
+    }),
+    'password/': userAction(options, async (user, ctx, staff) => {
+      const { password, errors } = passwordPair(await ctx.request.body(), false)
+      if (password === null) {
+        return page(staff, user.username, `<p class="message error">${h(errors.join(' '))}</p><p><a href="${h(userPath(options, user.id))}">Back to ${h(user.username)}</a></p>`, 400)
+      }
+      await options.users.setPassword(user.id, password)
+      // The user's sessions end with the change (their session auth hash moved on); a staff
+      // member changing their own keeps this one, as Django's admin does.
+      if (user.id === staff.user.id) await updateSessionAuthHash({ sessions: options.sessions, users: options.users }, ctx.request.cookie(options.cookies.cookieName) ?? '')
+      return 'password'
+    }),
+    'sessions/end/': userAction(options, async (user) => {
+      await options.sessions.deleteForUser?.(user.id)
+      return 'sessions'
+    }),
+  }
+  const tokens = options.tokens
+  if (tokens !== undefined) {
+    actions['token/'] = userAction(options, async (user, ctx, staff) => {
+      const regenerate = formField(await ctx.request.body(), 'action') === 'regenerate'
+      // "Create" never shows a key that already exists: only a new key is ever shown.
+      if (!regenerate && tokens.findByUser !== undefined && (await tokens.findByUser(user.id)) !== null) return 'token-exists'
+      const token = regenerate ? await tokens.regenerate(user.id) : await tokens.getOrCreate(user.id)
+      // The key is shown on this answer only: never in a URL, a redirect or a listing.
+      const body = `<section class="card"><p class="message">${regenerate ? 'A new token was made; the old key stopped working.' : 'The user’s token:'}</p>
+<p>Copy the key now: it is not shown again.</p>
+<code class="key" id="token-key">${h(token.key)}</code>
+<p class="muted">Created ${h(shownDate(token.created))}. Clients send it as <code>Authorization: Token &lt;key&gt;</code>.</p>
+<p><a href="${h(userPath(options, user.id))}">Back to ${h(user.username)}</a></p></section>`
+      return page(staff, `Token of ${user.username}`, body)
+    })
+    if (tokens.delete !== undefined) {
+      const remove = tokens.delete.bind(tokens)
+      actions['token/delete/'] = userAction(options, async (user) => ((await remove(user.id)) ? 'token-deleted' : 'token-none'))
+    }
+  }
+  const named = options.namedTokens
+  if (named !== undefined) {
+    actions['named-tokens/:tokenId/revoke/'] = userAction(options, async (user, ctx) => {
+      const text = ctx.params['tokenId'] ?? ''
+      const id = /^[0-9]{1,15}$/.test(text) ? Number(text) : null
+      return id !== null && (await named.revoke(user.id, id)) ? 'revoked' : 'revoke-none'
+    })
+  }
+  return actions
+}

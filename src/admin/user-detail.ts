@@ -1,0 +1,61 @@
+import type { StoredUser } from '../core/user.js'
+import type { Handler } from '../core/view.js'
+import type { NamedTokenInfo } from '../stores/named-token-store.js'
+import type { StaffRequest } from './admin-auth.js'
+import type { ResolvedAdminOptions } from './admin-options.js'
+import { csrfInput, h, shownDate } from './admin-page.js'
+import { buttonForm, page, pathUser, staffOnly, tag, userPath } from './staff-pages.js'
+
+/** Messages a redirect after a change names (`?done=…`): a fixed table, never text from the URL. */
+const DONE: Readonly<Record<string, string>> = Object.freeze({
+  created: 'The user was created.',
+  'created-hook-failed': 'The user was created, but the onUserCreated hook failed (the server log has the error).',
+  activated: 'The user was activated: their password, token and sessions work again.',
+  deactivated: 'The user was deactivated: their password, token and sessions stopped working.',
+  password: 'The password was changed.',
+  'token-deleted': 'The token was deleted: its key stopped working.',
+  'token-none': 'The user had no token.',
+  'token-exists': 'The user already has a token: regenerate it to hand out a new key.',
+  revoked: 'The named token was revoked.',
+  'revoke-none': 'That named token no longer exists.',
+  sessions: 'The user’s sessions were ended.',
+})
+function namedTokenRows(staff: StaffRequest, options: ResolvedAdminOptions, user: StoredUser, tokens: readonly NamedTokenInfo[]): string {
+  if (tokens.length === 0) return '<p class="muted">No named tokens.</p>'
+  const now = Date.now()
+  const rows = tokens.map((t) => {
+    const expired = t.expiresAt !== null && t.expiresAt.getTime() <= now
+    return `<tr><td>${h(t.name)}</td><td><code>${h(t.displayPrefix)}…</code></td><td>${h(shownDate(t.created))}</td><td>${t.expiresAt === null ? 'never' : `${h(shownDate(t.expiresAt))}${expired ? ' <span class="tag off">expired</span>' : ''}`}</td><td>${t.lastUsedAt === null ? 'never' : h(shownDate(t.lastUsedAt))}</td><td class="actions">${buttonForm(staff, options, `${userPath(options, user.id)}named-tokens/${t.id}/revoke/`, 'Revoke', {}, 'danger')}</td></tr>`
+  })
+  return `<table><thead><tr><th>Name</th><th>Prefix</th><th>Created</th><th>Expires</th><th>Last used</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+}
+
+/** `GET users/:id/`: the user, their token (created date only), named tokens, and every action's form. */
+export function userDetailHandler(options: ResolvedAdminOptions): Handler {
+  return staffOnly(options, async (ctx, staff) => {
+    const found = await pathUser(ctx, staff, options)
+    if ('status' in found) return found
+    const user = found
+    const base = userPath(options, user.id)
+    const done = DONE[ctx.request.url.searchParams.get('done') ?? '']
+    const parts: string[] = []
+    if (done !== undefined) parts.push(`<p class="message">${h(done)}</p>`)
+    parts.push(`<section class="card"><dl><dt>Username</dt><dd>${h(user.username)}</dd><dt>Id</dt><dd>${h(String(user.id))}</dd><dt>Status</dt><dd>${tag(user.isActive, 'active', 'inactive')} ${buttonForm(staff, options, `${base}active/`, user.isActive ? 'Deactivate' : 'Activate', { is_active: user.isActive ? '0' : '1' }, user.isActive ? 'danger' : '')}</dd><dt>Staff</dt><dd>${user.isStaff ? 'yes' : 'no'}</dd></dl></section>`)
+    parts.push(`<h2>Password</h2><section class="card"><form method="post" action="${h(base)}password/">${csrfInput(options.csrf.formField, staff.csrf.token)}<label for="id_password1">New password</label><input type="password" id="id_password1" name="password1" autocomplete="new-password" required><label for="id_password2">New password (again)</label><input type="password" id="id_password2" name="password2" autocomplete="new-password" required><p><button type="submit">Set the password</button></p></form></section>`)
+    if (options.tokens !== undefined) {
+      const token = options.tokens.findByUser === undefined ? undefined : await options.tokens.findByUser(user.id)
+      const state = token === undefined ? '<p class="muted">This token store cannot say whether the user has a token.</p>' : token === null ? '<p>No token.</p>' : `<p>A token created ${h(shownDate(token.created))}. Its key is not shown again; regenerate it to hand out a new one.</p>`
+      const actions = [buttonForm(staff, options, `${base}token/`, token === null ? 'Create a token' : 'Regenerate the token', { action: token === null ? 'create' : 'regenerate' })]
+      if (token !== null && options.tokens.delete !== undefined) actions.push(buttonForm(staff, options, `${base}token/delete/`, 'Delete the token', {}, 'danger'))
+      parts.push(`<h2>API token</h2><section class="card">${state}<p>${actions.join(' ')}</p></section>`)
+    }
+    if (options.namedTokens !== undefined) {
+      parts.push(`<h2>Named tokens</h2><section class="card">${namedTokenRows(staff, options, user, await options.namedTokens.list(user.id))}</section>`)
+    }
+    if (options.sessions.deleteForUser !== undefined) {
+      parts.push(`<h2>Sessions</h2><section class="card"><p>Log the user out of every browser.</p><p>${buttonForm(staff, options, `${base}sessions/end/`, 'End all sessions', {}, 'danger')}</p></section>`)
+    }
+    parts.push(`<p><a href="${h(options.prefix)}">‹ All users</a></p>`)
+    return page(staff, user.username, parts.join('\n'))
+  })
+}

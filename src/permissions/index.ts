@@ -1,6 +1,0 @@
-export type { Permission } from './permission.js'
-export { and, or, not } from './permission.js'
-export { AllowAny } from './allow-any.js'
-export { IsAuthenticated } from './is-authenticated.js'
-export { IsAdminUser } from './is-admin-user.js'
-export { IsAuthenticatedOrReadOnly, SAFE_METHODS } from './is-authenticated-or-read-only.js'
