@@ -1,3 +1,13 @@
 #!/usr/bin/env node
 // Thin launcher for the library's command line (compiled into dist/ when the package is packed).
-import '../dist/cli/bin.js'
+try {
+  await import('../dist/cli/bin.js')
+} catch (error) {
+  // A clone of the repository has no dist/ until it is built: say so instead of a module trace.
+  if (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('dist/cli/bin.js')) {
+    console.error('gatehouse: the command line is compiled into dist/, which this checkout does not have yet.')
+    console.error('Run `npm run build` once (an installed package ships it), then run the command again.')
+    process.exit(1)
+  }
+  throw error
+}

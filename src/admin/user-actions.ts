@@ -21,8 +21,11 @@ function userAction(options: ResolvedAdminOptions, act: (user: StoredUser, ctx: 
 /** Every POST action of a user's page, by route suffix. */
 export function userActionHandlers(options: ResolvedAdminOptions): Readonly<Record<string, Handler>> {
   const actions: Record<string, Handler> = {
-    'active/': userAction(options, async (user, ctx) => {
-      const isActive = formField(await ctx.request.body(), 'is_active') === '1'
+    'active/': userAction(options, async (user, ctx, staff) => {
+      const value = formField(await ctx.request.body(), 'is_active')
+      // Only the form's own values: a missing or other value changes nothing.
+      if (value !== '0' && value !== '1') return page(staff, user.username, '<p class="message error">is_active must be 0 or 1.</p>', 400)
+      const isActive = value === '1'
       await options.users.setActive(user.id, isActive)
       return isActive ? 'activated' : 'deactivated'
     }),
@@ -37,10 +40,14 @@ export function userActionHandlers(options: ResolvedAdminOptions): Readonly<Reco
       if (user.id === staff.user.id) await updateSessionAuthHash({ sessions: options.sessions, users: options.users }, ctx.request.cookie(options.cookies.cookieName) ?? '')
       return 'password'
     }),
-    'sessions/end/': userAction(options, async (user) => {
-      await options.sessions.deleteForUser?.(user.id)
+  }
+  const { sessions } = options
+  if (sessions.deleteForUser !== undefined) {
+    const endAll = sessions.deleteForUser.bind(sessions)
+    actions['sessions/end/'] = userAction(options, async (user) => {
+      await endAll(user.id)
       return 'sessions'
-    }),
+    })
   }
   const tokens = options.tokens
   if (tokens !== undefined) {

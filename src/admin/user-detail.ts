@@ -20,6 +20,8 @@ const DONE: Readonly<Record<string, string>> = Object.freeze({
   'revoke-none': 'That named token no longer exists.',
   sessions: 'The user’s sessions were ended.',
 })
+
+/** The named tokens of a user as a table (name, display prefix, dates), each with its revoke form; never a token. */
 function namedTokenRows(staff: StaffRequest, options: ResolvedAdminOptions, user: StoredUser, tokens: readonly NamedTokenInfo[]): string {
   if (tokens.length === 0) return '<p class="muted">No named tokens.</p>'
   const now = Date.now()

@@ -230,6 +230,9 @@ function adminTests(start: () => Promise<RunningReference>): void {
         expect((await staff.get(path)).status, path).toBe(404)
       }
       expect((await staff.post('/admin/users/999/active/', { csrfmiddlewaretoken: token, is_active: '0' })).status).toBe(404)
+      // An action without its field (or with another value) changes nothing.
+      expect((await staff.post('/admin/users/2/active/', { csrfmiddlewaretoken: token })).status).toBe(400)
+      expect((await staff.post('/admin/users/2/active/', { csrfmiddlewaretoken: token, is_active: 'no' })).status).toBe(400)
       expect((await staff.post('/admin/users/2/named-tokens/abc/revoke/', { csrfmiddlewaretoken: token })).headers.get('location')).toBe('/admin/users/2/?done=revoke-none')
       const json = await staff.request('POST', '/admin/users/2/active/', { body: '{"is_active": ', headers: { 'Content-Type': 'application/json', 'X-CSRFToken': token, Origin: server.baseUrl } })
       expect(json.status).toBe(400)

@@ -65,7 +65,9 @@ describe('adminRoutes on an app of its own', () => {
     }
     expect(() => adminRoutes({ api, users: full, sessions, pageSize: 0 })).toThrow(/pageSize/)
     // Without a token store or deleteForUser, those parts are simply absent.
-    expect(adminRoutes({ api, users: full, sessions }).map((r) => r.path)).not.toContain('/admin/users/:id/token/')
+    const paths = adminRoutes({ api, users: full, sessions }).map((r) => r.path)
+    expect(paths).not.toContain('/admin/users/:id/token/')
+    expect(paths).not.toContain('/admin/users/:id/sessions/end/')
   })
 
   it('pages the users (pageSize) under its own prefix, with the search kept in the links', async () => {

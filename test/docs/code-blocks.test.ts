@@ -16,6 +16,8 @@ import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readFileSync } from 'node:fs'
+import { forbiddenUses } from './api-names.js'
 import { documentationBlocks, documentationFiles, extractBlocks, type CodeBlock } from './markdown-blocks.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -68,6 +70,20 @@ function describeDiagnostic(diagnostic: ts.Diagnostic): string {
   return `${block.file}:${block.line + 1 + line}:${character + 1} TS${diagnostic.code} ${message}\n    ${source}`
 }
 
+/** `gatehouse`, `gatehouse/kysely`, …: the specifiers package.json's `exports` allow. */
+function packageEntries(): ReadonlySet<string> {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; exports: Record<string, unknown> }
+  return new Set(Object.keys(pkg.exports).map((key) => (key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`)))
+}
+
+/** `<module path>:line:col message` → the Markdown file's own line, as `describeDiagnostic` does. */
+function describeLocation(problem: string): string {
+  const match = /^(.*?):(\d+):(\d+) (.*)$/s.exec(problem)
+  const block = match === null ? undefined : modules.get(resolve(match[1] ?? ''))
+  if (match === null || block === undefined) return problem
+  return `${block.file}:${block.line + Number(match[2])}:${match[3]} ${match[4]}`
+}
+
 beforeAll(() => {
   const parsed = repositoryOptions()
   work = mkdtempSync(join(tmpdir(), 'gatehouse-docs-'))
@@ -114,6 +130,8 @@ describe('documentation code blocks', () => {
     delete options.outDir
     const program = ts.createProgram({ rootNames: [...modules.keys()], options })
     const problems = ts.getPreEmitDiagnostics(program).map(describeDiagnostic)
+    // Only the current API: no deprecated name, no internal module (the compiler already refuses names an entry does not export).
+    problems.push(...forbiddenUses(program, [...modules.keys()], packageEntries()).map(describeLocation))
     if (problems.length > 0) expect.fail(`${problems.length} problem(s) in documentation blocks:\n${problems.join('\n')}`)
   }, 180_000)
 
@@ -135,6 +153,25 @@ describe('documentation code blocks', () => {
     const failure = result.error !== undefined ? `${result.error.message}` : `exit code ${String(result.status)}`
     expect(result.status, `${block.file}:${block.line}: the runnable block failed (${failure}):\n${output}`).toBe(0)
   }, RUN_TIMEOUT_MS + 10_000)
+})
+
+describe('the current-API check', () => {
+  it('reports deprecated names, deep entries and relative imports, and nothing else', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-names-'))
+    try {
+      writeFileSync(join(dir, 'lib.ts'), '/** @deprecated use now() */\nexport function old(): number { return 1 }\nexport function now(): number { return 2 }\n')
+      writeFileSync(join(dir, 'block.ts'), "import { now, old } from './lib.js'\nimport type {} from 'gatehouse/src/core/guard.js'\nimport type {} from 'gatehouse/kysely'\nexport const a = old() + now()\n")
+      const program = ts.createProgram({ rootNames: [join(dir, 'block.ts')], options: { noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext } })
+      const problems = forbiddenUses(program, [join(dir, 'block.ts')], new Set(['gatehouse', 'gatehouse/kysely'])).map((p) => p.slice(p.indexOf('block.ts')))
+      expect(problems).toEqual([
+        "block.ts:1:26 './lib.js' is a relative import: documentation imports the package by name",
+        "block.ts:2:21 'gatehouse/src/core/guard.js' is not a package entry (internal module)",
+        "block.ts:4:18 'old' is deprecated",
+      ])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })
 
 describe('the block extractor', () => {
