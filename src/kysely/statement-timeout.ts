@@ -68,9 +68,10 @@ function acquisitionStep(error: unknown): string {
  *   `withStatementTimeout` set), and the server's `statement_timeout` follows a raised one;
  * - store faults are thrown as `StoreUnavailable` naming the step (`pool acquisition`,
  *   `connect`, `query`), for the 503 log line; other errors (a unique violation) pass as they are;
- * - a connection whose statement failed with a store fault (a timeout leaves the statement
- *   running on it, a frozen server never answers it) is destroyed on release, not handed to
- *   the next request behind a statement that will never finish.
+ * - a connection whose statement failed with a store fault (a client-side timeout leaves the
+ *   statement running on it, a frozen server never answers it) runs nothing more and is
+ *   destroyed on release, not handed to the next request behind a statement that may never
+ *   finish; a statement the server cancelled itself (`statement_timeout`) leaves it in use.
  */
 export function guardPool(pool: PgPool, timeouts: PoolTimeouts): PostgresPool {
   // Kysely keys its connections by client object: hand out one wrapper per client.
@@ -100,6 +101,10 @@ function wrapClient(client: PgClient, timeouts: PoolTimeouts): PostgresPoolClien
   let serverTimeout = timeouts.serverStatementTimeoutMs
   let broken: Error | null = null
   const run = async (config: object): Promise<unknown> => {
+    // A connection that failed is not asked again (Kysely's ROLLBACK after a timed-out statement
+    // would wait behind it for another timeout): it is discarded on release, which ends the
+    // server's transaction.
+    if (broken !== null) throw new StoreUnavailable('postgres', 'query', broken)
     const clientMs = routeTimeout.getStore() ?? timeouts.statementTimeoutMs
     const wanted = clientMs === timeouts.statementTimeoutMs ? timeouts.serverStatementTimeoutMs : serverTimeoutFor(clientMs)
     try {
@@ -112,7 +117,8 @@ function wrapClient(client: PgClient, timeouts: PoolTimeouts): PostgresPoolClien
       return await client.query({ ...config, query_timeout: clientMs })
     } catch (error) {
       if (!isStoreUnavailable(error)) throw error
-      broken = error instanceof Error ? error : new Error(String(error))
+      // The server cancelled the statement itself (57014): it answered, the connection is sound.
+      if ((error as { code?: unknown }).code !== '57014') broken = error instanceof Error ? error : new Error(String(error))
       throw new StoreUnavailable('postgres', 'query', error)
     }
   }
