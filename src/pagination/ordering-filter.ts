@@ -86,7 +86,9 @@ export class OrderingFilter {
   readonly fields: readonly string[]
   /** The ordering without an allowed field in the request; `null`: the style's own. */
   readonly defaultOrdering: readonly OrderingField[] | null
+  /** The tiebreaker appended for the numbered styles; `null`: none. */
   readonly uniqueField: string | null
+  /** The parameter's description in OpenAPI documents. */
   readonly description: string
   private readonly allowed: ReadonlySet<string>
 
