@@ -45,11 +45,18 @@ export interface ViewOptions extends GuardOptions {
    */
   readonly formats?: readonly Format[]
   /**
-   * Request headers every answer of the view depends on, beyond what its schemes read (a
-   * logout reads the session cookie whoever is authenticated): added to `Vary` after
-   * `Accept`, as Django's middleware adds them, and not shown on the HTML page. @default []
+   * Request headers the view's handlers read beyond what its schemes read (a logout reads the
+   * session cookie whoever is authenticated): added to `Vary` of every answer a handler gave
+   * (errors it threw included), after `Accept`, as Django's middleware adds them, and not
+   * shown on the HTML page. @default []
    */
   readonly vary?: readonly string[]
+  /**
+   * Runs on every answer of the view, a refusal or an error included, before the
+   * `responseMiddleware` setting: what a Django view decorator such as `ensure_csrf_cookie`
+   * does. Must not throw. @default none
+   */
+  readonly finish?: (req: ApiRequest, response: ApiResponse) => ApiResponse
 }
 
 /** A configured DRF-style view: call `handle` with an `ApiRequest`, get an `ApiResponse`. Never throws. */
@@ -67,7 +74,7 @@ export class ApiView {
   constructor(global: Settings, options: ViewOptions) {
     const { handlers, formats } = options
     const where = `view "${options.name ?? 'unnamed'}"`
-    this.guard = new Guard(global, options, { kind: 'view', otherKeys: ['description', 'handlers', 'formats', 'vary'] })
+    this.guard = new Guard(global, options, { kind: 'view', otherKeys: ['description', 'handlers', 'formats', 'vary', 'finish'] })
     if (typeof handlers !== 'object' || handlers === null || Object.keys(handlers).length === 0) {
       throw new ConfigurationError('ERR_NO_HANDLERS', `${where} has no handlers`)
     }
@@ -115,7 +122,7 @@ export class ApiView {
   /** Runs DRF's dispatch: negotiate → authenticate → permissions → throttles → handler. */
   async handle(req: ApiRequest): Promise<ApiResponse> {
     const consulted: AuthenticationScheme[] = []
-    const negotiated: { format: Format | null } = { format: null }
+    const negotiated: { format: Format | null; handled: boolean } = { format: null, handled: false }
     let response: ApiResponse
     try {
       response = await this.dispatch(req, consulted, negotiated)
@@ -134,8 +141,9 @@ export class ApiView {
       }
     }
     // A session answer depends on the Cookie header: shared caches must know.
-    let finished = finishResponse(response, { method: req.method, allow: this.allow, vary: [...accept, ...varyOf(consulted), ...(this.options.vary ?? [])] })
-    for (const middleware of this.guard.settings.responseMiddleware) {
+    let finished = finishResponse(response, { method: req.method, allow: this.allow, vary: [...accept, ...varyOf(consulted), ...(negotiated.handled ? (this.options.vary ?? []) : [])] })
+    const steps = this.options.finish === undefined ? this.guard.settings.responseMiddleware : [{ process: this.options.finish }, ...this.guard.settings.responseMiddleware]
+    for (const middleware of steps) {
       try {
         finished = middleware.process(req, finished)
       } catch (error) {
@@ -166,7 +174,7 @@ export class ApiView {
     })
   }
 
-  private async dispatch(req: ApiRequest, consulted: AuthenticationScheme[], negotiated: { format: Format | null }): Promise<ApiResponse> {
+  private async dispatch(req: ApiRequest, consulted: AuthenticationScheme[], negotiated: { format: Format | null; handled: boolean }): Promise<ApiResponse> {
     // The host is checked before negotiation, as Django checks it before any view code.
     checkHost(req, this.guard.settings)
     const format = negotiateFormat(req.headers.get('accept'), this.formatsFor(req))
@@ -176,6 +184,7 @@ export class ApiView {
     if (method === 'OPTIONS') return this.metadata()
     const handler = this.options.handlers[method as HandlerMethod]
     if (handler === undefined) throw new MethodNotAllowed(req.method)
+    negotiated.handled = true
     return handler({ ...state, format, params: req.params })
   }
 

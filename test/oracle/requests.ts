@@ -355,6 +355,7 @@ export const WIRE_REQUESTS: readonly ExchangeRequest[] = [
   // Methods: extension and unknown methods are DRF's 405 with Allow, or 401/403 first.
   { name: 'QUERY anonymous (405)', method: 'QUERY', path: '/api/whoami/' },
   { name: 'QUERY private anonymous (401 first)', method: 'QUERY', path: '/api/private/' },
+  { name: 'QUERY on an unknown path (404)', method: 'QUERY', path: '/api/nope/', statusOnly: true },
   { name: 'QUERY with a JSON body (405)', method: 'QUERY', path: '/api/whoami/', headers: { 'Content-Type': 'application/json' }, body: '{}' },
   { name: 'PROPFIND anonymous (405)', method: 'PROPFIND', path: '/api/whoami/' },
   { name: 'PROPFIND private anonymous (401 first)', method: 'PROPFIND', path: '/api/private/' },

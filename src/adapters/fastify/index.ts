@@ -173,7 +173,9 @@ function installDrfScope(app: FastifyInstance, views: ReadonlyMap<string, ApiVie
     const view = views.get(request.routeOptions.url ?? '')
     // Fastify refuses a QUERY without Content-Type before the handler: the view answers it
     // (405 or 401/403, as DRF); it has no QUERY handler that would read the body.
-    if (error.code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE' && view !== undefined) {
+    if (error.code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE') {
+      // No view: the not-found route got it, and it is DRF's 404 like any other method.
+      if (view === undefined) return writeResponse(reply, jsonResponse(404, { detail: 'Not found.' }))
       const url = requestUrl(request)
       if (url === null) return writeResponse(reply, INVALID_HOST_RESPONSE)
       return writeResponse(reply, await view.handle(toApiRequest(request, url)))
