@@ -13,7 +13,7 @@ export { ApiError, isApiError, ValidationError, ParseError, AuthenticationFailed
 export { renderApiError } from './core/exception-handler.js'
 export { isStoreUnavailable, describeStoreFault, StoreUnavailable, type StoreFault, type StoreFaultReason } from './core/store-faults.js'
 export { createStoreOutageLog, type StoreFaultLogger, type StoreOutageLogOptions } from './core/store-outage-log.js'
-export { type Format } from './core/negotiation.js'
+export { type Format } from './core/request/negotiation.js'
 export { DEFAULT_SETTINGS, type Settings, type ErrorLogger } from './core/settings.js'
 export { ApiView, type Handler, type HandlerMethod, type RequestContext, type ViewOptions } from './core/view.js'
 export type { RequestState } from './core/pipeline.js'

@@ -16,7 +16,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { freshSqlite } from '../helpers/databases.js'
-import { unquotePath } from '../../src/core/url-decoding.js'
+import { unquotePath } from '../../src/core/request/url-decoding.js'
 import { comparable, exchange, type ExchangeRequest, type ExchangeResult, type SessionCookies } from './http-exchange.js'
 import { oracleAvailable, useOracleAndReference } from './oracle-server.js'
 import { BOB_TOKEN, PAGINATED_ARTICLE_ROUTES } from './requests.js'
