@@ -57,6 +57,11 @@ export interface ViewOptions extends GuardOptions {
    * does. Must not throw. @default none
    */
   readonly finish?: (req: ApiRequest, response: ApiResponse) => ApiResponse
+  /**
+   * The media types OPTIONS lists under `parses`, in DRF's `parser_classes` order (the body
+   * parser itself is the same for every view). @default JSON, urlencoded form, multipart form
+   */
+  readonly parses?: readonly string[]
 }
 
 /** A configured DRF-style view: call `handle` with an `ApiRequest`, get an `ApiResponse`. Never throws. */
@@ -74,7 +79,7 @@ export class ApiView {
   constructor(global: Settings, options: ViewOptions) {
     const { handlers, formats } = options
     const where = `view "${options.name ?? 'unnamed'}"`
-    this.guard = new Guard(global, options, { kind: 'view', otherKeys: ['description', 'handlers', 'formats', 'vary', 'finish'] })
+    this.guard = new Guard(global, options, { kind: 'view', otherKeys: ['description', 'handlers', 'formats', 'vary', 'finish', 'parses'] })
     if (typeof handlers !== 'object' || handlers === null || Object.keys(handlers).length === 0) {
       throw new ConfigurationError('ERR_NO_HANDLERS', `${where} has no handlers`)
     }
@@ -208,7 +213,7 @@ export class ApiView {
       name: this.options.name ?? 'View',
       description: this.options.description ?? '',
       renders: this.formats.map((f) => MEDIA_TYPES[f]),
-      parses: DEFAULT_PARSED_MEDIA_TYPES,
+      parses: this.options.parses ?? DEFAULT_PARSED_MEDIA_TYPES,
     })
   }
 }
