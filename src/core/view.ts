@@ -1,7 +1,7 @@
 import type { ApiRequest } from './api-request.js'
 import { jsonResponse, type ApiResponse } from './api-response.js'
 import type { AuthenticationScheme } from './authentication-scheme.js'
-import { isJson, renderBrowsablePage } from './browsable-page.js'
+import { isJson, renderBrowsablePage } from './html/browsable-page.js'
 import { DEFAULT_PARSED_MEDIA_TYPES } from './request/body-parser.js'
 import { ConfigurationError, MethodNotAllowed, NotFound } from './errors.js'
 import { Guard, type GuardOptions } from './guard.js'
