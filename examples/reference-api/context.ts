@@ -16,6 +16,7 @@ import { RedisSessionStore } from 'gatehouse/redis'
 import { RedisThrottleStore } from 'gatehouse/redis'
 import { RedisInvalidationBus } from 'gatehouse/redis'
 import { LocalInvalidationBus, MemoryTokenCache } from 'gatehouse'
+import { JwtCodec, resolveJwtSettings } from 'gatehouse'
 import { PageNumberPagination, type CountStrategy } from 'gatehouse'
 import type { SessionStore } from 'gatehouse'
 import { MemoryThrottleStore } from 'gatehouse'
@@ -87,6 +88,11 @@ export interface ReferenceConfig {
    * demos of the count strategies (docs/pagination.md); anything but `exact` changes `count`.
    */
   readonly count?: CountStrategy | undefined
+  /**
+   * The JWT routes' HS256 signing key (`GATEHOUSE_JWT_SIGNING_KEY`; a Django app's `SECRET_KEY`
+   * keeps its simplejwt clients' tokens valid). Unset: the `/api/jwt/` routes are off.
+   */
+  readonly jwtSigningKey?: string | undefined
 }
 
 /** `GATEHOUSE_COUNT` as a count strategy, or `undefined` when unset; a malformed value throws. */
@@ -128,6 +134,14 @@ function envScrypt(env: NodeJS.ProcessEnv): ScryptParams | undefined {
   return { N: n, r: 8, p: 1 }
 }
 
+/** `GATEHOUSE_JWT_SIGNING_KEY`, or `undefined` when unset (JWT routes off); a short key throws. */
+function envJwtKey(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env['GATEHOUSE_JWT_SIGNING_KEY']
+  if (raw === undefined || raw === '') return undefined
+  if (Buffer.byteLength(raw) < 16) throw new Error('GATEHOUSE_JWT_SIGNING_KEY must be at least 16 bytes (a Django SECRET_KEY is 50)')
+  return raw
+}
+
 /** `GATEHOUSE_SECRET` as a list (comma-separated, for rotation), or `undefined` when unset. */
 function envSecrets(env: NodeJS.ProcessEnv): readonly string[] | undefined {
   const raw = env['GATEHOUSE_SECRET']
@@ -156,7 +170,7 @@ async function storedSecret(db: Kysely<ReferenceDatabase>): Promise<string> {
 /**
  * The serve command's configuration from the environment: `DATABASE_URL`, `GATEHOUSE_DB_TIMEOUT_MS`,
  * `REDIS_URL`, `GATEHOUSE_REDIS_PREFIX`, `GATEHOUSE_REDIS_TIMEOUT_MS`, `GATEHOUSE_NUM_PROXIES`,
- * `GATEHOUSE_SCRYPT_N`, `GATEHOUSE_LOGIN_FAILURES`, `GATEHOUSE_COUNT` and `GATEHOUSE_TOKEN_CACHE_TTL_MS`. A malformed number or rate throws, so a typo stops start-up instead of silently trusting no proxy.
+ * `GATEHOUSE_SCRYPT_N`, `GATEHOUSE_LOGIN_FAILURES`, `GATEHOUSE_COUNT`, `GATEHOUSE_TOKEN_CACHE_TTL_MS` and `GATEHOUSE_JWT_SIGNING_KEY`. A malformed number or rate throws, so a typo stops start-up instead of silently trusting no proxy.
  */
 export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
   return {
@@ -171,6 +185,7 @@ export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Re
     loginFailures: envRate(env, 'GATEHOUSE_LOGIN_FAILURES'),
     count: envCount(env),
     tokenCacheTtlMs: envInteger(env, 'GATEHOUSE_TOKEN_CACHE_TTL_MS', 1),
+    jwtSigningKey: envJwtKey(env),
     allowedHosts:
       env['GATEHOUSE_ALLOWED_HOSTS'] === undefined || env['GATEHOUSE_ALLOWED_HOSTS'] === ''
         ? undefined
@@ -201,6 +216,8 @@ export interface ReferenceContext {
   readonly loginFailures: LoginFailureThrottle | undefined
   /** The Redis client when `redisUrl` is set (closed by `close()`), else `null`. */
   readonly redis: RedisClient | null
+  /** The JWT codec when `jwtSigningKey` is set (the `/api/jwt/` routes are on), else `null`. */
+  readonly jwt: JwtCodec | null
   readonly schemes: {
     readonly token: TokenAuthentication
     readonly session: SessionAuthentication
@@ -279,6 +296,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
     loginFailures,
     redis,
     schemes,
+    jwt: config.jwtSigningKey === undefined ? null : new JwtCodec(resolveJwtSettings({ signingKey: config.jwtSigningKey })),
     secrets,
     api,
     close: async () => {

@@ -37,6 +37,11 @@ async function serve(options: { port?: string; host: string }): Promise<void> {
   const app = await startApp(known, ref, { port, host: options.host }, { logger: process.env['LOG_LEVEL'] !== undefined })
   const address = app.address
   console.log(`gatehouse reference API listening on ${address} (${ref.database.dialect}${ref.redis === null ? '' : ' + redis'}, ${known})`)
+  console.log(
+    ref.jwt === null
+      ? 'gatehouse: JWT routes (/api/jwt/...) off; set GATEHOUSE_JWT_SIGNING_KEY (16+ bytes; a Django SECRET_KEY keeps simplejwt tokens valid) to turn them on'
+      : 'gatehouse: JWT routes on (/api/jwt/, /api/jwt/refresh/, /api/jwt/verify/, /api/schemes/jwt/), HS256 with GATEHOUSE_JWT_SIGNING_KEY',
+  )
   let closing = false
   const shutdown = (signal: string): void => {
     if (closing) return

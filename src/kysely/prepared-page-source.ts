@@ -149,6 +149,11 @@ class BoundPageSource<O> implements SeekSource<O> {
     return this.shape.source.acceptsKey(key, ordering)
   }
 
+  /** As `KyselyPageSource.drfPosition`: a DRF cursor's position as Django's field reads it. */
+  drfPosition(text: string, field: string): KeyValue | null {
+    return this.shape.source.drfPosition(text, field)
+  }
+
   /** The keyset query `seek(args)` runs, its parameters bound (for `EXPLAIN`). */
   compileSeek(args: SeekArgs): CompiledQuery<O> {
     return bindCompiled(this.shape.source.compileSeek(args), this.values)

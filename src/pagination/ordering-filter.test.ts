@@ -2,11 +2,13 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { TEST_SECRET } from '../../test/helpers/secrets.js'
 import type { ApiRequest } from '../core/api-request.js'
+import { createApi } from '../core/api.js'
 import { ConfigurationError } from '../core/errors.js'
-import { createApiRequest } from '../core/request-factory.js'
+import { createApiRequest } from '../core/request/request-factory.js'
 import { ArrayPageSource } from './array-page-source.js'
 import { CursorPagination } from './cursor-pagination.js'
 import { LimitOffsetPagination } from './limit-offset-pagination.js'
+import { listHandler } from './list-handler.js'
 import { OrderingFilter } from './ordering-filter.js'
 import { PageNumberPagination } from './page-number-pagination.js'
 import type { OrderingField, Page, PageSource, Paginator } from './paginator.js'
@@ -128,6 +130,14 @@ describe('OrderingFilter options', () => {
     const f = new OrderingFilter({ fields: ['score', 'rank'], ordering: '-created', uniqueField: 'pk' })
     expect(() => f.validateFields(['score', 'rank', 'created', 'pk'], 'GET /x/')).not.toThrow()
     expect(() => f.validateFields(['score', 'id'], 'GET /x/')).toThrow(/GET \/x\/: OrderingFilter orders by "rank", "created", "pk"/)
+  })
+
+  it('listHandler({ fields, ordering }) checks the filter when the view is declared', () => {
+    const api = createApi({ pagination: new PageNumberPagination({ pageSize: 5 }) })
+    const declare = (ordering: OrderingFilter): unknown =>
+      api.view({ name: 'Rows', handlers: { GET: listHandler({ source: () => new ArrayPageSource(ROWS), serialize: (r) => r, fields: ['id', 'score'], ordering }) } })
+    expect(() => declare(new OrderingFilter({ fields: ['score'], ordering: '-id' }))).not.toThrow()
+    expect(() => declare(new OrderingFilter({ fields: ['score', 'created'] }))).toThrow(/OrderingFilter orders by "created"/)
   })
 
   it('describes its parameter for OpenAPI: a comma-separated list of the allowed values', () => {

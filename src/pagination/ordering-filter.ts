@@ -1,7 +1,7 @@
 import type { ApiRequest } from '../core/api-request.js'
 import { ConfigurationError } from '../core/errors.js'
 import type { OpenApiParameter } from '../core/openapi-types.js'
-import { pythonStrip } from '../core/python-strip.js'
+import { pythonStrip } from '../core/request/python-strip.js'
 import type { OrderingField, PageSource } from './paginator.js'
 import { queryParam } from './query-params.js'
 
@@ -86,7 +86,9 @@ export class OrderingFilter {
   readonly fields: readonly string[]
   /** The ordering without an allowed field in the request; `null`: the style's own. */
   readonly defaultOrdering: readonly OrderingField[] | null
+  /** The tiebreaker appended for the numbered styles; `null`: none. */
   readonly uniqueField: string | null
+  /** The parameter's description in OpenAPI documents. */
   readonly description: string
   private readonly allowed: ReadonlySet<string>
 

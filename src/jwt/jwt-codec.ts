@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto'
+import { CompactSign, compactVerify, decodeProtectedHeader } from 'jose'
+import type { ResolvedJwtSettings } from './jwt-settings.js'
+import { TOKEN_MESSAGES, TokenError } from './token-error.js'
+
+/** A token's claims, in the order they were set (the order they are signed in). */
+export type JwtPayload = Readonly<Record<string, unknown>>
+
+/** simplejwt's token classes by their `token_type` claim: `null` is `UntypedToken` (the verify view). */
+export type TokenType = 'access' | 'refresh'
+
+const MAX_TOKEN_LENGTH = 8192
+
+/** A claim that PyJWT reads with `int()`: a finite JSON number (strings and booleans are refused here, where simplejwt may answer 500). */
+function numericClaim(payload: JwtPayload, claim: string): number | undefined {
+  if (!(claim in payload)) return undefined
+  const value = payload[claim]
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new TokenError(TOKEN_MESSAGES.invalid)
+  return value
+}
+
+/**
+ * Signs and checks tokens the way simplejwt's `TokenBackend` (PyJWT 2.6) and `Token` do: one
+ * HMAC algorithm, `iat`/`nbf`/`exp` with the leeway, then the `exp`, `jti` and token-type
+ * checks, each failure a `TokenError` with simplejwt's message.
+ */
+export class JwtCodec {
+  readonly settings: ResolvedJwtSettings
+  /** Seconds since the epoch, as a float; replaceable in tests. */
+  private readonly now: () => number
+
+  constructor(settings: ResolvedJwtSettings, now: () => number = () => Date.now() / 1000) {
+    this.settings = settings
+    this.now = now
+  }
+
+  /** The current time in seconds (float). */
+  currentTime(): number {
+    return this.now()
+  }
+
+  /** Signs `payload` (adding `aud` and `iss` when configured), header `{"alg":…,"typ":"JWT"}`. */
+  async encode(payload: JwtPayload): Promise<string> {
+    const claims: Record<string, unknown> = { ...payload }
+    if (this.settings.audience !== undefined) claims['aud'] = this.settings.audience
+    if (this.settings.issuer !== undefined) claims['iss'] = this.settings.issuer
+    return new CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
+      .setProtectedHeader({ alg: this.settings.algorithm, typ: 'JWT' })
+      .sign(this.settings.key)
+  }
+
+  /** A new token's claims: simplejwt's `Token()` (type, `exp`, `iat`, `jti`), at `now` seconds. */
+  newPayload(type: TokenType | 'untyped', now: number, lifetime: number): Record<string, unknown> {
+    const s = this.settings
+    return { [s.tokenTypeClaim]: type, exp: Math.floor(now + lifetime), iat: Math.floor(now), [s.jtiClaim]: newJti() }
+  }
+
+  /**
+   * simplejwt's `Token(token)`: decodes and verifies `token`, then checks it is of `type`
+   * (`null`: any type, `UntypedToken`). Throws `TokenError`; never anything else for any input.
+   */
+  async decode(token: string, type: TokenType | null): Promise<JwtPayload> {
+    const payload = await this.decodeVerified(token)
+    const now = this.now()
+    const s = this.settings
+    // simplejwt's Token.verify: exp required, jti required, type checked.
+    const exp = numericClaim(payload, 'exp')
+    if (exp === undefined) throw new TokenError(TOKEN_MESSAGES.noExp)
+    if (exp <= now - s.leeway) throw new TokenError(TOKEN_MESSAGES.expired)
+    if (!(s.jtiClaim in payload)) throw new TokenError(TOKEN_MESSAGES.noId)
+    if (type !== null) {
+      if (!(s.tokenTypeClaim in payload)) throw new TokenError(TOKEN_MESSAGES.noType)
+      if (payload[s.tokenTypeClaim] !== type) throw new TokenError(TOKEN_MESSAGES.wrongType)
+    }
+    return payload
+  }
+
+  /** PyJWT's `jwt.decode`: format, algorithm, signature, then the registered claims. */
+  private async decodeVerified(token: string): Promise<JwtPayload> {
+    const s = this.settings
+    if (token.length > MAX_TOKEN_LENGTH || token.split('.').length !== 3) throw new TokenError(TOKEN_MESSAGES.invalid)
+    let alg: unknown
+    try {
+      alg = decodeProtectedHeader(token).alg
+    } catch {
+      throw new TokenError(TOKEN_MESSAGES.invalid)
+    }
+    // A missing alg, `none` and any other algorithm are refused before the signature (simplejwt 5.2.2 with PyJWT 2.6 says "invalid or expired" for them too).
+    if (alg !== s.algorithm) throw new TokenError(TOKEN_MESSAGES.invalid)
+    let bytes: Uint8Array
+    try {
+      bytes = (await compactVerify(token, s.key, { algorithms: [s.algorithm] })).payload
+    } catch {
+      throw new TokenError(TOKEN_MESSAGES.invalid)
+    }
+    let payload: unknown
+    try {
+      payload = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+    } catch {
+      throw new TokenError(TOKEN_MESSAGES.invalid)
+    }
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new TokenError(TOKEN_MESSAGES.invalid)
+    const claims = payload as JwtPayload
+    const now = Math.floor(this.now())
+    const iat = numericClaim(claims, 'iat')
+    if (iat !== undefined && iat > now + s.leeway) throw new TokenError(TOKEN_MESSAGES.invalid)
+    const nbf = numericClaim(claims, 'nbf')
+    if (nbf !== undefined && nbf > now + s.leeway) throw new TokenError(TOKEN_MESSAGES.invalid)
+    const exp = numericClaim(claims, 'exp')
+    if (exp !== undefined && Math.trunc(exp) <= now - s.leeway) throw new TokenError(TOKEN_MESSAGES.invalid)
+    if (s.issuer !== undefined && claims['iss'] !== s.issuer) throw new TokenError(TOKEN_MESSAGES.invalid)
+    if (s.audience !== undefined && !audienceMatches(claims['aud'], s.audience)) throw new TokenError(TOKEN_MESSAGES.invalid)
+    return claims
+  }
+}
+
+/** PyJWT's `_validate_aud`: a string or a list of strings holding `audience`. */
+function audienceMatches(aud: unknown, audience: string): boolean {
+  if (typeof aud === 'string') return aud === audience
+  return Array.isArray(aud) && aud.every((a) => typeof a === 'string') && aud.includes(audience)
+}
+
+/** simplejwt's `uuid4().hex`. */
+function newJti(): string {
+  return randomUUID().replace(/-/g, '')
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest'
+import { buildRequest } from '../../test/helpers/build-request.js'
+import { FakeUserStore } from '../../test/helpers/fake-auth-stores.js'
+import { createApi } from '../core/api.js'
+import type { ApiResponse } from '../core/api-response.js'
+import { JwtCodec } from './jwt-codec.js'
+import { resolveJwtSettings } from './jwt-settings.js'
+import { accessPayloadFrom, jwtRefreshView, refreshPayloadFor } from './token-views.js'
+
+const users = new FakeUserStore()
+const api = createApi()
+let clock = 1_700_000_000
+const codec = new JwtCodec(resolveJwtSettings({ signingKey: 'views-test-signing-key-0123456789', rotateRefreshTokens: true }), () => clock)
+const bob = { id: 2, username: 'bob', isActive: true, isStaff: false, isAuthenticated: true } as const
+
+const refresh = (view: ReturnType<typeof api.view>, token: string): Promise<ApiResponse> =>
+  view.handle(buildRequest({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh: token }) }))
+
+describe('jwtRefreshView', () => {
+  it('ROTATE_REFRESH_TOKENS: a new refresh token (new jti, iat and exp, same other claims); the access keeps the old iat', async () => {
+    const view = api.view(jwtRefreshView({ codec, users }))
+    const old = refreshPayloadFor(codec, bob, clock)
+    clock += 60
+    const response = await refresh(view, await codec.encode({ ...old, scope: 'read' }))
+    expect(response.status).toBe(200)
+    const body = response.body as { access: string; refresh: string }
+    expect(Object.keys(body)).toEqual(['access', 'refresh'])
+    const rotated = await codec.decode(body.refresh, 'refresh')
+    expect(Object.keys(rotated)).toEqual(['token_type', 'exp', 'iat', 'jti', 'user_id', 'scope'])
+    expect(rotated).toMatchObject({ user_id: 2, scope: 'read', iat: clock, exp: clock + 86400 })
+    expect(rotated['jti']).not.toBe(old['jti'])
+    const access = await codec.decode(body.access, 'access')
+    expect(access).toMatchObject({ user_id: 2, scope: 'read', iat: old['iat'], exp: clock + 300 })
+  })
+
+  it('refuses a deleted user (401 no_active_account) and a refresh token used as nothing else', async () => {
+    const view = api.view(jwtRefreshView({ codec, users }))
+    const ghost = refreshPayloadFor(codec, { ...bob, id: 99 }, clock)
+    const response = await refresh(view, await codec.encode(ghost))
+    expect(response.status).toBe(401)
+    expect(response.body).toEqual({ detail: 'No active account found with the given credentials', code: 'no_active_account' })
+    const access = await codec.encode(accessPayloadFrom(codec, refreshPayloadFor(codec, bob, clock), clock))
+    expect((await refresh(view, access)).body).toEqual({ detail: 'Token has wrong type', code: 'token_not_valid' })
+  })
+})

@@ -1,0 +1,176 @@
+import { AuthenticationFailed } from '../core/errors.js'
+import { jsonResponse, type ApiResponse } from '../core/api-response.js'
+import type { JsonObject } from '../core/openapi-types.js'
+import type { StoredUser, UserId } from '../core/user.js'
+import type { Handler, RequestContext, ViewOptions } from '../core/view.js'
+import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
+import type { UserStore } from '../stores/user-store.js'
+import type { LoginFailureThrottle } from '../throttling/login-failure-throttle.js'
+import type { Throttle } from '../throttling/throttle.js'
+import { validateCharFields } from '../views/char-fields.js'
+import { CREDENTIALS_SCHEMA } from '../views/credentials-schema.js'
+import { integerUserId, jwtAuthenticationFailed } from './jwt-authentication.js'
+import type { JwtCodec, JwtPayload, TokenType } from './jwt-codec.js'
+import { TokenError } from './token-error.js'
+
+/** simplejwt's `no_active_account` message (obtain, and refresh for a deleted or inactive user). */
+export const NO_ACTIVE_ACCOUNT_MESSAGE = 'No active account found with the given credentials'
+
+/** Options every token view takes. */
+export interface JwtViewOptions {
+  readonly codec: JwtCodec
+  /** Throttles of the view. simplejwt's views keep DRF's global throttles. @default the API's global throttles */
+  readonly throttles?: readonly Throttle[]
+  /** Scope read by a scoped-rate throttle passed in `throttles`. */
+  readonly throttleScope?: string
+}
+
+/** Options for `jwtObtainPairView`. */
+export interface JwtObtainPairOptions extends JwtViewOptions {
+  readonly users: Pick<UserStore, 'authenticate'>
+  /** Counts failed password checks; past its rate the view answers 429. Share it with the other login views. @default none */
+  readonly loginFailures?: LoginFailureThrottle | undefined
+}
+
+/** Options for `jwtRefreshView`. */
+export interface JwtRefreshOptions extends JwtViewOptions {
+  /** Refresh is refused (401 `no_active_account`) for a deleted or inactive user, as later simplejwt versions do. */
+  readonly users: Pick<UserStore, 'findById'>
+  /** Turns the `user_id` claim into a store id. @default integerUserId */
+  readonly parseUserId?: (claim: unknown) => UserId | null
+}
+
+/**
+ * The token views run no authentication (simplejwt's `authentication_classes = ()`), but
+ * their 401s carry `WWW-Authenticate: Bearer realm="api"`: this scheme never authenticates
+ * and only gives the challenge.
+ */
+function challengeOnly(codec: JwtCodec): AuthenticationScheme {
+  const header = `${codec.settings.authHeaderTypes[0] ?? 'Bearer'} realm="api"`
+  return { name: 'JWTTokenViewChallenge', authenticate: () => Promise.resolve(null), authenticateHeader: () => header }
+}
+
+/** Decodes a token for a view: a `TokenError` becomes simplejwt's `InvalidToken` (401 `token_not_valid`). */
+async function decodeForView(codec: JwtCodec, token: string, type: TokenType | null): Promise<JwtPayload> {
+  try {
+    return await codec.decode(token, type)
+  } catch (error) {
+    if (error instanceof TokenError) throw jwtAuthenticationFailed(error.message, 'token_not_valid')
+    throw error
+  }
+}
+
+/** simplejwt's `RefreshToken.for_user(user)`: the refresh token's claims, at `now` seconds. */
+export function refreshPayloadFor(codec: JwtCodec, user: StoredUser, now: number): JwtPayload {
+  const payload = codec.newPayload('refresh', now, codec.settings.refreshTokenLifetime)
+  payload[codec.settings.userIdClaim] = typeof user.id === 'number' && Number.isInteger(user.id) ? user.id : String(user.id)
+  return payload
+}
+
+/**
+ * simplejwt's `RefreshToken.access_token`: a new access token expiring `accessTokenLifetime`
+ * after `now`, with every other claim of the refresh token copied (its `iat` included).
+ */
+export function accessPayloadFrom(codec: JwtCodec, refresh: JwtPayload, now: number): JwtPayload {
+  const s = codec.settings
+  const access = codec.newPayload('access', now, s.accessTokenLifetime)
+  const noCopy = new Set([s.tokenTypeClaim, 'exp', s.jtiClaim, 'jti'])
+  for (const [claim, value] of Object.entries(refresh)) if (!noCopy.has(claim)) access[claim] = value
+  return access
+}
+
+/** The shared parts of a token view's options. */
+function tokenView(options: JwtViewOptions, name: string, post: Handler): ViewOptions {
+  return {
+    name,
+    handlers: { POST: post },
+    permissions: [],
+    authentication: [challengeOnly(options.codec)],
+    ...(options.throttles === undefined ? {} : { throttles: options.throttles }),
+    ...(options.throttleScope === undefined ? {} : { throttleScope: options.throttleScope }),
+  }
+}
+
+const STRING: JsonObject = { type: 'string' }
+const PAIR_SCHEMA: JsonObject = { type: 'object', required: ['refresh', 'access'], properties: { refresh: STRING, access: STRING }, additionalProperties: false }
+
+/**
+ * simplejwt's `TokenObtainPairView`: `POST` `username` and `password`, get
+ * `200 {"refresh", "access"}`; bad, unknown or inactive credentials are
+ * `401 {"detail": "No active account found with the given credentials"}`.
+ *
+ * @example
+ * route('/api/token/', api.view(jwtObtainPairView({ codec, users })))
+ */
+export function jwtObtainPairView(options: JwtObtainPairOptions): ViewOptions {
+  const { codec, users, loginFailures } = options
+  const post = async (ctx: RequestContext): Promise<ApiResponse> => {
+    // simplejwt's PasswordField is a plain CharField: the password is trimmed too.
+    const { username, password } = validateCharFields(await ctx.request.body(), { username: {}, password: {} }, ctx.request)
+    const check = (): Promise<StoredUser | null> => users.authenticate(username, password)
+    const user = loginFailures === undefined ? await check() : await loginFailures.guard(ctx.request, username, check)
+    if (user === null || !user.isActive) throw new AuthenticationFailed(NO_ACTIVE_ACCOUNT_MESSAGE, 'no_active_account')
+    const now = codec.currentTime()
+    const refresh = refreshPayloadFor(codec, user, now)
+    return jsonResponse(200, { refresh: await codec.encode(refresh), access: await codec.encode(accessPayloadFrom(codec, refresh, now)) })
+  }
+  const described = Object.assign(post, {
+    openApi: { requestBody: CREDENTIALS_SCHEMA, response: PAIR_SCHEMA, errors: loginFailures === undefined ? [401] : [401, 429] },
+  })
+  return { ...tokenView(options, 'Token Obtain Pair', described) }
+}
+
+/**
+ * simplejwt's `TokenRefreshView`: `POST {"refresh"}`, get `200 {"access"}` (and a new
+ * `refresh` with `rotateRefreshTokens`). A bad token is `401 {"detail": "Token is invalid or
+ * expired", "code": "token_not_valid"}`; a deleted or inactive user `401 no_active_account`.
+ */
+export function jwtRefreshView(options: JwtRefreshOptions): ViewOptions {
+  const { codec, users } = options
+  const parseUserId = options.parseUserId ?? integerUserId
+  const post = async (ctx: RequestContext): Promise<ApiResponse> => {
+    const fields = validateCharFields(await ctx.request.body(), { refresh: {} }, ctx.request)
+    const refresh = await decodeForView(codec, fields.refresh, 'refresh')
+    const claim = refresh[codec.settings.userIdClaim]
+    const id = parseUserId(claim)
+    const user = id === null ? null : await users.findById(id)
+    if (user === null || !user.isActive) throw jwtAuthenticationFailed(NO_ACTIVE_ACCOUNT_MESSAGE, 'no_active_account')
+    const now = codec.currentTime()
+    const body: Record<string, string> = { access: await codec.encode(accessPayloadFrom(codec, refresh, now)) }
+    if (codec.settings.rotateRefreshTokens) {
+      const fresh = codec.newPayload('refresh', now, codec.settings.refreshTokenLifetime)
+      body['refresh'] = await codec.encode({ ...refresh, ...fresh })
+    }
+    return jsonResponse(200, body)
+  }
+  const required = codec.settings.rotateRefreshTokens ? ['access', 'refresh'] : ['access']
+  const described = Object.assign(post, {
+    openApi: {
+      requestBody: { type: 'object', required: ['refresh'], properties: { refresh: STRING } },
+      response: { type: 'object', required, properties: { access: STRING, refresh: STRING }, additionalProperties: false },
+      errors: [401],
+    },
+  })
+  return tokenView(options, 'Token Refresh', described)
+}
+
+/**
+ * simplejwt's `TokenVerifyView`: `POST {"token"}` (any type), `200 {}` when it is valid,
+ * else `401 {"detail": …, "code": "token_not_valid"}`.
+ */
+export function jwtVerifyView(options: JwtViewOptions): ViewOptions {
+  const { codec } = options
+  const post = async (ctx: RequestContext): Promise<ApiResponse> => {
+    const fields = validateCharFields(await ctx.request.body(), { token: {} }, ctx.request)
+    await decodeForView(codec, fields.token, null)
+    return jsonResponse(200, {})
+  }
+  const described = Object.assign(post, {
+    openApi: {
+      requestBody: { type: 'object', required: ['token'], properties: { token: STRING } },
+      response: { type: 'object', additionalProperties: false },
+      errors: [401],
+    },
+  })
+  return tokenView(options, 'Token Verify', described)
+}

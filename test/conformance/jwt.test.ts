@@ -1,0 +1,143 @@
+/**
+ * The JWT routes of reference-api.md over real HTTP on each framework, SQLite and (with
+ * DATABASE_URL) PostgreSQL: simplejwt 5.2.2's statuses, bodies and `WWW-Authenticate:
+ * Bearer realm="api"`, and a pair minted by the real simplejwt accepted on the wire.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { accessPayloadFrom, type JwtCodec } from 'gatehouse'
+import { BACKENDS } from '../helpers/databases.js'
+import { startReference, type RunningReference } from '../helpers/reference-server.js'
+import { send, type ExchangeResult } from '../oracle/http-exchange.js'
+import { simplejwt } from '../jwt/simplejwt.js'
+
+const KEY = 'django-insecure-reference-jwt-key-0123456789abcdefgh'
+const CHALLENGE = 'Bearer realm="api"'
+const NO_ACCOUNT = { detail: 'No active account found with the given credentials' }
+const INVALID = { detail: 'Token is invalid or expired', code: 'token_not_valid' }
+const notValid = (message: string): unknown => ({
+  detail: 'Given token not valid for any token type',
+  code: 'token_not_valid',
+  messages: [{ token_class: 'AccessToken', token_type: 'access', message }],
+})
+const me = (username: string): unknown => ({ username, authenticated: true, auth: null })
+
+for (const backend of BACKENDS) {
+  describe.skipIf(!backend.available)(`JWT routes on ${backend.name}`, () => {
+    let server: RunningReference
+    let codec: JwtCodec
+    const post = (path: string, body: unknown): Promise<ExchangeResult> =>
+      send(server.baseUrl, 'POST', path, { 'Content-Type': 'application/json' }, JSON.stringify(body))
+    const whoami = (authorization?: string): Promise<ExchangeResult> =>
+      send(server.baseUrl, 'GET', '/api/schemes/jwt/', authorization === undefined ? {} : { Authorization: authorization })
+    const pair = async (username: string, password: string): Promise<{ refresh: string; access: string }> => {
+      const response = await post('/api/jwt/', { username, password })
+      expect(response.status).toBe(200)
+      return response.body as { refresh: string; access: string }
+    }
+    /** A validly signed access token for user `id` (a deleted or inactive one, say). */
+    const accessFor = async (id: number): Promise<string> => {
+      const now = codec.currentTime()
+      return codec.encode(accessPayloadFrom(codec, { user_id: id, iat: Math.floor(now) }, now))
+    }
+
+    beforeAll(async () => {
+      server = await startReference(await backend.create(), { jwtSigningKey: KEY })
+      if (server.ref.jwt === null) throw new Error('JWT routes are off')
+      codec = server.ref.jwt
+    }, 60_000)
+    afterAll(async () => server?.close())
+
+    it('obtain: a pair for good credentials; 401 no_active_account (no code) for bad or inactive; 400 for missing fields', async () => {
+      const { refresh, access } = await pair('alice', 'alice-pass-1')
+      expect((await codec.decode(access, 'access'))['user_id']).toBe(1)
+      expect((await codec.decode(refresh, 'refresh'))['user_id']).toBe(1)
+      for (const [username, password] of [['alice', 'nope'], ['carol', 'carol-pass-3'], ['nobody', 'x']]) {
+        const response = await post('/api/jwt/', { username, password })
+        expect(response.status).toBe(401)
+        expect(response.body).toEqual(NO_ACCOUNT)
+        expect(response.headers['www-authenticate']).toBe(CHALLENGE)
+      }
+      const missing = await post('/api/jwt/', {})
+      expect(missing.status).toBe(400)
+      expect(missing.body).toEqual({ username: ['This field is required.'], password: ['This field is required.'] })
+    })
+
+    it('JWTAuthentication: the access token authenticates; each bad header or token gets simplejwt\'s body and challenge', async () => {
+      const { refresh, access } = await pair('bob', 'bob-pass-2')
+      const ok = await whoami(`Bearer ${access}`)
+      expect(ok.status).toBe(200)
+      expect(ok.body).toEqual(me('bob'))
+      const rows: [string | undefined, unknown][] = [
+        [undefined, { detail: 'Authentication credentials were not provided.' }],
+        [`bearer ${access}`, { detail: 'Authentication credentials were not provided.' }],
+        [`Token ${access}`, { detail: 'Authentication credentials were not provided.' }],
+        ['Bearer', { detail: 'Authorization header must contain two space-delimited values', code: 'bad_authorization_header' }],
+        [`Bearer ${access} x`, { detail: 'Authorization header must contain two space-delimited values', code: 'bad_authorization_header' }],
+        [`Bearer ${refresh}`, notValid('Token has wrong type')],
+        [`Bearer ${access.slice(0, -3)}abc`, notValid('Token is invalid or expired')],
+        ['Bearer \xff\xfe', notValid('Token is invalid or expired')],
+        [`Bearer ${await accessFor(999)}`, { detail: 'User not found', code: 'user_not_found' }],
+        [`Bearer ${await accessFor(3)}`, { detail: 'User is inactive', code: 'user_inactive' }],
+      ]
+      for (const [header, body] of rows) {
+        const response = await whoami(header)
+        expect(response.status, String(header)).toBe(401)
+        expect(response.body, String(header)).toEqual(body)
+        expect(response.headers['www-authenticate'], String(header)).toBe(CHALLENGE)
+      }
+    })
+
+    it('refresh: a new access token keeping the refresh token\'s iat; wrong type and garbage are 401 token_not_valid', async () => {
+      const { refresh, access } = await pair('alice', 'alice-pass-1')
+      const refreshed = await post('/api/jwt/refresh/', { refresh })
+      expect(refreshed.status).toBe(200)
+      const body = refreshed.body as { access: string }
+      expect(Object.keys(body)).toEqual(['access'])
+      expect((await codec.decode(body.access, 'access'))['iat']).toBe((await codec.decode(refresh, 'refresh'))['iat'])
+      expect((await whoami(`Bearer ${body.access}`)).body).toEqual(me('alice'))
+      const wrongType = await post('/api/jwt/refresh/', { refresh: access })
+      expect(wrongType.status).toBe(401)
+      expect(wrongType.body).toEqual({ detail: 'Token has wrong type', code: 'token_not_valid' })
+      expect(wrongType.headers['www-authenticate']).toBe(CHALLENGE)
+      const garbage = await post('/api/jwt/refresh/', { refresh: 'nope' })
+      expect(garbage.status).toBe(401)
+      expect(garbage.body).toEqual(INVALID)
+      const missing = await post('/api/jwt/refresh/', {})
+      expect(missing.status).toBe(400)
+      expect(missing.body).toEqual({ refresh: ['This field is required.'] })
+    })
+
+    it('refresh is refused once the user is deactivated (an improvement on 5.2.2)', async () => {
+      const created = await server.ref.users.create({ username: 'leaver', password: 'leaver-pass-9' })
+      const { refresh } = await pair('leaver', 'leaver-pass-9')
+      expect((await post('/api/jwt/refresh/', { refresh })).status).toBe(200)
+      await server.ref.users.setActive?.(created.id, false)
+      const refused = await post('/api/jwt/refresh/', { refresh })
+      expect(refused.status).toBe(401)
+      expect(refused.body).toEqual({ ...NO_ACCOUNT, code: 'no_active_account' })
+      expect(refused.headers['www-authenticate']).toBe(CHALLENGE)
+    })
+
+    it('verify: 200 {} for any valid token, 401 token_not_valid otherwise', async () => {
+      const { refresh, access } = await pair('alice', 'alice-pass-1')
+      for (const token of [refresh, access]) {
+        const response = await post('/api/jwt/verify/', { token })
+        expect(response.status).toBe(200)
+        expect(response.body).toEqual({})
+      }
+      const bad = await post('/api/jwt/verify/', { token: `${access}x` })
+      expect(bad.status).toBe(401)
+      expect(bad.body).toEqual(INVALID)
+      expect(bad.headers['www-authenticate']).toBe(CHALLENGE)
+    })
+
+    it('a pair minted by the real simplejwt 5.2.2 with the same key works on the wire', async () => {
+      const [minted] = await simplejwt(KEY, [{ op: 'mint', user_id: 2 }])
+      expect((await whoami(`Bearer ${minted?.access ?? ''}`)).body).toEqual(me('bob'))
+      const refreshed = await post('/api/jwt/refresh/', { refresh: minted?.refresh })
+      expect(refreshed.status).toBe(200)
+      const [check] = await simplejwt(KEY, [{ op: 'check', token: (refreshed.body as { access: string }).access, class: 'access' }])
+      expect(check?.payload?.['user_id']).toBe(2)
+    }, 60_000)
+  })
+}

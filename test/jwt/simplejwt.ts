@@ -1,0 +1,29 @@
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+/** One answer of test/jwt/simplejwt.py: a minted pair, a checked token's claims, simplejwt's error message, or its crash. */
+export interface SimplejwtAnswer {
+  readonly refresh?: string
+  readonly access?: string
+  readonly payload?: Record<string, unknown>
+  readonly error?: string
+  readonly crash?: string
+}
+
+/** A job for the script: mint a pair with `RefreshToken.for_user`, or check a token with a token class. */
+export type SimplejwtJob =
+  | { readonly op: 'mint'; readonly user_id: number | string }
+  | { readonly op: 'check'; readonly token: string; readonly class: 'access' | 'refresh' | 'untyped' }
+
+const SCRIPT = fileURLToPath(new URL('./simplejwt.py', import.meta.url))
+
+/** Runs the jobs in one python process with Debian's simplejwt 5.2.2, `SECRET_KEY = key`. */
+export function simplejwt(key: string, jobs: readonly SimplejwtJob[]): Promise<SimplejwtAnswer[]> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('/usr/bin/python3', [SCRIPT], { timeout: 60_000 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${error.message}\n${stderr}`))
+      else resolve(JSON.parse(stdout) as SimplejwtAnswer[])
+    })
+    child.stdin?.end(JSON.stringify({ key, jobs }))
+  })
+}
