@@ -21,7 +21,7 @@ export default tseslint.config(
   {
     // Layering: the core depends on nothing above it. Features (schemes, permissions, throttles,
     // pagination, views), stores and adapters import the core, never the other way round.
-    files: ['src/core/**/*.ts'],
+    files: ['src/core/*.ts'],
     ignores: ['src/core/**/*.test.ts'],
     rules: {
       'no-restricted-imports': [
@@ -31,6 +31,25 @@ export default tseslint.config(
             { group: ['fastify', 'express', 'hono', 'node:http', '@hono/*'], message: 'The core never imports a framework.' },
             {
               group: ['../*', '!../core/*'],
+              message: 'src/core imports nothing outside src/core: move the contract into the core instead.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The same rule one folder down (src/core/request/: body, JSON, Python-compat and URL parsing, negotiation).
+    files: ['src/core/*/**/*.ts'],
+    ignores: ['src/core/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['fastify', 'express', 'hono', 'node:http', '@hono/*'], message: 'The core never imports a framework.' },
+            {
+              group: ['../../*', '!../../core/*'],
               message: 'src/core imports nothing outside src/core: move the contract into the core instead.',
             },
           ],

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { ApiResponse } from '../core/api-response.js'
-import { escapeHtml } from '../core/browsable-page.js'
+import { escapeHtml } from '../core/html/browsable-page.js'
 import { ADMIN_STYLESHEET } from './admin-stylesheet.js'
 
 /**

@@ -102,6 +102,15 @@ export interface SeekSource<T> extends PageSource<T> {
    * such cursors are `Invalid cursor`.
    */
   seekPosition?(args: PositionSeekArgs): Promise<readonly T[]>
+  /**
+   * Optional: the value Django's model field makes of a DRF cursor's position text for
+   * `field` (an integer field's Python `int()`, a datetime field's `parse_datetime` /
+   * `parse_date`…), or `null` where Django raises (DRF answers 500; gatehouse `Invalid
+   * cursor`). The value may lie outside the column's range (`2147483648` for a 32-bit
+   * integer): `seekPosition` must compare it correctly. Without it, the position is tried
+   * as a number, a boolean, a datetime and text, in that order, against `acceptsKey`.
+   */
+  drfPosition?(text: string, field: string): KeyValue | null
   /** `PageSource.orderedBy`, still a seek source. */
   orderedBy?(ordering: readonly OrderingField[]): SeekSource<T>
 }

@@ -1,5 +1,5 @@
 import type { ApiRequest } from './api-request.js'
-import type { Format } from './negotiation.js'
+import type { Format } from './request/negotiation.js'
 import { schemeName, type AuthenticationScheme } from './authentication-scheme.js'
 import { isAllowedHost } from './allowed-hosts.js'
 import { isApiError, NotAuthenticated, ParseError, PermissionDenied, Throttled, WrappedSchemeError } from './errors.js'

@@ -1,4 +1,4 @@
-import { unquotePath } from './url-decoding.js'
+import { unquotePath } from './request/url-decoding.js'
 import { ConfigurationError } from './errors.js'
 import type { ApiView } from './view.js'
 

@@ -6,7 +6,7 @@ import { describeStoreFault, isStoreUnavailable, StoreUnavailable } from './stor
 import { WrappedSchemeError } from './errors.js'
 import { createApi } from './api.js'
 import { jsonResponse } from './api-response.js'
-import { createApiRequest } from './request-factory.js'
+import { createApiRequest } from './request/request-factory.js'
 import type { AuthenticationScheme } from './authentication-scheme.js'
 
 /** A loopback port nobody listens on (bound, then released). */

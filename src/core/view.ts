@@ -1,12 +1,12 @@
 import type { ApiRequest } from './api-request.js'
 import { jsonResponse, type ApiResponse } from './api-response.js'
 import type { AuthenticationScheme } from './authentication-scheme.js'
-import { isJson, renderBrowsablePage } from './browsable-page.js'
-import { DEFAULT_PARSED_MEDIA_TYPES } from './body-parser.js'
+import { isJson, renderBrowsablePage } from './html/browsable-page.js'
+import { DEFAULT_PARSED_MEDIA_TYPES } from './request/body-parser.js'
 import { ConfigurationError, MethodNotAllowed, NotFound } from './errors.js'
 import { Guard, type GuardOptions } from './guard.js'
-import { MEDIA_TYPES, negotiateFormat, type Format } from './negotiation.js'
-import { parseQuery } from './url-decoding.js'
+import { MEDIA_TYPES, negotiateFormat, type Format } from './request/negotiation.js'
+import { parseQuery } from './request/url-decoding.js'
 import { checkHost, runPolicies, varyOf, type RequestContext } from './pipeline.js'
 import type { OperationDescription } from './openapi-types.js'
 import type { ViewInfo } from './policy-context.js'
@@ -45,11 +45,23 @@ export interface ViewOptions extends GuardOptions {
    */
   readonly formats?: readonly Format[]
   /**
-   * Request headers every answer of the view depends on, beyond what its schemes read (a
-   * logout reads the session cookie whoever is authenticated): added to `Vary` after
-   * `Accept`, as Django's middleware adds them, and not shown on the HTML page. @default []
+   * Request headers the view's handlers read beyond what its schemes read (a logout reads the
+   * session cookie whoever is authenticated): added to `Vary` of every answer a handler gave
+   * (errors it threw included), after `Accept`, as Django's middleware adds them, and not
+   * shown on the HTML page. @default []
    */
   readonly vary?: readonly string[]
+  /**
+   * Runs on every answer of the view, a refusal or an error included, before the
+   * `responseMiddleware` setting: what a Django view decorator such as `ensure_csrf_cookie`
+   * does. Must not throw. @default none
+   */
+  readonly finish?: (req: ApiRequest, response: ApiResponse) => ApiResponse
+  /**
+   * The media types OPTIONS lists under `parses`, in DRF's `parser_classes` order (the body
+   * parser itself is the same for every view). @default JSON, urlencoded form, multipart form
+   */
+  readonly parses?: readonly string[]
 }
 
 /** A configured DRF-style view: call `handle` with an `ApiRequest`, get an `ApiResponse`. Never throws. */
@@ -67,7 +79,7 @@ export class ApiView {
   constructor(global: Settings, options: ViewOptions) {
     const { handlers, formats } = options
     const where = `view "${options.name ?? 'unnamed'}"`
-    this.guard = new Guard(global, options, { kind: 'view', otherKeys: ['description', 'handlers', 'formats', 'vary'] })
+    this.guard = new Guard(global, options, { kind: 'view', otherKeys: ['description', 'handlers', 'formats', 'vary', 'finish', 'parses'] })
     if (typeof handlers !== 'object' || handlers === null || Object.keys(handlers).length === 0) {
       throw new ConfigurationError('ERR_NO_HANDLERS', `${where} has no handlers`)
     }
@@ -115,7 +127,7 @@ export class ApiView {
   /** Runs DRF's dispatch: negotiate → authenticate → permissions → throttles → handler. */
   async handle(req: ApiRequest): Promise<ApiResponse> {
     const consulted: AuthenticationScheme[] = []
-    const negotiated: { format: Format | null } = { format: null }
+    const negotiated: { format: Format | null; handled: boolean } = { format: null, handled: false }
     let response: ApiResponse
     try {
       response = await this.dispatch(req, consulted, negotiated)
@@ -134,8 +146,9 @@ export class ApiView {
       }
     }
     // A session answer depends on the Cookie header: shared caches must know.
-    let finished = finishResponse(response, { method: req.method, allow: this.allow, vary: [...accept, ...varyOf(consulted), ...(this.options.vary ?? [])] })
-    for (const middleware of this.guard.settings.responseMiddleware) {
+    let finished = finishResponse(response, { method: req.method, allow: this.allow, vary: [...accept, ...varyOf(consulted), ...(negotiated.handled ? (this.options.vary ?? []) : [])] })
+    const steps = this.options.finish === undefined ? this.guard.settings.responseMiddleware : [{ process: this.options.finish }, ...this.guard.settings.responseMiddleware]
+    for (const middleware of steps) {
       try {
         finished = middleware.process(req, finished)
       } catch (error) {
@@ -166,7 +179,7 @@ export class ApiView {
     })
   }
 
-  private async dispatch(req: ApiRequest, consulted: AuthenticationScheme[], negotiated: { format: Format | null }): Promise<ApiResponse> {
+  private async dispatch(req: ApiRequest, consulted: AuthenticationScheme[], negotiated: { format: Format | null; handled: boolean }): Promise<ApiResponse> {
     // The host is checked before negotiation, as Django checks it before any view code.
     checkHost(req, this.guard.settings)
     const format = negotiateFormat(req.headers.get('accept'), this.formatsFor(req))
@@ -176,6 +189,7 @@ export class ApiView {
     if (method === 'OPTIONS') return this.metadata()
     const handler = this.options.handlers[method as HandlerMethod]
     if (handler === undefined) throw new MethodNotAllowed(req.method)
+    negotiated.handled = true
     return handler({ ...state, format, params: req.params })
   }
 
@@ -199,7 +213,7 @@ export class ApiView {
       name: this.options.name ?? 'View',
       description: this.options.description ?? '',
       renders: this.formats.map((f) => MEDIA_TYPES[f]),
-      parses: DEFAULT_PARSED_MEDIA_TYPES,
+      parses: this.options.parses ?? DEFAULT_PARSED_MEDIA_TYPES,
     })
   }
 }

@@ -1,8 +1,8 @@
 // gatehouse/http: the request and response plumbing under the adapters, for writing an adapter of
 // your own (Koa, a serverless runtime), building an `ApiRequest` in a test, or reading a request
 // exactly as DRF and Python do. An app on the four shipped adapters does not need it.
-export { createApiRequest, parseCookies, type RawRequest } from '../core/request-factory.js'
-export { parseBody, DEFAULT_PARSED_MEDIA_TYPES, type ParseBodyOptions } from '../core/body-parser.js'
+export { createApiRequest, parseCookies, type RawRequest } from '../core/request/request-factory.js'
+export { parseBody, DEFAULT_PARSED_MEDIA_TYPES, type ParseBodyOptions } from '../core/request/body-parser.js'
 export { serializeBody } from '../core/api-response.js'
 export { answerError, INVALID_HOST_RESPONSE } from '../core/error-answer.js'
 export { answerHandlerError, type GuardResult } from '../core/guard.js'

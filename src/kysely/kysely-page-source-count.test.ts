@@ -14,7 +14,7 @@ import type { ReferenceDatabase } from '../../examples/reference-api/database.js
 import { addBulkArticles } from '../../test/helpers/bulk-articles.js'
 import { BACKENDS, type TestDatabase } from '../../test/helpers/databases.js'
 import type { ApiRequest } from '../core/api-request.js'
-import { createApiRequest } from '../core/request-factory.js'
+import { createApiRequest } from '../core/request/request-factory.js'
 import type { CountStrategy } from '../pagination/count-strategy.js'
 import { LimitOffsetPagination } from '../pagination/limit-offset-pagination.js'
 import { PageNumberPagination } from '../pagination/page-number-pagination.js'

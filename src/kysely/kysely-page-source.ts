@@ -2,6 +2,7 @@ import { sql, type CompiledQuery, type Expression, type Kysely, type RawBuilder,
 import { ConfigurationError } from '../core/errors.js'
 import type { KeyValue, OrderingField, PositionSeekArgs, SeekArgs, SeekSource } from '../pagination/paginator.js'
 import type { DialectName } from './database.js'
+import { drfPositionAs, type DrfPositionKind } from '../pagination/drf-cursor.js'
 
 /** The SQL type of a column a cursor may page by; cursor keys are checked against it. */
 /**
@@ -104,6 +105,23 @@ function isIsoTimestamp(value: string): boolean {
 function isStorableDate(value: Date): boolean {
   const year = value.getUTCFullYear()
   return !Number.isNaN(value.getTime()) && year >= 1 && year <= 9999
+}
+
+/** How each column kind converts a DRF cursor position (Django's model fields). */
+const POSITION_KIND: Readonly<Record<ColumnKind, DrfPositionKind>> = {
+  integer: 'integer',
+  bigint: 'integer',
+  number: 'number',
+  text: 'text',
+  boolean: 'boolean',
+  timestamp: 'timestamp',
+}
+
+/** The range of an integer column kind (`null`: not an integer column). */
+function integerRange(kind: ColumnKind): readonly [number, number] | null {
+  if (kind === 'integer') return [INT32_MIN, INT32_MAX]
+  if (kind === 'bigint') return [-(2 ** 63), 2 ** 63 - 1]
+  return null
 }
 
 /**
@@ -298,10 +316,30 @@ export class KyselyPageSource<DB, TB extends keyof DB, O> implements SeekSource<
     const lead = ordering[0]
     let q = this.options.query
     if (position !== null && lead !== undefined) {
-      const op = sql.raw(lead.descending ? '<' : '>')
-      q = q.where(sql<SqlBool>`${sql.ref(this.column(lead.field).ref)} ${op} ${this.bind(lead.field, position)}`)
+      const range = integerRange(this.column(lead.field).kind)
+      if (range !== null && typeof position === 'number' && (position < range[0] || position > range[1])) {
+        // Beyond the column's range (Django compares `score < 2147483648` as the database does):
+        // every row or none, decided here, since the value cannot be bound as the column's type.
+        const everyRow = lead.descending === position > range[1]
+        if (!everyRow) q = q.where(sql<SqlBool>`1 = 0`)
+      } else {
+        const op = sql.raw(lead.descending ? '<' : '>')
+        q = q.where(sql<SqlBool>`${sql.ref(this.column(lead.field).ref)} ${op} ${this.bind(lead.field, position)}`)
+      }
     }
     return this.ordered(q, ordering).limit(limit).offset(offset).compile()
+  }
+
+  /**
+   * The value Django's model field makes of a DRF position for `field` (`drfPositionAs` for
+   * the column's kind), or `null` (`Invalid cursor`). Text with a NUL is refused (PostgreSQL).
+   */
+  drfPosition(text: string, field: string): KeyValue | null {
+    const kind = this.column(field).kind
+    const value = drfPositionAs(text, POSITION_KIND[kind])
+    if (value === null) return null
+    if (integerRange(kind) !== null) return value
+    return accepts(kind, value) ? value : null
   }
 
   async seekPosition(args: PositionSeekArgs): Promise<readonly O[]> {

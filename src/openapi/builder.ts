@@ -1,6 +1,6 @@
 import { schemeName } from '../core/authentication-scheme.js'
-import { DEFAULT_PARSED_MEDIA_TYPES } from '../core/body-parser.js'
-import { reasonPhrase } from '../core/browsable-page.js'
+import { DEFAULT_PARSED_MEDIA_TYPES } from '../core/request/body-parser.js'
+import { reasonPhrase } from '../core/html/browsable-page.js'
 import { namedSchema, schemaName } from '../core/named-schema.js'
 import type { JsonObject, JsonValue, OperationDescription } from '../core/openapi-types.js'
 import type { Paginator } from '../core/paginator.js'

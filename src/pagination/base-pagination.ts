@@ -1,7 +1,7 @@
 import type { ApiRequest } from '../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../core/api-response.js'
 import type { HtmlContext, HtmlTemplates, Page, PageSource, PaginateOptions, Paginator } from '../core/paginator.js'
-import { resolveTemplate, type ControlTemplate, type TemplateName } from '../html/control-templates.js'
+import { resolveTemplate, type ControlTemplate, type TemplateName } from '../core/html/control-templates.js'
 import { parsePositiveInt, queryParam, toSafeNumber } from './query-params.js'
 
 /** The options `BasePagination` owns: the page size, how a client may choose it, and the controls. */

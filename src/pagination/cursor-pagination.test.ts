@@ -1,7 +1,7 @@
 import { TEST_SECRET } from '../../test/helpers/secrets.js'
 import { describe, expect, it } from 'vitest'
 import type { ApiRequest } from '../core/api-request.js'
-import { createApiRequest } from '../core/request-factory.js'
+import { createApiRequest } from '../core/request/request-factory.js'
 import { ArrayPageSource } from './array-page-source.js'
 import { ConfigurationError } from '../core/errors.js'
 import { CursorPagination, parseOrdering, type CursorPaginationOptions } from './cursor-pagination.js'

@@ -212,7 +212,11 @@ export class CursorPagination extends BasePagination<CursorState> {
     if (cursor === null) return null
     if (cursor.position === null) return { cursor, position: null }
     const lead = plan.ordering.slice(0, 1)
-    const position = drfPositionCandidates(cursor.position).find((value) => source.acceptsKey([value], lead))
+    const text = cursor.position
+    const position =
+      source.drfPosition !== undefined
+        ? (source.drfPosition(text, lead[0]?.field ?? '') ?? undefined)
+        : drfPositionCandidates(text).find((value) => source.acceptsKey([value], lead))
     return position === undefined ? null : { cursor, position }
   }
 

@@ -4,10 +4,10 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { TEST_SECRET } from '../../test/helpers/secrets.js'
 import type { ApiRequest } from '../core/api-request.js'
-import { createApiRequest } from '../core/request-factory.js'
+import { createApiRequest } from '../core/request/request-factory.js'
 import { ArrayPageSource } from './array-page-source.js'
 import { CursorPagination } from './cursor-pagination.js'
-import { decodeDrfCursor, drfPositionCandidates, encodeDrfCursor, type DrfCursor } from './drf-cursor.js'
+import { decodeDrfCursor, drfPositionAs, drfPositionCandidates, encodeDrfCursor, type DrfCursor } from './drf-cursor.js'
 
 function getRequest(url: string): ApiRequest {
   return createApiRequest({ method: 'GET', url: new URL(url), headers: { get: () => null }, remoteAddress: null, readBody: async () => null })
@@ -175,5 +175,41 @@ describe('CursorPagination with DRF cursors over DRF’s test vector (§14.7)', 
     // A SeekSource without the optional seekPosition.
     const plain = { count: source.count.bind(source), slice: source.slice.bind(source), all: source.all.bind(source), seek: source.seek.bind(source), keyOf: source.keyOf.bind(source), acceptsKey: source.acceptsKey.bind(source) }
     await expect(p.paginate(plain, getRequest(`http://testserver/cp/?cursor=bz01`))).rejects.toMatchObject({ status: 404, detail: 'Invalid cursor' })
+  })
+})
+
+describe('drfPositionAs (Django model fields converting a DRF position)', () => {
+  it('integer fields take Python int(), any size', () => {
+    for (const [text, value] of [['+5', 5], ['1_0', 10], ['٣', 3], [' 5 ', 5], ['\u00855', 5], ['2147483648', 2147483648], ['-2147483649', -2147483649]] as const) {
+      expect([text, drfPositionAs(text, 'integer')]).toEqual([text, value])
+    }
+    for (const text of ['5.0', 'abc', '', '\u001c5', '\ufeff5', '1__0']) expect([text, drfPositionAs(text, 'integer')]).toEqual([text, null])
+  })
+
+  it('datetime fields take Django 3.2 parse_datetime, then parse_date (midnight UTC)', () => {
+    const at = (iso: string): Date => new Date(iso)
+    expect(drfPositionAs('2024-1-1 01:00:00', 'timestamp')).toEqual(at('2024-01-01T01:00:00Z'))
+    expect(drfPositionAs('2024-01-01 1:0', 'timestamp')).toEqual(at('2024-01-01T01:00:00Z'))
+    expect(drfPositionAs('2024-01-01', 'timestamp')).toEqual(at('2024-01-01T00:00:00Z'))
+    expect(drfPositionAs('2024-01-01\n', 'timestamp')).toEqual(at('2024-01-01T00:00:00Z'))
+    expect(drfPositionAs('2024-01-01T00:10:00.5-0030', 'timestamp')).toEqual(at('2024-01-01T00:40:00.500Z'))
+    expect(drfPositionAs('2024-01-01 00:10:00,25+01', 'timestamp')).toEqual(at('2023-12-31T23:10:00.250Z'))
+    expect(drfPositionAs('٢٠٢٤-01-01 00:05', 'timestamp')).toEqual(at('2024-01-01T00:05:00Z'))
+    for (const text of ['2024-02-30', '2024-01-01 24:00', '2024-01-01 00:10+24', '2024-01-01 ', '24-01-01', '0000-01-01', 'None']) {
+      expect([text, drfPositionAs(text, 'timestamp')]).toEqual([text, null])
+    }
+  })
+
+  it('boolean fields take Django\'s spellings; text is as is', () => {
+    expect(['t', 'True', '1', 'f', 'False', '0', 'true'].map((t) => drfPositionAs(t, 'boolean'))).toEqual([true, true, true, false, false, false, null])
+    expect(drfPositionAs(' x ', 'text')).toBe(' x ')
+  })
+
+  it('never throws, for arbitrary text and every kind', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), fc.constantFrom('integer', 'number', 'boolean', 'timestamp', 'text' as const), (text, kind) => {
+        drfPositionAs(text, kind)
+      }),
+    )
   })
 })

@@ -119,3 +119,84 @@ export function drfPositionCandidates(position: string): KeyValue[] {
   out.push(position)
   return out
 }
+
+/** What a database column holds, as far as converting a DRF position goes. */
+export type DrfPositionKind = 'integer' | 'number' | 'boolean' | 'timestamp' | 'text'
+
+// Django 3.2's datetime_re and date_re (`re.match`, `\d` is any Unicode digit, `$` also
+// matches before a final newline). Bounded quantifiers only: no backtracking blow-up.
+const DJANGO_DATETIME =
+  /^(\p{Nd}{4})-(\p{Nd}{1,2})-(\p{Nd}{1,2})[T ](\p{Nd}{1,2}):(\p{Nd}{1,2})(?::(\p{Nd}{1,2})(?:[.,](\p{Nd}{1,6})\p{Nd}{0,6})?)?(Z|[+-]\p{Nd}{2}(?::?\p{Nd}{2})?)?\n?$/u
+const DJANGO_DATE = /^(\p{Nd}{4})-(\p{Nd}{1,2})-(\p{Nd}{1,2})\n?$/u
+
+/** Python's `int()` of a regex group of Unicode digits. */
+const digits = (text: string | undefined): number => (text === undefined ? 0 : Number(parsePythonInt(text) ?? 0n))
+
+/**
+ * Python's `datetime(...)` from Django's parts, in UTC (a naive value is UTC: `USE_TZ` with
+ * the UTC time zone); `null` where Python raises `ValueError`. Milliseconds kept (a `Date`).
+ */
+function pythonDatetime(parts: readonly number[], microsecond: string | undefined, offsetMinutes: number): Date | null {
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = parts
+  if (year < 1 || year > 9999 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null
+  // timezone(timedelta(minutes=offset)) refuses ±24 hours and more.
+  if (Math.abs(offsetMinutes) >= 24 * 60) return null
+  const utc = new Date(0)
+  utc.setUTCFullYear(year, month - 1, day)
+  utc.setUTCHours(hour, minute, second, Math.floor(digits((microsecond ?? '').padEnd(6, '0')) / 1000))
+  if (utc.getUTCFullYear() !== year || utc.getUTCMonth() !== month - 1 || utc.getUTCDate() !== day) return null
+  return new Date(utc.getTime() - offsetMinutes * 60_000)
+}
+
+/** Django 3.2's `DateTimeField.to_python` of a string: `parse_datetime`, then `parse_date` (midnight). */
+export function djangoDatetime(text: string): Date | null {
+  const m = DJANGO_DATETIME.exec(text)
+  if (m !== null) {
+    const [, y, mo, d, h, mi, s, micro, tz] = m
+    let offset = 0
+    if (tz !== undefined && tz !== 'Z') {
+      const signless = tz.slice(1)
+      offset = 60 * digits(signless.slice(0, 2)) + (tz.length > 3 ? digits(tz.slice(-2)) : 0)
+      if (tz.startsWith('-')) offset = -offset
+    }
+    return pythonDatetime([y, mo, d, h, mi, s].map(digits), micro, offset)
+  }
+  const date = DJANGO_DATE.exec(text)
+  if (date === null) return null
+  const [, y, mo, d] = date
+  return pythonDatetime([y, mo, d].map(digits), undefined, 0)
+}
+
+const DJANGO_TRUE = new Set(['t', 'True', '1'])
+const DJANGO_FALSE = new Set(['f', 'False', '0'])
+
+/**
+ * The value Django's model field of `kind` makes of a DRF cursor position (what the queryset
+ * filter compares with): an integer field's Python `int()` (signs, `_`, Unicode digits,
+ * surrounding whitespace; any size: compare it, do not bind it blindly), a float field's
+ * `float()`, a boolean field's `to_python`, Django 3.2's datetime parsing, text as is.
+ * `null` where Django raises (DRF answers 500; gatehouse keeps its `Invalid cursor` 404).
+ */
+export function drfPositionAs(text: string, kind: DrfPositionKind): KeyValue | null {
+  if (text.length > 4300) return null
+  switch (kind) {
+    case 'integer': {
+      const value = parsePythonInt(text)
+      return value === null ? null : Number(value)
+    }
+    case 'number': {
+      const integer = parsePythonInt(text)
+      if (integer !== null) return Number(integer)
+      const trimmed = text.trim()
+      if (!PY_FLOAT.test(trimmed)) return null
+      const value = Number(trimmed)
+      return Number.isFinite(value) ? value : null
+    }
+    case 'boolean':
+      return DJANGO_TRUE.has(text) ? true : DJANGO_FALSE.has(text) ? false : null
+    case 'timestamp':
+      return djangoDatetime(text)
+    case 'text':
+      return text
+  }
+}

@@ -1,5 +1,5 @@
 import type { ApiRequest } from '../core/api-request.js'
-import type { ControlTemplate, TemplateName } from '../html/control-templates.js'
+import type { ControlTemplate, TemplateName } from '../core/html/control-templates.js'
 import type { JsonObject, OpenApiPaginatedResponse, OpenApiParameter } from '../core/openapi-types.js'
 import { BasePagination } from './base-pagination.js'
 import { envelopeSchema, pageSizeParameter, queryParameter } from './openapi-schemas.js'

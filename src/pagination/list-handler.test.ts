@@ -1,7 +1,7 @@
 import { TEST_SECRET } from '../../test/helpers/secrets.js'
 import { describe, expect, it } from 'vitest'
 import { createApi } from '../core/api.js'
-import { createApiRequest } from '../core/request-factory.js'
+import { createApiRequest } from '../core/request/request-factory.js'
 import { ArrayPageSource } from './array-page-source.js'
 import { CursorPagination } from './cursor-pagination.js'
 import { listHandler } from './list-handler.js'

@@ -2,7 +2,7 @@ import { jsonResponse, type ApiResponse } from '../core/api-response.js'
 import type { JsonObject } from '../core/openapi-types.js'
 import type { Settings } from '../core/settings.js'
 import type { Handler, RequestContext } from '../core/view.js'
-import { formatResponse } from '../html/browsable-page.js'
+import { formatResponse } from '../core/html/format-response.js'
 import type { OrderingFilter } from './ordering-filter.js'
 import type { PageSource, Paginator } from './paginator.js'
 

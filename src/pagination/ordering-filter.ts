@@ -1,7 +1,7 @@
 import type { ApiRequest } from '../core/api-request.js'
 import { ConfigurationError } from '../core/errors.js'
 import type { OpenApiParameter } from '../core/openapi-types.js'
-import { pythonStrip } from '../core/python-strip.js'
+import { pythonStrip } from '../core/request/python-strip.js'
 import type { OrderingField, PageSource } from './paginator.js'
 import { queryParam } from './query-params.js'
 

@@ -4,7 +4,7 @@ import { LimitOffsetPagination } from './limit-offset-pagination.js'
 import { PageNumberPagination, type PageNumberState } from './page-number-pagination.js'
 import type { Page } from './paginator.js'
 import type { ApiRequest } from '../core/api-request.js'
-import { createApiRequest } from '../core/request-factory.js'
+import { createApiRequest } from '../core/request/request-factory.js'
 
 function getRequest(url: string): ApiRequest {
   return createApiRequest({ method: 'GET', url: new URL(url), headers: { get: () => null }, remoteAddress: null, readBody: async () => null })

@@ -3,8 +3,8 @@
  * reproduced byte for byte because clients see their output in next/previous links.
  */
 
-import { isPythonIntSpace, stripWith } from '../core/python-strip.js'
-import { parseQuery, unquotePlus } from '../core/url-decoding.js'
+import { isPythonIntSpace, stripWith } from '../core/request/python-strip.js'
+import { parseQuery, unquotePlus } from '../core/request/url-decoding.js'
 
 export { parseQuery, unquotePlus }
 

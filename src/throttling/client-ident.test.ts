@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ApiRequest } from '../core/api-request.js'
-import { createApiRequest } from '../core/request-factory.js'
+import { createApiRequest } from '../core/request/request-factory.js'
 import { clientIdent, clientNetwork } from './client-ident.js'
 
 function request(remoteAddress: string | null, xff?: string): ApiRequest {

@@ -1,6 +1,6 @@
 import type { ApiRequest, RequestData } from '../core/api-request.js'
 import { ValidationError } from '../core/errors.js'
-import { pythonStrip } from '../core/python-strip.js'
+import { pythonStrip } from '../core/request/python-strip.js'
 
 /** How one string field of a request body is validated (DRF `CharField`'s options). */
 export interface CharFieldOptions {

@@ -1,6 +1,8 @@
 import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
 import { csrfSecretOf, maskCsrfSecret, newCsrfSecret, resolveCsrfOptions } from '../authentication/csrf.js'
-import { jsonResponse, type ApiResponse } from '../core/api-response.js'
+import type { ApiRequest } from '../core/api-request.js'
+import { jsonResponse, withHeaders, type ApiResponse } from '../core/api-response.js'
+import { patchVary } from '../core/response-middleware.js'
 import type { RequestContext, ViewOptions } from '../core/view.js'
 import { AllowAny } from '../permissions/allow-any.js'
 import { csrfCookieHeader, resolveSessionCookies, type SessionCookieOptions } from './session-cookies.js'
@@ -30,8 +32,17 @@ export function csrfView(options: CsrfViewOptions = {}): ViewOptions {
     // The masked form changes on every call (BREACH); the cookie keeps the plain secret.
     return jsonResponse(200, { csrfToken: maskCsrfSecret(secret) }, [csrfCookieHeader(secret, req, cookies)])
   }
+  // Django's ensure_csrf_cookie: every answer of the view sets the cookie (a 405, a 401, a 404
+  // for ?format=), varying on Cookie; the GET answer already carries it.
+  const finish = (req: ApiRequest, response: ApiResponse): ApiResponse => {
+    const name = `${cookies.csrfCookieName}=`
+    if (response.headers.some(([header, value]) => header.toLowerCase() === 'set-cookie' && value.startsWith(name))) return patchVary(response, ['Cookie'])
+    const secret = csrfSecretOf(req.cookie(cookies.csrfCookieName)) ?? newCsrfSecret()
+    return patchVary(withHeaders(response, [csrfCookieHeader(secret, req, cookies)]), ['Cookie'])
+  }
   return {
     name: options.name ?? 'Csrf',
+    finish,
     handlers: {
       GET: Object.assign(get, {
         openApi: {

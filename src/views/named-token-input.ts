@@ -1,7 +1,7 @@
 import type { ApiRequest, RequestData } from '../core/api-request.js'
-import { isFormMediaType } from '../core/body-parser.js'
+import { isFormMediaType } from '../core/request/body-parser.js'
 import { ValidationError } from '../core/errors.js'
-import { isPythonSpace } from '../core/python-strip.js'
+import { isPythonSpace } from '../core/request/python-strip.js'
 import { parsePythonInt } from '../pagination/query-params.js'
 import { validateCharFields } from './char-fields.js'
 

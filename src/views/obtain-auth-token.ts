@@ -112,6 +112,8 @@ export function obtainAuthTokenView(options: ObtainAuthTokenOptions): ViewOption
   }
   return {
     name: options.name ?? 'Obtain Auth Token',
+    // DRF's ObtainAuthToken.parser_classes: FormParser, MultiPartParser, JSONParser.
+    parses: ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'],
     ...(options.description === undefined ? {} : { description: options.description }),
     handlers: {
       POST: Object.assign(post, {

@@ -15,7 +15,7 @@ import { renderApiError } from '../../src/core/exception-handler.js'
 import { ValidationError } from '../../src/core/errors.js'
 import type { Settings } from '../../src/core/settings.js'
 import type { ViewOptions } from '../../src/core/view.js'
-import { formatResponse } from '../../src/html/browsable-page.js'
+import { formatResponse } from '../../src/core/html/format-response.js'
 
 const token = new TokenAuthentication({ users: new FakeUserStore(), tokens: new FakeTokenStore([['b0b', 2]]) })
 const HTML = { Accept: 'text/html' }

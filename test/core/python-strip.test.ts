@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { parseCookies } from '../../src/core/request-factory.js'
-import { parsePythonJson, PythonJsonError } from '../../src/core/python-json.js'
-import { hasDigitRunLongerThan, isPythonIntSpace, isPythonSpace, pythonStrip } from '../../src/core/python-strip.js'
+import { parseCookies } from '../../src/core/request/request-factory.js'
+import { parsePythonJson, PythonJsonError } from '../../src/core/request/python-json.js'
+import { hasDigitRunLongerThan, isPythonIntSpace, isPythonSpace, pythonStrip } from '../../src/core/request/python-strip.js'
 import { pythonStrip as charFieldStrip } from '../../src/views/char-fields.js'
 
 // The reference: what the old regex did (fine on small inputs, quadratic on long inner runs).

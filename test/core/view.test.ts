@@ -239,6 +239,8 @@ describe('methods, negotiation and headers', () => {
     const page = await v({ headers: { Accept: 'text/html' } })
     expect(header(page, 'Vary')).toBe('Accept, Cookie')
     expect(String(page.body)).not.toContain('Vary: Accept, Cookie')
+    // Only answers a handler gave: a refusal before it (406 here) does not vary on Cookie.
+    expect(header(await v({ headers: { Accept: 'garbage' } }), 'Vary')).toBe('Accept')
   })
 
   it('Vary: Accept only when the view renders more than one format (by default JSON and HTML, as DRF)', async () => {

@@ -36,7 +36,9 @@ describe.skipIf(!throwawayServersAvailable())('Redis down or slow (throwaway ser
     try {
       db = await openDatabase<AuthDatabase>(database.url)
       const tokens = await sql<{ n: number }>`select count(*) as n from gatehouse_tokens`.execute(db.db)
-      return { sessions: (await client.keys('gatehouse:session:*')).length, tokens: Number(tokens.rows[0]?.n) }
+      // Per-user index sets (`gatehouse:session:user:<id>`) live beside the sessions: not sessions.
+      const sessionKeys = (await client.keys('gatehouse:session:*')).filter((key) => !key.startsWith('gatehouse:session:user:'))
+      return { sessions: sessionKeys.length, tokens: Number(tokens.rows[0]?.n) }
     } finally {
       client.disconnect()
       await db?.close()

@@ -1,5 +1,5 @@
 import type { ApiRequest } from '../../src/core/api-request.js'
-import { createApiRequest } from '../../src/core/request-factory.js'
+import { createApiRequest } from '../../src/core/request/request-factory.js'
 
 /** What a unit test sets on a request; everything is optional. */
 export interface BuildRequestOptions {

@@ -122,10 +122,19 @@ for (const backend of BACKENDS) describe.skipIf(!drfInstalled || !backend.availa
       'bz01!!',
       'bz0',
       '%E2%82%AC',
-    ]
+    ].map((cursor): [string, string] => ['/api/articles/cursor-score/', cursor])
+    // Positions Django's model fields convert (issue 24 item 8): Python's int() on the integer
+    // score, out of its 32-bit range too; Django 3.2's parse_datetime / parse_date on created.
+    const position = (raw: string): string => Buffer.from(raw, 'latin1').toString('base64')
+    for (const raw of ['p=%2B5', 'p=1_0', 'p=%D9%A3', 'p=+5+', 'o=2&p=%207', 'p=%C2%A05', 'p=2147483648', 'p=-2147483649', 'r=1&p=2147483648', 'r=1&p=-2147483649', 'p=99999999999', 'p=9223372036854775807']) {
+      cursors.push(['/api/articles/cursor-score/', position(raw)])
+    }
+    for (const raw of ['p=2024-1-1+01:00:00', 'p=2024-01-01+1:0', 'p=2024-01-01', 'p=2024-01-01T00:10:00Z', 'p=2024-01-01+00:10:00%2B01:00', 'p=2024-01-01+00:10:00.5-0030', 'p=2024-01-01%0A', 'p=%D9%A2%D9%A0%D9%A2%D9%A4-01-01+00:05', 'r=1&p=2024-01-01+00:30', 'p=2024-01-01+00:10:00,25']) {
+      cursors.push(['/api/articles/cursor/', position(raw)])
+    }
     const differences: string[] = []
-    for (const cursor of cursors) {
-      const request = `/api/articles/cursor-score/?cursor=${encodeURIComponent(cursor)}`
+    for (const [route, cursor] of cursors) {
+      const request = `${route}?cursor=${encodeURIComponent(cursor)}`
       const theirs = await fetchPage(servers.oracleBase + request)
       const mine = await fetchPage(servers.ours.baseUrl + request)
       compared++
@@ -141,10 +150,14 @@ for (const backend of BACKENDS) describe.skipIf(!drfInstalled || !backend.availa
     for (const [route, position] of [
       ['/api/articles/cursor-score/', 'abc'],
       ['/api/articles/cursor-score/', '1.5'],
-      ['/api/articles/cursor-score/', '99999999999'],
+      ['/api/articles/cursor-score/', '5.0'],
+      ['/api/articles/cursor-score/', '\u001c5'],
       ['/api/articles/cursor/', 'abc'],
       ['/api/articles/cursor/', '2024-02-30 00:00:00+00:00'],
       ['/api/articles/cursor/', 'None'],
+      ['/api/articles/cursor/', '2024-01-01 24:00'],
+      ['/api/articles/cursor/', '2024-01-01 00:10:00+24'],
+      ['/api/articles/cursor/', '2024-01-01 '],
     ] as const) {
       const cursor = encodeDrfCursor({ offset: 0, reverse: false, position })
       const mine = await fetchPage(`${servers.ours.baseUrl}${route}?cursor=${encodeURIComponent(cursor)}`)

@@ -355,12 +355,15 @@ export const WIRE_REQUESTS: readonly ExchangeRequest[] = [
   // Methods: extension and unknown methods are DRF's 405 with Allow, or 401/403 first.
   { name: 'QUERY anonymous (405)', method: 'QUERY', path: '/api/whoami/' },
   { name: 'QUERY private anonymous (401 first)', method: 'QUERY', path: '/api/private/' },
+  { name: 'QUERY on an unknown path (404)', method: 'QUERY', path: '/api/nope/', statusOnly: true },
   { name: 'QUERY with a JSON body (405)', method: 'QUERY', path: '/api/whoami/', headers: { 'Content-Type': 'application/json' }, body: '{}' },
   { name: 'PROPFIND anonymous (405)', method: 'PROPFIND', path: '/api/whoami/' },
   { name: 'PROPFIND private anonymous (401 first)', method: 'PROPFIND', path: '/api/private/' },
   { name: 'MKCOL staff as bob (403 first)', method: 'MKCOL', path: '/api/staff/', headers: BOB },
   { name: 'LOCK articles with a body (405)', method: 'LOCK', path: '/api/articles/', headers: { 'Content-Type': 'text/xml' }, body: '<x/>' },
   { name: 'SEARCH token endpoint (405)', method: 'SEARCH', path: '/api/auth/token/' },
+  { name: 'POST csrf view (405 sets the cookie, ensure_csrf_cookie)', method: 'POST', path: '/api/auth/csrf/' },
+  { name: 'GET csrf view with a token (varies on Cookie)', method: 'GET', path: '/api/auth/csrf/', headers: BOB },
   // 204: no Content-Type, Vary: Cookie (Django's logout reads the session).
   { name: 'logout anonymous (204)', method: 'POST', path: '/api/auth/logout/' },
   { name: 'logout with a token (204)', method: 'POST', path: '/api/auth/logout/', headers: BOB },

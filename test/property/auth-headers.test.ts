@@ -11,7 +11,7 @@ import { BasicAuthentication } from '../../src/authentication/basic-authenticati
 import { SessionAuthentication } from '../../src/authentication/session-authentication.js'
 import { TokenAuthentication } from '../../src/authentication/token-authentication.js'
 import { AuthenticationFailed, isApiError, PermissionDenied } from '../../src/core/errors.js'
-import { parseCookies } from '../../src/core/request-factory.js'
+import { parseCookies } from '../../src/core/request/request-factory.js'
 import { lenientBase64Decode, splitAuthorizationHeader } from '../../src/http/authorization-header.js'
 import { buildRequest } from '../helpers/build-request.js'
 import { freshSqlite } from '../helpers/databases.js'

@@ -5,6 +5,9 @@
  * request list plus adapter edge cases goes to each, in the same order, and every answer must
  * be the same: status, every header but Date, and the body byte for byte (values that
  * legitimately differ between two servers, such as generated keys and ports, masked).
+ * The oracle's lists include WIRE_REQUESTS (upper-case paths, `%2F` and dot segments,
+ * extension methods such as PROPFIND and QUERY, 204 answers and their headers), which is
+ * what catches one framework routing or answering on its own (issue 17 items 12–14).
  * The conformance and oracle suites themselves also run once per framework (vitest projects).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -9,11 +9,11 @@ import { answerHandlerError, resolveGuard, type Guard, type GuardOptions } from 
 import type { RequestContext } from '../../core/pipeline.js'
 import { patchVary } from '../../core/response-middleware.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
-import { createApiRequest } from '../../core/request-factory.js'
+import { createApiRequest } from '../../core/request/request-factory.js'
 import type { Route } from '../../core/route.js'
 import type { User } from '../../core/user.js'
 import type { ApiView } from '../../core/view.js'
-import { parseBody } from '../../core/body-parser.js'
+import { parseBody } from '../../core/request/body-parser.js'
 import { writeResponse } from '../node-http/index.js'
 import { headerBag, readBody } from '../node-http/node-io.js'
 

@@ -10,14 +10,14 @@ import type {
 import type { Api } from '../../core/api.js'
 import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, serializeBody, type ApiResponse } from '../../core/api-response.js'
-import { parseBody } from '../../core/body-parser.js'
+import { parseBody } from '../../core/request/body-parser.js'
 import { answerError, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
 import { isApiError, PayloadTooLarge, UnsupportedMediaType } from '../../core/errors.js'
 import { answerHandlerError, resolveGuard, type Guard, type GuardOptions } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
-import { createApiRequest, type RawRequest } from '../../core/request-factory.js'
+import { createApiRequest, type RawRequest } from '../../core/request/request-factory.js'
 import type { Route } from '../../core/route.js'
-import { routingPath, targetPath } from '../../core/url-decoding.js'
+import { routingPath, targetPath } from '../../core/request/url-decoding.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import type { User } from '../../core/user.js'
 import type { ApiView } from '../../core/view.js'
@@ -173,7 +173,9 @@ function installDrfScope(app: FastifyInstance, views: ReadonlyMap<string, ApiVie
     const view = views.get(request.routeOptions.url ?? '')
     // Fastify refuses a QUERY without Content-Type before the handler: the view answers it
     // (405 or 401/403, as DRF); it has no QUERY handler that would read the body.
-    if (error.code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE' && view !== undefined) {
+    if (error.code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE') {
+      // No view: the not-found route got it, and it is DRF's 404 like any other method.
+      if (view === undefined) return writeResponse(reply, jsonResponse(404, { detail: 'Not found.' }))
       const url = requestUrl(request)
       if (url === null) return writeResponse(reply, INVALID_HOST_RESPONSE)
       return writeResponse(reply, await view.handle(toApiRequest(request, url)))

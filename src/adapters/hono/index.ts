@@ -9,9 +9,9 @@ import { PayloadTooLarge } from '../../core/errors.js'
 import { answerHandlerError, resolveGuard, type Guard, type GuardOptions } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
-import { createApiRequest } from '../../core/request-factory.js'
+import { createApiRequest } from '../../core/request/request-factory.js'
 import type { Route } from '../../core/route.js'
-import { routingPath, targetPath } from '../../core/url-decoding.js'
+import { routingPath, targetPath } from '../../core/request/url-decoding.js'
 import type { User } from '../../core/user.js'
 
 /** How the Hono adapter reads a request. */

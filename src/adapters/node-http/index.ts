@@ -5,10 +5,10 @@ import type { Api } from '../../core/api.js'
 import { answerError, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
 import { answerHandlerError, resolveGuard, type Guard, type GuardOptions } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
-import { createApiRequest } from '../../core/request-factory.js'
+import { createApiRequest } from '../../core/request/request-factory.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import { matchRoutes, type Route } from '../../core/route.js'
-import { targetPath } from '../../core/url-decoding.js'
+import { targetPath } from '../../core/request/url-decoding.js'
 import type { ApiView } from '../../core/view.js'
 
 /** How the node:http adapter reads a request. */

@@ -1,7 +1,7 @@
-import { escapeHtml } from '../core/browsable-page.js'
-import type { ControlTemplate, HtmlTemplates, TemplateName } from '../core/paginator.js'
+import { escapeHtml } from './browsable-page.js'
+import type { ControlTemplate, HtmlTemplates, TemplateName } from '../paginator.js'
 
-export type { ControlTemplate, HtmlTemplates, TemplateName } from '../core/paginator.js'
+export type { ControlTemplate, HtmlTemplates, TemplateName } from '../paginator.js'
 export { escapeHtml }
 
 /** DRF's `numbers.html`: «, the page links with breaks, ». */

@@ -1,7 +1,7 @@
-import type { ApiResponse } from '../core/api-response.js'
-import type { RequestContext } from '../core/view.js'
+import type { ApiResponse } from '../api-response.js'
+import type { RequestContext } from '../view.js'
 
-export { renderBrowsablePage, HTML_SECURITY_HEADERS, type BrowsablePageOptions } from '../core/browsable-page.js'
+export { renderBrowsablePage, HTML_SECURITY_HEADERS, type BrowsablePageOptions } from './browsable-page.js'
 
 /**
  * A handler's answer with page controls for the HTML page: when the client negotiated

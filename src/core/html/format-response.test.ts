@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { jsonResponse } from '../core/api-response.js'
-import { renderBrowsablePage } from './browsable-page.js'
+import { jsonResponse } from '../api-response.js'
+import { renderBrowsablePage } from './format-response.js'
 
 function page(body: unknown) {
   return renderBrowsablePage({

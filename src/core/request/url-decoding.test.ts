@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { parseBody } from './body-parser.js'
-import { ParseError } from './errors.js'
+import { ParseError } from '../errors.js'
 import { parseFormBody, parseQuery, unquotePlus } from './url-decoding.js'
 
 const reference = (text: string): Record<string, string> => Object.fromEntries(new URLSearchParams(text).entries())

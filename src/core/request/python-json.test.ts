@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { parseBody } from './body-parser.js'
-import { ParseError } from './errors.js'
+import { ParseError } from '../errors.js'
 
 /** The body DRF would answer: the parsed value, or the ParseError detail. */
 async function ours(bytes: Uint8Array, charset?: string): Promise<{ ok: unknown } | { error: string }> {

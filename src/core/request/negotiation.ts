@@ -1,4 +1,4 @@
-import { NotAcceptable } from './errors.js'
+import { NotAcceptable } from '../errors.js'
 
 /** A response format a view can render. */
 export type Format = 'json' | 'html'

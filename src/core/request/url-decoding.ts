@@ -1,4 +1,4 @@
-import { ParseError } from './errors.js'
+import { ParseError } from '../errors.js'
 
 // `ignoreBOM`: a leading U+FEFF is a character the client sent (Python's decode keeps it), not a mark to drop.
 const UTF8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true })

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { jsonResponse } from './api-response.js'
+import { jsonResponse } from '../api-response.js'
 import { renderBrowsablePage, statusLine } from './browsable-page.js'
 
 /** What the page shows, read back as a browser's textContent would: tags dropped, references decoded. */

@@ -1,4 +1,4 @@
-import type { ApiRequest, HeaderBag, RequestData } from './api-request.js'
+import type { ApiRequest, HeaderBag, RequestData } from '../api-request.js'
 import { parseBody } from './body-parser.js'
 import { isPythonSpace, stripWith } from './python-strip.js'
 import { djangoPath } from './url-decoding.js'

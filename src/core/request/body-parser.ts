@@ -1,7 +1,7 @@
 import { DEFAULT_MAX_FORM_FIELDS, parseFormBody, tooManyFields } from './url-decoding.js'
-import { ParseError, UnsupportedMediaType } from './errors.js'
+import { ParseError, UnsupportedMediaType } from '../errors.js'
 import { decodeBodyText, parsePythonJson, PythonJsonError } from './python-json.js'
-import type { RequestData } from './api-request.js'
+import type { RequestData } from '../api-request.js'
 
 /** Media types the default parsers accept (DRF: JSONParser, FormParser, MultiPartParser). */
 export const DEFAULT_PARSED_MEDIA_TYPES: readonly string[] = [

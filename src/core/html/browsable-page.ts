@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { ApiResponse } from './api-response.js'
+import type { ApiResponse } from '../api-response.js'
 
 /**
  * The HTML page of DRF's `BrowsableAPIRenderer`, reduced to what it shows about the answer:

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { NotAcceptable } from './errors.js'
+import { NotAcceptable } from '../errors.js'
 import { negotiateFormat, type Format } from './negotiation.js'
 
 const pick = (accept: string | null, formats: readonly Format[]): Format | 406 => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { parseBody } from './body-parser.js'
-import { isApiError } from './errors.js'
+import { isApiError } from '../errors.js'
 import { negotiateFormat, type Format } from './negotiation.js'
 
 // Header-like text: printable ASCII plus the separators negotiation splits on.
