@@ -11,7 +11,7 @@
  * number of requests (a small fixed number by default; raise it to search wider). Left out of
  * the comparison by name, as README's "Differences from DRF" lists them: DRF's own 500s
  * (counted and printed), and the HTML page's missing csrftoken cookie.
- * The ordering routes (`/api/articles/ordered/`, `cursor-ordered/`) are not generated.
+ * The ordering routes (`/api/articles/ordered/`, `cursor-ordered/`) are generated with `?ordering=`.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -39,6 +39,8 @@ const ROUTES: readonly string[] = [
   '/api/auth/csrf/',
   '/api/auth/logout/',
   '/api/articles/all/',
+  '/api/articles/ordered/',
+  '/api/articles/cursor-ordered/',
   ...PAGINATED_ARTICLE_ROUTES,
 ]
 const KNOWN = new Set(ROUTES)
@@ -97,6 +99,7 @@ const drfCursor = fc
 const pair = fc.oneof(
   fc.tuple(fc.constantFrom('page', 'page_size', 'limit', 'offset', 'author', 'x', 'q'), value),
   fc.tuple(fc.constant('format'), formatValue),
+  fc.tuple(fc.constant('ordering'), fc.constantFrom('score', '-score', 'created', '-created', 'id', '-id', 'title', 'score,-id', '-score,created', 'bogus', '', 'score,bogus')),
   fc.tuple(fc.constant('cursor'), fc.oneof(drfCursor, value)),
 )
 const query = fc.array(pair, { maxLength: 4 }).map((pairs) => (pairs.length === 0 ? '' : `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}`))
