@@ -18,43 +18,31 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: ['fastify', 'express', 'hono', 'node:http', '*/adapters/*'] }],
     },
   },
-  {
-    // Layering: the core depends on nothing above it. Features (schemes, permissions, throttles,
-    // pagination, views), stores and adapters import the core, never the other way round.
-    files: ['src/core/*.ts'],
-    ignores: ['src/core/**/*.test.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['fastify', 'express', 'hono', 'node:http', '@hono/*'], message: 'The core never imports a framework.' },
-            {
-              group: ['../*', '!../core/*'],
-              message: 'src/core imports nothing outside src/core: move the contract into the core instead.',
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // The same rule one folder down (src/core/request/: body, JSON, Python-compat and URL parsing, negotiation).
-    files: ['src/core/*/**/*.ts'],
-    ignores: ['src/core/**/*.test.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['fastify', 'express', 'hono', 'node:http', '@hono/*'], message: 'The core never imports a framework.' },
-            {
-              group: ['../../*', '!../../core/*'],
-              message: 'src/core imports nothing outside src/core: move the contract into the core instead.',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  // Layering: the core depends on nothing above it. Features (schemes, permissions, throttles,
+  // pagination, views), stores and adapters import the core, never the other way round. The
+  // same rule holds one folder down (src/core/request/, src/core/html/).
+  coreLayering(['src/core/*.ts'], '../'),
+  coreLayering(['src/core/*/**/*.ts'], '../../'),
 )
+
+/** The core's import rule for files `up` below src/: no framework, nothing outside src/core. */
+function coreLayering(files, up) {
+  return {
+    files,
+    ignores: ['src/core/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['fastify', 'express', 'hono', 'node:http', '@hono/*'], message: 'The core never imports a framework.' },
+            {
+              group: [`${up}*`, `!${up}core/*`],
+              message: 'src/core imports nothing outside src/core: move the contract into the core instead.',
+            },
+          ],
+        },
+      ],
+    },
+  }
+}

@@ -11,6 +11,7 @@ import { KyselyNamedTokenStore } from 'gatehouse/kysely'
 import { chainTokenStores } from 'gatehouse'
 import { KyselyUserStore } from 'gatehouse/kysely'
 import { authMigrations, migrate } from 'gatehouse/kysely'
+import { jwtBlacklistMigrations, KyselyJwtBlacklistStore } from 'gatehouse/kysely'
 import { createRedisClient, type RedisClient } from 'gatehouse/redis'
 import { RedisSessionStore } from 'gatehouse/redis'
 import { RedisThrottleStore } from 'gatehouse/redis'
@@ -218,6 +219,8 @@ export interface ReferenceContext {
   readonly redis: RedisClient | null
   /** The JWT codec when `jwtSigningKey` is set (the `/api/jwt/` routes are on), else `null`. */
   readonly jwt: JwtCodec | null
+  /** simplejwt's token blacklist, in SQL (`gatehouse_jwt_tokens`). */
+  readonly jwtBlacklist: KyselyJwtBlacklistStore<ReferenceDatabase>
   readonly schemes: {
     readonly token: TokenAuthentication
     readonly session: SessionAuthentication
@@ -234,6 +237,7 @@ export interface ReferenceContext {
 export async function migrateReference(database: Database<ReferenceDatabase>): Promise<void> {
   await migrate(database.db, authMigrations(database.dialect), 'gatehouse_migrations')
   await migrate(database.db, articleMigrations(database.dialect), 'reference_api_migrations')
+  await migrate(database.db, jwtBlacklistMigrations(database.dialect), 'gatehouse_jwt_migrations')
 }
 
 /** Opens the database, migrates it, seeds it when empty, and builds the stores and settings. */
@@ -297,6 +301,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
     redis,
     schemes,
     jwt: config.jwtSigningKey === undefined ? null : new JwtCodec(resolveJwtSettings({ signingKey: config.jwtSigningKey })),
+    jwtBlacklist: new KyselyJwtBlacklistStore({ db: database.db }),
     secrets,
     api,
     close: async () => {

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Kysely, Migration } from 'kysely'
-import type { AuthDatabase, Timestamp } from 'gatehouse/kysely'
+import type { AuthDatabase, JwtBlacklistDatabase, Timestamp } from 'gatehouse/kysely'
 import type { DialectName } from 'gatehouse/kysely'
 
 /** The reference API's own table. */
@@ -17,7 +17,7 @@ export interface SecretsTable {
   value: string
 }
 
-export interface ReferenceDatabase extends AuthDatabase {
+export interface ReferenceDatabase extends AuthDatabase, JwtBlacklistDatabase {
   articles: ArticlesTable
   reference_secrets: SecretsTable
 }

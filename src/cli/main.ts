@@ -10,7 +10,10 @@ import { Command, CommanderError, Option } from 'commander'
 import { existsSync } from 'node:fs'
 import { openDatabase, parseDatabaseUrl, type Database } from '../kysely/database.js'
 import { formatImportReport, importDjango, readDjangoDatabase, type ImportDjangoReport } from './import-django.js'
+import type { Kysely } from 'kysely'
 import { KyselySessionStore } from '../kysely/kysely-session-store.js'
+import { KyselyJwtBlacklistStore, type JwtBlacklistDatabase } from '../kysely/kysely-jwt-blacklist-store.js'
+import { jwtBlacklistMigrations } from '../kysely/jwt-blacklist-migrations.js'
 import { KyselyTokenStore } from '../kysely/kysely-token-store.js'
 import { KyselyUserStore } from '../kysely/kysely-user-store.js'
 import { authMigrations, migrate } from '../kysely/migrations.js'
@@ -525,6 +528,19 @@ export function buildCli(io: CliIo): Command {
       await withDatabase(options, io, async (database) => {
         const removed = await new KyselySessionStore({ db: database.db }).clearExpired()
         print(`Deleted ${removed} expired session${removed === 1 ? '' : 's'}`)
+      })
+    })
+
+  program
+    .command('flush-expired-tokens')
+    .description("delete expired JWT refresh tokens from the blacklist table (simplejwt's flushexpiredtokens)")
+    .addOption(databaseOption())
+    .action(async (options: DatabaseOption) => {
+      await withDatabase(options, io, async (database) => {
+        await migrate(database.db, jwtBlacklistMigrations(database.dialect), 'gatehouse_jwt_migrations')
+        const db = database.db as unknown as Kysely<JwtBlacklistDatabase>
+        const removed = await new KyselyJwtBlacklistStore({ db }).flushExpired(new Date())
+        print(`Deleted ${removed} expired token${removed === 1 ? '' : 's'}`)
       })
     })
 

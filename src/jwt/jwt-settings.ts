@@ -16,6 +16,11 @@ export interface JwtSettings {
   readonly refreshTokenLifetime?: number
   /** `ROTATE_REFRESH_TOKENS`: the refresh view answers a new refresh token too. @default false */
   readonly rotateRefreshTokens?: boolean
+  /**
+   * `BLACKLIST_AFTER_ROTATION`: with rotation and a blacklist store, the refresh view blacklists
+   * the refresh token it was given, and the verify view refuses blacklisted tokens. @default false
+   */
+  readonly blacklistAfterRotation?: boolean
   /** `AUTH_HEADER_TYPES`: keywords of `Authorization: <type> <token>`, matched case-sensitively; the first is the challenge's. @default ['Bearer'] */
   readonly authHeaderTypes?: readonly string[]
   /** `USER_ID_CLAIM`. @default 'user_id' */
@@ -39,6 +44,7 @@ export interface ResolvedJwtSettings {
   readonly accessTokenLifetime: number
   readonly refreshTokenLifetime: number
   readonly rotateRefreshTokens: boolean
+  readonly blacklistAfterRotation: boolean
   readonly authHeaderTypes: readonly string[]
   readonly userIdClaim: string
   readonly tokenTypeClaim: string
@@ -73,6 +79,7 @@ export function resolveJwtSettings(settings: JwtSettings): ResolvedJwtSettings {
     accessTokenLifetime: seconds(settings.accessTokenLifetime, 300, 'accessTokenLifetime'),
     refreshTokenLifetime: seconds(settings.refreshTokenLifetime, 86400, 'refreshTokenLifetime'),
     rotateRefreshTokens: settings.rotateRefreshTokens ?? false,
+    blacklistAfterRotation: settings.blacklistAfterRotation ?? false,
     authHeaderTypes: Object.freeze([...authHeaderTypes]),
     userIdClaim: settings.userIdClaim ?? 'user_id',
     tokenTypeClaim: settings.tokenTypeClaim ?? 'token_type',

@@ -5,7 +5,8 @@ import { createApi } from '../core/api.js'
 import type { ApiResponse } from '../core/api-response.js'
 import { JwtCodec } from './jwt-codec.js'
 import { resolveJwtSettings } from './jwt-settings.js'
-import { accessPayloadFrom, jwtRefreshView, refreshPayloadFor } from './token-views.js'
+import type { JwtBlacklistStore } from '../stores/jwt-blacklist-store.js'
+import { accessPayloadFrom, jwtRefreshView, jwtVerifyView, refreshPayloadFor } from './token-views.js'
 
 const users = new FakeUserStore()
 const api = createApi()
@@ -41,5 +42,30 @@ describe('jwtRefreshView', () => {
     expect(response.body).toEqual({ detail: 'No active account found with the given credentials', code: 'no_active_account' })
     const access = await codec.encode(accessPayloadFrom(codec, refreshPayloadFor(codec, bob, clock), clock))
     expect((await refresh(view, access)).body).toEqual({ detail: 'Token has wrong type', code: 'token_not_valid' })
+  })
+})
+
+describe('BLACKLIST_AFTER_ROTATION', () => {
+  it('rotation blacklists the old refresh token; verify then answers 400 "Token is blacklisted" as 5.2.2 does', async () => {
+    const rows = new Map<string, boolean>()
+    const blacklist: JwtBlacklistStore = {
+      addOutstanding: async (t) => void (rows.has(t.jti) || rows.set(t.jti, false)),
+      blacklist: async (t) => void rows.set(t.jti, true),
+      isBlacklisted: async (jti) => rows.get(jti) === true,
+      flushExpired: async () => 0,
+    }
+    const strict = new JwtCodec(resolveJwtSettings({ signingKey: 'views-test-signing-key-0123456789', rotateRefreshTokens: true, blacklistAfterRotation: true }), () => clock)
+    const view = api.view(jwtRefreshView({ codec: strict, users, blacklist }))
+    const old = await strict.encode(refreshPayloadFor(strict, bob, clock))
+    const first = await refresh(view, old)
+    expect(first.status).toBe(200)
+    const rotated = (first.body as { refresh: string }).refresh
+    expect(rows.get(String((await strict.decode(rotated, 'refresh'))['jti']))).toBe(false)
+    expect((await refresh(view, old)).body).toEqual({ detail: 'Token is blacklisted', code: 'token_not_valid' })
+    expect((await refresh(view, rotated)).status).toBe(200)
+    const verify = api.view(jwtVerifyView({ codec: strict, blacklist }))
+    const answer = await verify.handle(buildRequest({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: old }) }))
+    expect(answer.status).toBe(400)
+    expect(answer.body).toEqual({ non_field_errors: ['Token is blacklisted'] })
   })
 })

@@ -1,17 +1,18 @@
-import { AuthenticationFailed } from '../core/errors.js'
+import { AuthenticationFailed, ValidationError } from '../core/errors.js'
 import { jsonResponse, type ApiResponse } from '../core/api-response.js'
 import type { JsonObject } from '../core/openapi-types.js'
 import type { StoredUser, UserId } from '../core/user.js'
 import type { Handler, RequestContext, ViewOptions } from '../core/view.js'
 import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
+import type { JwtBlacklistStore, OutstandingJwt } from '../stores/jwt-blacklist-store.js'
 import type { UserStore } from '../stores/user-store.js'
 import type { LoginFailureThrottle } from '../throttling/login-failure-throttle.js'
 import type { Throttle } from '../throttling/throttle.js'
-import { validateCharFields } from '../views/char-fields.js'
+import { NON_FIELD_ERRORS_KEY, validateCharFields } from '../views/char-fields.js'
 import { CREDENTIALS_SCHEMA } from '../views/credentials-schema.js'
 import { integerUserId, jwtAuthenticationFailed } from './jwt-authentication.js'
 import type { JwtCodec, JwtPayload, TokenType } from './jwt-codec.js'
-import { TokenError } from './token-error.js'
+import { TOKEN_MESSAGES, TokenError } from './token-error.js'
 
 /** simplejwt's `no_active_account` message (obtain, and refresh for a deleted or inactive user). */
 export const NO_ACTIVE_ACCOUNT_MESSAGE = 'No active account found with the given credentials'
@@ -23,6 +24,16 @@ export interface JwtViewOptions {
   readonly throttles?: readonly Throttle[]
   /** Scope read by a scoped-rate throttle passed in `throttles`. */
   readonly throttleScope?: string
+  /**
+   * simplejwt's `token_blacklist` app: obtain records each refresh token, refresh refuses
+   * blacklisted ones ("Token is blacklisted"). @default none (no blacklist)
+   */
+  readonly blacklist?: JwtBlacklistStore | undefined
+}
+
+/** Options for `jwtBlacklistView`. */
+export interface JwtBlacklistViewOptions extends JwtViewOptions {
+  readonly blacklist: JwtBlacklistStore
 }
 
 /** Options for `jwtObtainPairView`. */
@@ -58,6 +69,26 @@ async function decodeForView(codec: JwtCodec, token: string, type: TokenType | n
     if (error instanceof TokenError) throw jwtAuthenticationFailed(error.message, 'token_not_valid')
     throw error
   }
+}
+
+/** The blacklist's record of a decoded refresh token. */
+function outstanding(codec: JwtCodec, payload: JwtPayload): OutstandingJwt {
+  const userId = payload[codec.settings.userIdClaim]
+  const exp = payload['exp']
+  return {
+    jti: String(payload[codec.settings.jtiClaim]),
+    userId: typeof userId === 'number' || typeof userId === 'string' ? userId : null,
+    expiresAt: new Date((typeof exp === 'number' ? exp : 0) * 1000),
+  }
+}
+
+/** simplejwt's `RefreshToken(token)` with the blacklist app: decoded, then refused when blacklisted. */
+async function decodeRefresh(codec: JwtCodec, token: string, blacklist: JwtBlacklistStore | undefined): Promise<JwtPayload> {
+  const payload = await decodeForView(codec, token, 'refresh')
+  if (blacklist !== undefined && (await blacklist.isBlacklisted(String(payload[codec.settings.jtiClaim])))) {
+    throw jwtAuthenticationFailed(TOKEN_MESSAGES.blacklisted, 'token_not_valid')
+  }
+  return payload
 }
 
 /** simplejwt's `RefreshToken.for_user(user)`: the refresh token's claims, at `now` seconds. */
@@ -112,6 +143,7 @@ export function jwtObtainPairView(options: JwtObtainPairOptions): ViewOptions {
     if (user === null || !user.isActive) throw new AuthenticationFailed(NO_ACTIVE_ACCOUNT_MESSAGE, 'no_active_account')
     const now = codec.currentTime()
     const refresh = refreshPayloadFor(codec, user, now)
+    await options.blacklist?.addOutstanding(outstanding(codec, refresh))
     return jsonResponse(200, { refresh: await codec.encode(refresh), access: await codec.encode(accessPayloadFrom(codec, refresh, now)) })
   }
   const described = Object.assign(post, {
@@ -130,7 +162,7 @@ export function jwtRefreshView(options: JwtRefreshOptions): ViewOptions {
   const parseUserId = options.parseUserId ?? integerUserId
   const post = async (ctx: RequestContext): Promise<ApiResponse> => {
     const fields = validateCharFields(await ctx.request.body(), { refresh: {} }, ctx.request)
-    const refresh = await decodeForView(codec, fields.refresh, 'refresh')
+    const refresh = await decodeRefresh(codec, fields.refresh, options.blacklist)
     const claim = refresh[codec.settings.userIdClaim]
     const id = parseUserId(claim)
     const user = id === null ? null : await users.findById(id)
@@ -138,8 +170,10 @@ export function jwtRefreshView(options: JwtRefreshOptions): ViewOptions {
     const now = codec.currentTime()
     const body: Record<string, string> = { access: await codec.encode(accessPayloadFrom(codec, refresh, now)) }
     if (codec.settings.rotateRefreshTokens) {
-      const fresh = codec.newPayload('refresh', now, codec.settings.refreshTokenLifetime)
-      body['refresh'] = await codec.encode({ ...refresh, ...fresh })
+      if (codec.settings.blacklistAfterRotation) await options.blacklist?.blacklist(outstanding(codec, refresh))
+      const fresh = { ...refresh, ...codec.newPayload('refresh', now, codec.settings.refreshTokenLifetime) }
+      await options.blacklist?.addOutstanding(outstanding(codec, fresh))
+      body['refresh'] = await codec.encode(fresh)
     }
     return jsonResponse(200, body)
   }
@@ -162,7 +196,11 @@ export function jwtVerifyView(options: JwtViewOptions): ViewOptions {
   const { codec } = options
   const post = async (ctx: RequestContext): Promise<ApiResponse> => {
     const fields = validateCharFields(await ctx.request.body(), { token: {} }, ctx.request)
-    await decodeForView(codec, fields.token, null)
+    const payload = await decodeForView(codec, fields.token, null)
+    // 5.2.2 checks the blacklist here only with BLACKLIST_AFTER_ROTATION, and answers 400.
+    if (codec.settings.blacklistAfterRotation && options.blacklist !== undefined && (await options.blacklist.isBlacklisted(String(payload[codec.settings.jtiClaim])))) {
+      throw new ValidationError({ [NON_FIELD_ERRORS_KEY]: [TOKEN_MESSAGES.blacklisted] })
+    }
     return jsonResponse(200, {})
   }
   const described = Object.assign(post, {
@@ -173,4 +211,26 @@ export function jwtVerifyView(options: JwtViewOptions): ViewOptions {
     },
   })
   return tokenView(options, 'Token Verify', described)
+}
+
+/**
+ * simplejwt's `TokenBlacklistView` (logout): `POST {"refresh"}` blacklists the refresh token,
+ * `200 {}`; a bad or already blacklisted token is `401 {"detail": …, "code": "token_not_valid"}`.
+ */
+export function jwtBlacklistView(options: JwtBlacklistViewOptions): ViewOptions {
+  const { codec, blacklist } = options
+  const post = async (ctx: RequestContext): Promise<ApiResponse> => {
+    const fields = validateCharFields(await ctx.request.body(), { refresh: {} }, ctx.request)
+    const refresh = await decodeRefresh(codec, fields.refresh, blacklist)
+    await blacklist.blacklist(outstanding(codec, refresh))
+    return jsonResponse(200, {})
+  }
+  const described = Object.assign(post, {
+    openApi: {
+      requestBody: { type: 'object', required: ['refresh'], properties: { refresh: STRING } },
+      response: { type: 'object', additionalProperties: false },
+      errors: [401],
+    },
+  })
+  return tokenView(options, 'Token Blacklist', described)
 }

@@ -24,6 +24,8 @@ export {
   type UserColumns,
   type UserIdType,
 } from './kysely-user-store.js'
+export { KyselyJwtBlacklistStore, type KyselyJwtBlacklistStoreOptions, type JwtBlacklistDatabase, type JwtTokensTable } from './kysely-jwt-blacklist-store.js'
+export { jwtBlacklistMigrations } from './jwt-blacklist-migrations.js'
 export { KyselyTokenStore, tokenRow, type KyselyTokenStoreOptions } from './kysely-token-store.js'
 export {
   KyselyNamedTokenStore,

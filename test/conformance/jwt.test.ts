@@ -131,6 +131,34 @@ for (const backend of BACKENDS) {
       expect(bad.headers['www-authenticate']).toBe(CHALLENGE)
     })
 
+    it('blacklist (logout): 200 {} once, then the refresh token is refused everywhere; verify ignores it as 5.2.2 does', async () => {
+      const { refresh, access } = await pair('alice', 'alice-pass-1')
+      const jti = String((await codec.decode(refresh, 'refresh'))['jti'])
+      // obtain recorded the refresh token as outstanding
+      const row = await server.ref.db.selectFrom('gatehouse_jwt_tokens').selectAll().where('jti', '=', jti).executeTakeFirst()
+      expect(row).toMatchObject({ jti, user_id: '1', blacklisted_at: null })
+      const first = await post('/api/jwt/blacklist/', { refresh })
+      expect(first.status).toBe(200)
+      expect(first.body).toEqual({})
+      const blacklisted = { detail: 'Token is blacklisted', code: 'token_not_valid' }
+      for (const path of ['/api/jwt/blacklist/', '/api/jwt/refresh/']) {
+        const again = await post(path, { refresh })
+        expect(again.status, path).toBe(401)
+        expect(again.body, path).toEqual(blacklisted)
+        expect(again.headers['www-authenticate'], path).toBe(CHALLENGE)
+      }
+      expect((await post('/api/jwt/verify/', { token: refresh })).status).toBe(200)
+      const wrongType = await post('/api/jwt/blacklist/', { refresh: access })
+      expect(wrongType.body).toEqual({ detail: 'Token has wrong type', code: 'token_not_valid' })
+      expect((await post('/api/jwt/blacklist/', {})).body).toEqual({ refresh: ['This field is required.'] })
+      // flush-expired: rows past their exp go, blacklisted or not
+      await server.ref.jwtBlacklist.blacklist({ jti: 'old-one', userId: 1, expiresAt: new Date(Date.now() - 1000) })
+      expect(await server.ref.jwtBlacklist.isBlacklisted('old-one')).toBe(true)
+      expect(await server.ref.jwtBlacklist.flushExpired(new Date())).toBe(1)
+      expect(await server.ref.jwtBlacklist.isBlacklisted('old-one')).toBe(false)
+      expect(await server.ref.jwtBlacklist.isBlacklisted(jti)).toBe(true)
+    })
+
     it('a pair minted by the real simplejwt 5.2.2 with the same key works on the wire', async () => {
       const [minted] = await simplejwt(KEY, [{ op: 'mint', user_id: 2 }])
       expect((await whoami(`Bearer ${minted?.access ?? ''}`)).body).toEqual(me('bob'))

@@ -1,21 +1,23 @@
 import { route, type Route } from 'gatehouse'
 import { IsAuthenticated } from 'gatehouse'
-import { JWTAuthentication, jwtObtainPairView, jwtRefreshView, jwtVerifyView } from 'gatehouse'
+import { JWTAuthentication, jwtBlacklistView, jwtObtainPairView, jwtRefreshView, jwtVerifyView } from 'gatehouse'
 import type { ReferenceContext } from '../context.js'
 import { whoami } from './identity.js'
 
 /**
- * The JWT routes of reference-api.md (simplejwt's views and `JWTAuthentication`, HS256 with
+ * The JWT routes of reference-api.md (simplejwt's views with its blacklist app, and `JWTAuthentication`, HS256 with
  * `GATEHOUSE_JWT_SIGNING_KEY`): none when the key is unset.
  */
 export function jwtRoutes(ref: ReferenceContext): Route[] {
   const codec = ref.jwt
   if (codec === null) return []
   const { api, users, loginFailures } = ref
+  const blacklist = ref.jwtBlacklist
   return [
-    route('/api/jwt/', api.view(jwtObtainPairView({ codec, users, loginFailures }))),
-    route('/api/jwt/refresh/', api.view(jwtRefreshView({ codec, users }))),
-    route('/api/jwt/verify/', api.view(jwtVerifyView({ codec }))),
+    route('/api/jwt/', api.view(jwtObtainPairView({ codec, users, loginFailures, blacklist }))),
+    route('/api/jwt/refresh/', api.view(jwtRefreshView({ codec, users, blacklist }))),
+    route('/api/jwt/verify/', api.view(jwtVerifyView({ codec, blacklist }))),
+    route('/api/jwt/blacklist/', api.view(jwtBlacklistView({ codec, blacklist }))),
     route(
       '/api/schemes/jwt/',
       api.view({ name: 'JWT Scheme', handlers: { GET: whoami }, permissions: [new IsAuthenticated()], authentication: [new JWTAuthentication({ codec, users })] }),
