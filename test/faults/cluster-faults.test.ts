@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { startCluster, type Cluster } from '../../scripts/multi-instance.js'
+import { sessionKeys } from '../redis/redis-helpers.js'
 import { call, login } from '../scale/http-client.js'
 import { startThrowawayPostgres, startThrowawayRedis, throwawayServersAvailable, type ThrowawayServer } from './throwaway-servers.js'
 
@@ -72,7 +73,7 @@ describe.skipIf(!throwawayServersAvailable() || !nginxAvailable())('2 instances 
     try {
       await client.connect()
       const tokens = await client.query<{ n: number }>('select count(*)::int as n from gatehouse_tokens')
-      return { tokens: tokens.rows[0]?.n ?? -1, sessions: (await r.keys('gatehouse:session:*')).length }
+      return { tokens: tokens.rows[0]?.n ?? -1, sessions: (await sessionKeys(r)).length }
     } finally {
       r.disconnect()
       await client.end()

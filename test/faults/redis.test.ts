@@ -11,6 +11,7 @@ import { startInstance, type Instance } from '../../scripts/multi-instance.js'
 import { openDatabase, type Database } from '../../src/kysely/database.js'
 import type { AuthDatabase } from '../../src/kysely/schema.js'
 import { freshSqlite, type TestDatabase } from '../helpers/databases.js'
+import { sessionKeys } from '../redis/redis-helpers.js'
 import { call, login } from '../scale/http-client.js'
 import { startThrowawayRedis, throwawayServersAvailable, type ThrowawayServer } from './throwaway-servers.js'
 
@@ -36,9 +37,7 @@ describe.skipIf(!throwawayServersAvailable())('Redis down or slow (throwaway ser
     try {
       db = await openDatabase<AuthDatabase>(database.url)
       const tokens = await sql<{ n: number }>`select count(*) as n from gatehouse_tokens`.execute(db.db)
-      // Per-user index sets (`gatehouse:session:user:<id>`) live beside the sessions: not sessions.
-      const sessionKeys = (await client.keys('gatehouse:session:*')).filter((key) => !key.startsWith('gatehouse:session:user:'))
-      return { sessions: sessionKeys.length, tokens: Number(tokens.rows[0]?.n) }
+      return { sessions: (await sessionKeys(client)).length, tokens: Number(tokens.rows[0]?.n) }
     } finally {
       client.disconnect()
       await db?.close()

@@ -186,6 +186,19 @@ export async function runClientProgram(options: ClientProgramOptions): Promise<v
   check(manual.data?.results.length === 5, 'manual')
   const everything = await client.GET('/api/articles/all/')
   check(everything.data?.length === SEEDED_ARTICLES, 'all')
+  const ordered = await client.GET('/api/articles/ordered/', { params: { query: { ordering: ['-score'] } } })
+  check(ordered.data !== undefined && ordered.data.results.length === 10 && ordered.data.results.every((a) => a.score === 9), 'ordered by -score')
+  const orderedWalk: number[] = []
+  let orderedCursor: string | null = null
+  do {
+    const response = await client.GET('/api/articles/cursor-ordered/', {
+      params: { query: orderedCursor === null ? { ordering: ['score'] } : { ordering: ['score'], cursor: orderedCursor } },
+    })
+    check(response.data !== undefined, 'cursor-ordered page')
+    orderedWalk.push(...ids(response.data.results))
+    orderedCursor = linkParam(response.data.next, 'cursor')
+  } while (orderedCursor !== null)
+  check(orderedWalk.length === SEEDED_ARTICLES && new Set(orderedWalk).size === SEEDED_ARTICLES, 'cursor-ordered walk')
 
   // --- A create, its typed 400 and 401.
   const created = await client.POST('/api/articles/', { body: { title: 'From the client', score: 4 }, headers: bob })

@@ -76,3 +76,11 @@ export async function startThrowawayRedis(port: number): Promise<ThrowawayRedis>
     },
   }
 }
+
+/**
+ * The session keys under `prefix` (the reference API's `gatehouse:session:`), without the
+ * per-user index sets (`<prefix>user:<id>`) that the Redis session store keeps beside them.
+ */
+export async function sessionKeys(redis: Redis, prefix = 'gatehouse:session:'): Promise<string[]> {
+  return (await redis.keys(`${prefix}*`)).filter((key) => !key.startsWith(`${prefix}user:`))
+}

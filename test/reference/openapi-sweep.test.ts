@@ -71,8 +71,9 @@ describe('every operation and its error cases answer as the document says', () =
     await send('GET', '/api/articles/cursor/', { query: '?cursor=x' })
     for (let i = 0; i < 7; i++) await send('POST', '/api/auth/token/throttled/', { headers: { 'Content-Type': 'application/json' }, body: '{"username":"bob","password":"bob-pass-2"}' })
 
-    // Past the failed-login budget, every operation a Basic header reaches answers 429.
-    for (let i = 0; i < 6; i++) await send('GET', '/api/whoami/', { headers: { Authorization: `Basic ${btoa(`mallory:guess-${i}`)}` } })
+    // Past bob's failed-login budget from this address (counted per username and client),
+    // every operation a Basic header for bob reaches answers 429.
+    for (let i = 0; i < 6; i++) await send('GET', '/api/whoami/', { headers: { Authorization: `Basic ${btoa(`bob:guess-${i}`)}` } })
     for (const { method, path, op } of operations()) {
       const res = await send(method, path, { headers: BOB_BASIC })
       const viaBasic = (op['security'] as Json[]).some((requirement) => Object.hasOwn(requirement, 'basicAuth'))
