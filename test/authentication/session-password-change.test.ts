@@ -2,34 +2,24 @@
 // run `gatehouse changepassword` on the server's database, and the old cookie is no longer
 // a login. The app's own password-change view keeps the session that made the change with
 // `updateSessionAuthHash`, while the user's other sessions end. Real HTTP, SQLite and PostgreSQL.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { updateSessionAuthHash } from '../../src/authentication/session-auth-hash.js'
 import { BACKENDS } from '../helpers/databases.js'
 import { cliInProcess } from '../helpers/cli-in-process.js'
-import { startReference, type RunningReference } from '../helpers/reference-server.js'
+import { useReference } from '../helpers/reference-server.js'
 import { login, type SessionCookies } from '../oracle/http-exchange.js'
 
 for (const backend of BACKENDS) {
   describe.skipIf(!backend.available)(`a password change ends sessions (${backend.name})`, () => {
-    let server: RunningReference
-    let url = ''
-
-    beforeAll(async () => {
-      const database = await backend.create()
-      url = database.url
-      server = await startReference(database)
-    })
-    afterAll(async () => {
-      await server?.close()
-    })
+    const reference = useReference(backend)
 
     async function whoami(session: SessionCookies): Promise<[number, unknown]> {
-      const res = await fetch(`${server.baseUrl}/api/whoami/`, { headers: { Cookie: `sessionid=${session.sessionid}` } })
+      const res = await fetch(`${reference().baseUrl}/api/whoami/`, { headers: { Cookie: `sessionid=${session.sessionid}` } })
       return [res.status, ((await res.json()) as { username: unknown }).username]
     }
 
     async function loggedIn(username: string): Promise<SessionCookies> {
-      const session = await login(server.baseUrl, username)
+      const session = await login(reference().baseUrl, username)
       if (session === null) throw new Error(`cannot log in as ${username}`)
       expect(await whoami(session)).toEqual([200, username])
       return session
@@ -37,7 +27,7 @@ for (const backend of BACKENDS) {
 
     it('gatehouse changepassword: the old session is anonymous at once; a new login works', async () => {
       const before = await loggedIn('alice')
-      const changed = await cliInProcess(['changepassword', 'alice', '--database', url], { GATEHOUSE_PASSWORD: 'alice-pass-1' })
+      const changed = await cliInProcess(['changepassword', 'alice', '--database', reference().databaseUrl], { GATEHOUSE_PASSWORD: 'alice-pass-1' })
       expect(changed).toMatchObject({ code: 0, stdout: 'Password changed successfully for user alice\n' })
       // Even set to the same password: a new hash, a new salt, so the session ends.
       expect(await whoami(before)).toEqual([200, null])
@@ -47,7 +37,7 @@ for (const backend of BACKENDS) {
     it('updateSessionAuthHash keeps the session that changed the password; the others end', async () => {
       const mine = await loggedIn('bob')
       const other = await loggedIn('bob')
-      const { users, sessions } = server.ref
+      const { users, sessions } = reference().ref
       const bob = await users.findByUsername('bob')
       await users.setPassword(bob?.id ?? 0, 'bob-pass-2')
       expect(await updateSessionAuthHash({ sessions, users }, mine.sessionid)).toBe(true)
@@ -57,7 +47,7 @@ for (const backend of BACKENDS) {
     })
 
     it('a session row without the hash (written before this check, or by hand) is not a login', async () => {
-      const { users, sessions } = server.ref
+      const { users, sessions } = reference().ref
       const alice = await users.findByUsername('alice')
       await sessions.save('handwrittensessionkey0000000000x', { userId: alice?.id ?? 0, data: {}, expiresAt: new Date(Date.now() + 60_000) })
       expect(await whoami({ sessionid: 'handwrittensessionkey0000000000x', csrftoken: '' })).toEqual([200, null])

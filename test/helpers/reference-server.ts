@@ -1,5 +1,6 @@
 import { FRAMEWORKS, startApp, type BuildAppOptions, type Framework } from '../../examples/reference-api/app.js'
 import { openReferenceContext, type ReferenceConfig, type ReferenceContext } from '../../examples/reference-api/context.js'
+import { afterAll, beforeAll } from 'vitest'
 import type { TestDatabase } from './databases.js'
 
 /**
@@ -23,6 +24,8 @@ export function testFramework(): Framework {
 /** A reference API listening on a real loopback socket, on its own fresh database. */
 export interface RunningReference {
   readonly baseUrl: string
+  /** The `DATABASE_URL` it serves (for the command line run beside it). */
+  readonly databaseUrl: string
   readonly ref: ReferenceContext
   /** The framework it runs on. */
   readonly framework: Framework
@@ -47,6 +50,7 @@ export async function startReference(
   const app = await startApp(framework, ref, { port: 0, host: '127.0.0.1' }, appOptions)
   return {
     baseUrl: app.address,
+    databaseUrl: database.url,
     ref,
     framework,
     close: async () => {
@@ -54,5 +58,23 @@ export async function startReference(
       await ref.close()
       if (dropDatabase) await database.drop()
     },
+  }
+}
+
+/**
+ * A reference API on a fresh database of `backend`, started before the enclosing describe
+ * block's tests and closed after them; call the returned function inside a test.
+ */
+export function useReference(backend: { create(): Promise<TestDatabase> }): () => RunningReference {
+  let server: RunningReference | undefined
+  beforeAll(async () => {
+    server = await startReference(await backend.create())
+  })
+  afterAll(async () => {
+    await server?.close()
+  })
+  return () => {
+    if (server === undefined) throw new Error('the reference API has not started')
+    return server
   }
 }

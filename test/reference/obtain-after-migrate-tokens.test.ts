@@ -1,27 +1,17 @@
 // After `gatehouse migrate-tokens`, the reference API's DRF obtain endpoint stops storing
 // plaintext keys: it issues named tokens (digests only), while before the migration it is
 // DRF's get-or-create. Real HTTP, the command line run on the server's own database.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { cliInProcess } from '../helpers/cli-in-process.js'
 import { BACKENDS } from '../helpers/databases.js'
-import { startReference, type RunningReference } from '../helpers/reference-server.js'
+import { useReference } from '../helpers/reference-server.js'
 
 for (const backend of BACKENDS) {
   describe.skipIf(!backend.available)(`obtain endpoint after migrate-tokens (${backend.name})`, () => {
-    let server: RunningReference
-    let url = ''
-
-    beforeAll(async () => {
-      const database = await backend.create()
-      url = database.url
-      server = await startReference(database)
-    })
-    afterAll(async () => {
-      await server?.close()
-    })
+    const reference = useReference(backend)
 
     async function obtain(path: string, username: string, password: string): Promise<Record<string, unknown>> {
-      const res = await fetch(server.baseUrl + path, {
+      const res = await fetch(reference().baseUrl + path, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ username, password }),
@@ -29,11 +19,11 @@ for (const backend of BACKENDS) {
       expect(res.status).toBe(200)
       return (await res.json()) as Record<string, unknown>
     }
-    const drfRows = async (): Promise<number> => (await server.ref.db.selectFrom('gatehouse_tokens').select('key').execute()).length
+    const drfRows = async (): Promise<number> => (await reference().ref.db.selectFrom('gatehouse_tokens').select('key').execute()).length
 
     it('DRF keys before; named tokens after, and no plaintext key is stored again', async () => {
       expect(await obtain('/api/auth/token/', 'alice', 'alice-pass-1')).toEqual({ token: expect.stringMatching(/^[0-9a-f]{40}$/) })
-      const migrated = await cliInProcess(['migrate-tokens', '--database', url])
+      const migrated = await cliInProcess(['migrate-tokens', '--database', reference().databaseUrl])
       expect(migrated).toMatchObject({ code: 0, stdout: expect.stringContaining('Moved 3 DRF tokens into named tokens; 0 already there\n') })
       expect(await drfRows()).toBe(0)
 
@@ -44,12 +34,12 @@ for (const backend of BACKENDS) {
       expect(detailed['token']).not.toBe(first['token'])
       expect(await drfRows()).toBe(0)
 
-      const whoami = await fetch(`${server.baseUrl}/api/whoami/`, { headers: { Authorization: `Token ${String(first['token'])}` } })
+      const whoami = await fetch(`${reference().baseUrl}/api/whoami/`, { headers: { Authorization: `Token ${String(first['token'])}` } })
       expect(await whoami.json()).toEqual({ username: 'alice', authenticated: true, auth: first['token'] })
       // The migrated DRF key of bob goes on working.
-      const bob = await fetch(`${server.baseUrl}/api/whoami/`, { headers: { Authorization: 'Token b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0' } })
+      const bob = await fetch(`${reference().baseUrl}/api/whoami/`, { headers: { Authorization: 'Token b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0' } })
       expect(bob.status).toBe(200)
-      const names = (await server.ref.namedTokens.list(1)).map((t) => t.name)
+      const names = (await reference().ref.namedTokens.list(1)).map((t) => t.name)
       expect(names).toEqual(['drf', 'obtain', 'obtain'])
     })
   })
