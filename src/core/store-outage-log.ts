@@ -21,29 +21,29 @@ interface Outage {
   readonly timer: NodeJS.Timeout
 }
 
-/** The driver's first line, short: enough to tell faults apart, never a whole dump. */
-function shortMessage(error: unknown): string {
+/** The innermost cause of `error` (at most five deep): the driver's own error (`Query read timeout`, `connect ECONNREFUSED …`). */
+function innermostCause(error: unknown): unknown {
   let current: unknown = error
-  // The innermost cause carries the driver's words (`Query read timeout`, `connect ECONNREFUSED …`).
   for (let depth = 0; depth < 5; depth++) {
     const cause = (current as { cause?: unknown } | null)?.cause
     if (typeof cause !== 'object' || cause === null) break
     current = cause
   }
-  const message = current instanceof Error ? current.message : String(current)
+  return current
+}
+
+/** The driver's first line, short: enough to tell faults apart, never a whole dump. */
+function shortMessage(error: unknown): string {
+  const cause = innermostCause(error)
+  const message = cause instanceof Error ? cause.message : String(cause)
   const firstLine = message.split('\n', 1)[0] ?? ''
   return firstLine.length > 160 ? `${firstLine.slice(0, 157)}...` : firstLine
 }
 
 /** The stack of the innermost error (the driver's), for the outage's first line. */
 function innermostStack(error: unknown): string {
-  let current: unknown = error
-  for (let depth = 0; depth < 5; depth++) {
-    const cause = (current as { cause?: unknown } | null)?.cause
-    if (typeof cause !== 'object' || cause === null) break
-    current = cause
-  }
-  return current instanceof Error && current.stack !== undefined ? current.stack : String(current)
+  const cause = innermostCause(error)
+  return cause instanceof Error && cause.stack !== undefined ? cause.stack : String(cause)
 }
 
 function describe(fault: StoreFault): string {
