@@ -80,6 +80,8 @@ export class ApiView {
   private readonly varyAccept: readonly string[]
   /** Negotiated formats by Accept header (clients send few distinct ones), bounded. */
   private readonly negotiated = new Map<string, Format>()
+  /** The view's `finish`, then the `responseMiddleware` setting: fixed when the view is declared. */
+  private readonly finishSteps: Settings['responseMiddleware']
   /** The format negotiated for a request without an Accept header. */
   private negotiatedWithoutAccept: Format | undefined
 
@@ -87,6 +89,8 @@ export class ApiView {
     const { handlers, formats } = options
     const where = `view "${options.name ?? 'unnamed'}"`
     this.guard = new Guard(global, options, { kind: 'view', otherKeys: ['description', 'handlers', 'formats', 'vary', 'finish', 'parses'] })
+    const middleware = this.guard.settings.responseMiddleware
+    this.finishSteps = options.finish === undefined ? middleware : [{ process: options.finish }, ...middleware]
     if (typeof handlers !== 'object' || handlers === null || Object.keys(handlers).length === 0) {
       throw new ConfigurationError('ERR_NO_HANDLERS', `${where} has no handlers`)
     }
@@ -154,8 +158,7 @@ export class ApiView {
     }
     // A session answer depends on the Cookie header: shared caches must know.
     let finished = finishResponse(response, { method: req.method, allow: this.allow, vary: [...accept, ...varyOf(consulted), ...(negotiated.handled ? (this.options.vary ?? []) : [])] })
-    const steps = this.options.finish === undefined ? this.guard.settings.responseMiddleware : [{ process: this.options.finish }, ...this.guard.settings.responseMiddleware]
-    for (const middleware of steps) {
+    for (const middleware of this.finishSteps) {
       try {
         finished = middleware.process(req, finished)
       } catch (error) {
