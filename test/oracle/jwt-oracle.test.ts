@@ -23,7 +23,7 @@ import { JWT_ORACLE_KEY, simplejwtOracleUnavailable, type RunningSimplejwtOracle
 import { exchange, send, type ExchangeRequest, type ExchangeResult, type SessionCookies } from './http-exchange.js'
 
 const SEED = Number(process.env['JWT_ORACLE_SEED'] ?? 2525)
-const RUNS = Number(process.env['JWT_ORACLE_RUNS'] ?? 60)
+const RUNS = Number(process.env['JWT_ORACLE_RUNS'] ?? 100)
 const CHALLENGE = 'Bearer realm="api"'
 /** The seed's active users (reference-api.md): alice 1, bob 2, admin 4; carol (3) is inactive. */
 const ACTIVE_USER_IDS = new Set([1, 2, 4])
