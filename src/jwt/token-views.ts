@@ -59,7 +59,8 @@ export interface JwtRefreshOptions extends JwtViewOptions {
  */
 function challengeOnly(codec: JwtCodec): AuthenticationScheme {
   const header = `${codec.settings.authHeaderTypes[0] ?? 'Bearer'} realm="api"`
-  return { name: 'JWTTokenViewChallenge', authenticate: () => Promise.resolve(null), authenticateHeader: () => header }
+  // openApiSecurity: none, so the document says the views take no credentials (not "undescribed").
+  return { name: 'JWTTokenViewChallenge', authenticate: () => Promise.resolve(null), authenticateHeader: () => header, openApiSecurity: () => [] }
 }
 
 /** Decodes a token for a view: a `TokenError` becomes simplejwt's `InvalidToken` (401 `token_not_valid`). */
