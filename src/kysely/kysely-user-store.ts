@@ -26,6 +26,8 @@ export interface UserColumns<C extends string = string> {
   readonly isStaff?: C | null
   /** Set to the current time by `create` (ISO text on SQLite, `timestamptz` on PostgreSQL); absent: left to the table. */
   readonly dateJoined?: C | null
+  /** Django's `last_login`, written by `updateLastLogin` (a timestamp, or ISO text on SQLite); absent: not kept. */
+  readonly lastLogin?: C | null
 }
 
 /**
@@ -92,6 +94,7 @@ const OWN_COLUMNS: Required<UserColumns> = {
   isActive: 'is_active',
   isStaff: 'is_staff',
   dateJoined: 'date_joined',
+  lastLogin: 'last_login',
 }
 
 /** The store's view of a database: any table, any columns (the mapping names them at run time). */
@@ -362,6 +365,18 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
    */
   async setStaff(userId: UserId, isStaff: boolean): Promise<boolean> {
     return this.setFlag('isStaff', 'setStaff', userId, isStaff)
+  }
+
+  /**
+   * Django's `update_last_login`: sets the user's `lastLogin` column to `at` (the obtain view
+   * of simplejwt with `UPDATE_LAST_LOGIN`). Tells no bus: no cached authentication reads it.
+   * @returns false when there is no such user, or the mapping has no `lastLogin` column.
+   */
+  async updateLastLogin(userId: UserId, at: Date): Promise<boolean> {
+    const column = this.columns.lastLogin
+    if (typeof column !== 'string' || !this.validId(userId)) return false
+    const result = await this.db.updateTable(this.table).set({ [column]: at.toISOString() }).where(sql.ref(this.columns.id), '=', userId).executeTakeFirst()
+    return Number(result.numUpdatedRows) > 0
   }
 
   /** Writes one mapped 0/1 flag column of a user (and tells the bus); `method` names the caller in the error. */
