@@ -265,6 +265,18 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     return this.setFlag('isStaff', 'setStaff', userId, isStaff)
   }
 
+  /**
+   * Django's `update_last_login`: sets the user's `lastLogin` column to `at` (the obtain view
+   * of simplejwt with `UPDATE_LAST_LOGIN`). Tells no bus: no cached authentication reads it.
+   * @returns false when there is no such user, or the mapping has no `lastLogin` column.
+   */
+  async updateLastLogin(userId: UserId, at: Date): Promise<boolean> {
+    const column = this.columns.lastLogin
+    if (typeof column !== 'string' || !this.validId(userId)) return false
+    const result = await this.db.updateTable(this.table).set({ [column]: at.toISOString() }).where(sql.ref(this.columns.id), '=', userId).executeTakeFirst()
+    return Number(result.numUpdatedRows) > 0
+  }
+
   /** Writes one mapped 0/1 flag column of a user (and tells the bus); `method` names the caller in the error. */
   private async setFlag(field: 'isActive' | 'isStaff', method: string, userId: UserId, value: boolean): Promise<boolean> {
     const column = this.columns[field]

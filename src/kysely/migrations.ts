@@ -110,6 +110,15 @@ export function authMigrations(dialect: DialectName, options: AuthMigrationOptio
         await db.schema.dropTable('gatehouse_named_tokens').execute()
       },
     },
+    // Django's auth_user.last_login, for updateLastLogin (simplejwt's UPDATE_LAST_LOGIN). A mapped users table is yours to change.
+    '0003_users_last_login': {
+      async up(db: Kysely<unknown>): Promise<void> {
+        if (users === undefined) await db.schema.alterTable('gatehouse_users').addColumn('last_login', ts).execute()
+      },
+      async down(db: Kysely<unknown>): Promise<void> {
+        if (users === undefined) await db.schema.alterTable('gatehouse_users').dropColumn('last_login').execute()
+      },
+    },
   }
 }
 

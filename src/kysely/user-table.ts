@@ -20,6 +20,8 @@ export interface UserColumns<C extends string = string> {
   readonly isStaff?: C | null
   /** Set to the current time by `create` (ISO text on SQLite, `timestamptz` on PostgreSQL); absent: left to the table. */
   readonly dateJoined?: C | null
+  /** Django's `last_login`, written by `updateLastLogin` (a timestamp, or ISO text on SQLite); absent: not kept. */
+  readonly lastLogin?: C | null
 }
 
 /**
@@ -61,6 +63,7 @@ export const DJANGO_USER_COLUMNS: Required<UserColumns<keyof UsersTable & string
   isActive: 'is_active',
   isStaff: 'is_staff',
   dateJoined: 'date_joined',
+  lastLogin: 'last_login',
 })
 
 /**
