@@ -15,6 +15,7 @@ export { toDate } from './schema.js'
 export { openDatabase, parseDatabaseUrl, createDialect, DEFAULT_SQLITE_PATH } from './database.js'
 export { withStatementTimeout } from './statement-timeout.js'
 export type { Database, DatabaseTarget, DialectName, OpenDatabaseOptions } from './database.js'
+export type { SqliteDriverName } from './sqlite-connection.js'
 export { authMigrations, migrate, syncSerial, type AuthMigrationOptions } from './migrations.js'
 export { KyselyUserStore, type KyselyUserStoreOptions, type RequiredUserTable } from './kysely-user-store.js'
 export {
