@@ -17,7 +17,7 @@ import { RedisSessionStore } from 'gatehouse/redis'
 import { RedisThrottleStore } from 'gatehouse/redis'
 import { RedisInvalidationBus } from 'gatehouse/redis'
 import { LocalInvalidationBus, MemoryTokenCache } from 'gatehouse'
-import { JwtCodec, resolveJwtSettings } from 'gatehouse'
+import { JwtCodec, resolveJwtSettings, type JwtSettings } from 'gatehouse'
 import { PageNumberPagination, type CountStrategy } from 'gatehouse'
 import type { SessionStore } from 'gatehouse'
 import { MemoryThrottleStore } from 'gatehouse'
@@ -94,6 +94,11 @@ export interface ReferenceConfig {
    * keeps its simplejwt clients' tokens valid). Unset: the `/api/jwt/` routes are off.
    */
   readonly jwtSigningKey?: string | undefined
+  /**
+   * simplejwt's other settings for the JWT routes (simplejwt 5.2.2's defaults when unset). The
+   * simplejwt comparison turns `rotateRefreshTokens` and `blacklistAfterRotation` on with it.
+   */
+  readonly jwtSettings?: Omit<JwtSettings, 'signingKey'> | undefined
 }
 
 /** `GATEHOUSE_COUNT` as a count strategy, or `undefined` when unset; a malformed value throws. */
@@ -300,7 +305,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
     loginFailures,
     redis,
     schemes,
-    jwt: config.jwtSigningKey === undefined ? null : new JwtCodec(resolveJwtSettings({ signingKey: config.jwtSigningKey })),
+    jwt: config.jwtSigningKey === undefined ? null : new JwtCodec(resolveJwtSettings({ ...config.jwtSettings, signingKey: config.jwtSigningKey })),
     jwtBlacklist: new KyselyJwtBlacklistStore({ db: database.db }),
     secrets,
     api,
