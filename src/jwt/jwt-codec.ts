@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto'
 import { CompactSign, compactVerify, createRemoteJWKSet, decodeProtectedHeader, type CompactVerifyGetKey } from 'jose'
 import { ConfigurationError } from '../core/errors.js'
+import { randomUUID } from '../crypto/random.js'
 import type { ResolvedJwtSettings } from './jwt-settings.js'
 import { TOKEN_MESSAGES, TokenError } from './token-error.js'
 

@@ -1,5 +1,6 @@
-import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto'
+import type { KeyObject } from 'node:crypto'
 import { ConfigurationError } from '../core/errors.js'
+import { nativeCrypto } from '../crypto/native-crypto.js'
 
 /** simplejwt 5.2.2's `ALLOWED_ALGORITHMS`. */
 export const JWT_ALGORITHMS = ['HS256', 'HS384', 'HS512', 'RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512'] as const
@@ -29,6 +30,15 @@ function invalid(message: string): ConfigurationError {
 }
 
 /**
+ * `node:crypto`, which reads PEM keys (PKCS#1, SEC1 and certificates as well as PKCS#8) at
+ * start-up, synchronously. Runtimes without it (edge) keep the HMAC algorithms.
+ */
+function keyCrypto(algorithm: JwtAlgorithm): typeof import('node:crypto') {
+  if (nativeCrypto === undefined) throw invalid(`JWT algorithm ${algorithm} needs node:crypto (Node, Bun, Deno, Workers with nodejs_compat); this runtime has the HS* algorithms only`)
+  return nativeCrypto
+}
+
+/**
  * Checks that `key` can sign or verify `algorithm`: an RSA key of 2048 bits or more for
  * `RS*` (jose refuses shorter ones), a key on the algorithm's curve for `ES*`.
  */
@@ -52,7 +62,7 @@ function checkKeyFits(key: KeyObject, algorithm: JwtAlgorithm, setting: string):
 export function privateKeyOf(pem: string, algorithm: JwtAlgorithm): KeyObject {
   let key: KeyObject
   try {
-    key = createPrivateKey({ key: pem, format: 'pem' })
+    key = keyCrypto(algorithm).createPrivateKey({ key: pem, format: 'pem' })
   } catch {
     throw invalid('JWT setting "signingKey" must be a private key in PEM for ' + algorithm)
   }
@@ -64,7 +74,7 @@ export function privateKeyOf(pem: string, algorithm: JwtAlgorithm): KeyObject {
 export function publicKeyOf(pem: string, algorithm: JwtAlgorithm): KeyObject {
   let key: KeyObject
   try {
-    key = createPublicKey({ key: pem, format: 'pem' })
+    key = keyCrypto(algorithm).createPublicKey({ key: pem, format: 'pem' })
   } catch {
     throw invalid('JWT setting "verifyingKey" must be a public key in PEM for ' + algorithm)
   }
@@ -75,8 +85,8 @@ export function publicKeyOf(pem: string, algorithm: JwtAlgorithm): KeyObject {
 }
 
 /** The public half of a private key. */
-export function publicHalf(privateKey: KeyObject): KeyObject {
-  return createPublicKey(privateKey)
+export function publicHalf(privateKey: KeyObject, algorithm: JwtAlgorithm): KeyObject {
+  return keyCrypto(algorithm).createPublicKey(privateKey)
 }
 
 /** Do two public keys hold the same key? */
@@ -96,7 +106,7 @@ export function publicJwkOf(publicKey: KeyObject, algorithm: JwtAlgorithm): Publ
   const kty = jwk['kty'] ?? ''
   const members = THUMBPRINT_MEMBERS[kty] ?? []
   const canonical = `{${members.map((m) => `${JSON.stringify(m)}:${JSON.stringify(jwk[m] ?? '')}`).join(',')}}`
-  const kid = createHash('sha256').update(canonical).digest('base64url')
+  const kid = keyCrypto(algorithm).createHash('sha256').update(canonical).digest('base64url')
   return Object.freeze({ ...jwk, kty, kid, alg: algorithm, use: 'sig' as const })
 }
 

@@ -104,7 +104,7 @@ function resolveKeys(settings: JwtSettings, algorithm: JwtAlgorithm): Pick<Resol
   const privateKey = signingKey === undefined ? null : privateKeyOf(signingKey, algorithm)
   let publicKey = verifyingKey === undefined ? null : publicKeyOf(verifyingKey, algorithm)
   if (privateKey !== null) {
-    const derived = publicHalf(privateKey)
+    const derived = publicHalf(privateKey, algorithm)
     // A mismatched pair would refuse every token the server issues: say so at start-up.
     if (publicKey !== null && !sameKey(publicKey, derived)) throw invalid('JWT setting "verifyingKey" is not the public half of "signingKey"')
     publicKey = derived

@@ -52,7 +52,7 @@ for (const backend of BACKENDS) {
 
     it('updateLastLogin: false for an unknown id or a mapping without the column', async () => {
       expect(await users.updateLastLogin(987_654, new Date())).toBe(false)
-      const unmapped = new KyselyUserStore({ db: t.db, table: 'gatehouse_users', columns: { id: 'id', username: 'username', password: 'password' } })
+      const unmapped = new KyselyUserStore({ db: t.db, userTable: { table: 'gatehouse_users', columns: { id: 'id', username: 'username', password: 'password' }, idType: 'integer' } })
       const ann = await users.findByUsername('ann')
       expect(await unmapped.updateLastLogin(ann?.id ?? 0, new Date(0))).toBe(false)
       expect(await lastLogin('ann')).toBe(Math.floor(CLOCK * 1000))
