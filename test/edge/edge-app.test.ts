@@ -5,14 +5,14 @@
  * over real HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bundleWorker, type WorkerBundle } from './worker-bundle.js'
+import { bundleWorker, type ModuleBundle } from './worker-bundle.js'
 import { startWorker, type RunningWorker } from './workerd.js'
 
 const ENTRY = 'examples/edge-worker/worker.ts'
 const ADA = { Authorization: 'Token ada-token' }
 const BOB = { Authorization: 'Token bob-token' }
 
-let bundle: WorkerBundle
+let bundle: ModuleBundle
 let worker: RunningWorker
 
 beforeAll(async () => {

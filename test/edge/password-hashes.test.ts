@@ -1,0 +1,93 @@
+/**
+ * A password hashed on one runtime verifies on every other (issue 21): gatehouse's scrypt
+ * hashes made on Node verify on Bun, Deno and the edge build in workerd, and theirs on Node
+ * and on each other; Django's PBKDF2 hashes (made by Django itself) verify everywhere.
+ * Node runs gatehouse from source in this process; Bun and Deno run it bundled as an npm
+ * install resolves it; workerd runs the browser-platform build with no Node compatibility.
+ */
+import { spawnSync } from 'node:child_process'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ScryptParams } from 'gatehouse'
+import { runPasswordOps, type PasswordOp, type PasswordOutcome } from './password-ops.js'
+import { runScript } from './runtimes.js'
+import { bundleScript, bundleWorker } from './worker-bundle.js'
+import { startWorker, type RunningWorker } from './workerd.js'
+
+/** A cheap cost, so a dozen hashes take seconds in JavaScript scrypt too; the format carries it. */
+const CHEAP: ScryptParams = { N: 2 ** 14, r: 8, p: 1 }
+/** ASCII, non-ASCII (two- to four-byte UTF-8), one NFKC folds (ﬁ → fi), and the empty password. */
+const PASSWORDS = ['correct horse battery staple', 'pässwörd ☃ 🔑', '\uFB01sh and chips', ''] as const
+const WRONG = 'not the password'
+const RUNTIMES = ['node', 'bun', 'deno', 'workerd'] as const
+type Runtime = (typeof RUNTIMES)[number]
+
+let cli: string
+let worker: RunningWorker
+
+beforeAll(async () => {
+  cli = (await bundleScript('test/edge/password-cli.ts')).code
+  worker = await startWorker((await bundleWorker('test/edge/password-worker.ts')).code)
+}, 120_000)
+
+afterAll(async () => {
+  await worker?.stop()
+})
+
+/** Runs the steps on one runtime. */
+async function on(runtime: Runtime, ops: readonly PasswordOp[]): Promise<PasswordOutcome[]> {
+  if (runtime === 'node') return runPasswordOps(ops)
+  if (runtime === 'workerd') {
+    const response = await fetch(worker.url, { method: 'POST', body: JSON.stringify(ops) })
+    if (response.status !== 200) throw new Error(`workerd answered ${response.status}: ${await response.text()}`)
+    return (await response.json()) as PasswordOutcome[]
+  }
+  return JSON.parse(await runScript(runtime, cli, [JSON.stringify(ops)])) as PasswordOutcome[]
+}
+
+/** Django's own `make_password` (PBKDF2-SHA256 at its default iterations), for each password. */
+function djangoHashes(passwords: readonly string[]): string[] {
+  const program = [
+    'import json, sys',
+    'from django.conf import settings',
+    'settings.configure()',
+    'from django.contrib.auth.hashers import make_password',
+    'print(json.dumps([make_password(p) for p in json.loads(sys.stdin.read())]))',
+  ].join('\n')
+  const result = spawnSync('/usr/bin/python3', ['-c', program], { input: JSON.stringify(passwords), encoding: 'utf8', timeout: 120_000 })
+  if (result.status !== 0) throw new Error(`Django's make_password failed: ${result.stderr}`)
+  return JSON.parse(result.stdout) as string[]
+}
+
+/** The steps checking that each hash takes its password and refuses a wrong one. */
+function verifications(hashes: readonly { password: string; encoded: string }[]): PasswordOp[] {
+  return hashes.flatMap(({ password, encoded }) => [
+    { op: 'verify', password, encoded },
+    { op: 'verify', password: WRONG, encoded },
+  ])
+}
+
+/** What `verifications` answers when every hash is sound: true, false, true, false, … */
+function expectedAnswers(count: number): boolean[] {
+  return Array.from({ length: count }, () => [true, false]).flat()
+}
+
+describe('password hashes across Node, Bun, Deno and workerd', () => {
+  it('a hash made on any runtime verifies on every runtime, and Django’s everywhere', async () => {
+    // Each runtime hashes every password…
+    const made = new Map<Runtime, { password: string; encoded: string }[]>()
+    for (const runtime of RUNTIMES) {
+      const hashes = await on(runtime, PASSWORDS.map((password) => ({ op: 'hash', password, params: CHEAP })))
+      expect(hashes, runtime).toHaveLength(PASSWORDS.length)
+      for (const encoded of hashes) expect(encoded, runtime).toMatch(/^scrypt\$16384\$8\$1\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{43}=$/)
+      made.set(runtime, hashes.map((encoded, i) => ({ password: PASSWORDS[i] ?? '', encoded: encoded as string })))
+    }
+    const django = djangoHashes(PASSWORDS).map((encoded, i) => ({ password: PASSWORDS[i] ?? '', encoded }))
+    for (const { encoded } of django) expect(encoded).toMatch(/^pbkdf2_sha256\$\d+\$/)
+
+    // …and checks everyone's, its own included, and Django's.
+    const all = [...RUNTIMES.flatMap((runtime) => made.get(runtime) ?? []), ...django]
+    for (const runtime of RUNTIMES) {
+      expect(await on(runtime, verifications(all)), `verified on ${runtime}`).toEqual(expectedAnswers(all.length))
+    }
+  }, 300_000)
+})
