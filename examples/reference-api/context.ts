@@ -263,8 +263,8 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
         })
   const invalidation = redis === null ? new LocalInvalidationBus() : new RedisInvalidationBus({ redis, prefix: redisPrefix })
   const users = new KyselyUserStore({ db: database.db, invalidation, ...(config.scrypt === undefined ? {} : { scrypt: config.scrypt }) })
-  const tokens = new KyselyTokenStore({ db: database.db, users, invalidation })
-  const namedTokens = new KyselyNamedTokenStore({ db: database.db, users, invalidation })
+  const tokens = new KyselyTokenStore({ db: database.db, joinUsers: users.userTable, invalidation })
+  const namedTokens = new KyselyNamedTokenStore({ db: database.db, joinUsers: users.userTable, invalidation })
   const tokenCache = config.tokenCacheTtlMs === undefined ? undefined : new MemoryTokenCache({ ttlMs: config.tokenCacheTtlMs, maxEntries: 10_000, invalidation })
   const sessions: SessionStore =
     redis === null ? new KyselySessionStore({ db: database.db }) : new RedisSessionStore({ redis, prefix: `${redisPrefix}session:` })

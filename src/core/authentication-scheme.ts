@@ -49,8 +49,9 @@ export interface AuthenticationScheme<A = unknown> {
   /**
    * Describes the scheme to an OpenAPI document: the security schemes a request with
    * `method` must satisfy together (Session: the cookie, plus the CSRF header on unsafe
-   * methods). Absent or empty: the scheme is left out of the document (and noted in the
-   * operation's `x-undescribed-authentication`).
+   * methods). Absent: the scheme is left out of the document and noted in the operation's
+   * `x-undescribed-authentication`. Empty: the scheme reads no credentials (it only gives a
+   * challenge, as the JWT token views' does), so there is nothing to describe or note.
    */
   openApiSecurity?(method: string): readonly OpenApiSecurityScheme[]
   /**

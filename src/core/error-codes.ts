@@ -51,6 +51,7 @@ export const CONFIGURATION_ERROR_CODES = Object.freeze({
   ERR_GATEHOUSE_REMOTE_USER_TRUST: 'remote-user authentication without trusted addresses',
   ERR_DATABASE_URL: 'a database URL gatehouse cannot open',
   ERR_QUERY_PARAMETER: 'a prepared query run without a value for one of its parameters',
+  ERR_SQLITE_DRIVER: 'no SQLite driver this runtime can load (better-sqlite3, node:sqlite or bun:sqlite)',
 } as const)
 
 /** A code of `CONFIGURATION_ERROR_CODES`. */

@@ -100,8 +100,17 @@ export class JWTStatelessUserAuthentication implements AuthenticationScheme<JwtP
     return `${this.codec.settings.authHeaderTypes[0] ?? 'Bearer'} realm="api"`
   }
 
+  /**
+   * OpenAPI: `jwtAuth`, drf-spectacular's name for simplejwt's scheme (so clients generated
+   * from the DRF schema keep their names; `bearerAuth` is `TokenAuthentication`'s with keyword
+   * `Bearer`), the HTTP bearer scheme with `bearerFormat: 'JWT'` when the first header type is
+   * `Bearer`. Another keyword is no registered HTTP scheme, so it is an API key in the
+   * `Authorization` header whose value carries the keyword, as `TokenAuthentication` describes `Token`.
+   */
   openApiSecurity(): readonly OpenApiSecurityScheme[] {
-    return [{ name: 'jwtAuth', scheme: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } }]
+    const keyword = this.codec.settings.authHeaderTypes[0] ?? 'Bearer'
+    if (keyword === 'Bearer') return [{ name: 'jwtAuth', scheme: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } }]
+    return [{ name: 'jwtAuth', scheme: { type: 'apiKey', in: 'header', name: 'Authorization', description: `\`${keyword} <access token>\` (a JWT).` } }]
   }
 }
 

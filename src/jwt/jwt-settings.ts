@@ -21,6 +21,11 @@ export interface JwtSettings {
    * the refresh token it was given, and the verify view refuses blacklisted tokens. @default false
    */
   readonly blacklistAfterRotation?: boolean
+  /**
+   * `UPDATE_LAST_LOGIN`: the obtain view sets the user's `last_login` (the user store's
+   * `updateLastLogin`, which it must then have). @default false
+   */
+  readonly updateLastLogin?: boolean
   /** `AUTH_HEADER_TYPES`: keywords of `Authorization: <type> <token>`, matched case-sensitively; the first is the challenge's. @default ['Bearer'] */
   readonly authHeaderTypes?: readonly string[]
   /** `USER_ID_CLAIM`. @default 'user_id' */
@@ -45,6 +50,7 @@ export interface ResolvedJwtSettings {
   readonly refreshTokenLifetime: number
   readonly rotateRefreshTokens: boolean
   readonly blacklistAfterRotation: boolean
+  readonly updateLastLogin: boolean
   readonly authHeaderTypes: readonly string[]
   readonly userIdClaim: string
   readonly tokenTypeClaim: string
@@ -80,6 +86,7 @@ export function resolveJwtSettings(settings: JwtSettings): ResolvedJwtSettings {
     refreshTokenLifetime: seconds(settings.refreshTokenLifetime, 86400, 'refreshTokenLifetime'),
     rotateRefreshTokens: settings.rotateRefreshTokens ?? false,
     blacklistAfterRotation: settings.blacklistAfterRotation ?? false,
+    updateLastLogin: settings.updateLastLogin ?? false,
     authHeaderTypes: Object.freeze([...authHeaderTypes]),
     userIdClaim: settings.userIdClaim ?? 'user_id',
     tokenTypeClaim: settings.tokenTypeClaim ?? 'token_type',

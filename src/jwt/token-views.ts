@@ -1,4 +1,4 @@
-import { AuthenticationFailed, ValidationError } from '../core/errors.js'
+import { AuthenticationFailed, ConfigurationError, ValidationError } from '../core/errors.js'
 import { jsonResponse, type ApiResponse } from '../core/api-response.js'
 import type { JsonObject } from '../core/openapi-types.js'
 import type { StoredUser, UserId } from '../core/user.js'
@@ -38,7 +38,8 @@ export interface JwtBlacklistViewOptions extends JwtViewOptions {
 
 /** Options for `jwtObtainPairView`. */
 export interface JwtObtainPairOptions extends JwtViewOptions {
-  readonly users: Pick<UserStore, 'authenticate'>
+  /** Checks the credentials; with the `updateLastLogin` setting, also records the login (`updateLastLogin`). */
+  readonly users: Pick<UserStore, 'authenticate' | 'updateLastLogin'>
   /** Counts failed password checks; past its rate the view answers 429. Share it with the other login views. @default none */
   readonly loginFailures?: LoginFailureThrottle | undefined
 }
@@ -58,7 +59,8 @@ export interface JwtRefreshOptions extends JwtViewOptions {
  */
 function challengeOnly(codec: JwtCodec): AuthenticationScheme {
   const header = `${codec.settings.authHeaderTypes[0] ?? 'Bearer'} realm="api"`
-  return { name: 'JWTTokenViewChallenge', authenticate: () => Promise.resolve(null), authenticateHeader: () => header }
+  // openApiSecurity: none, so the document says the views take no credentials (not "undescribed").
+  return { name: 'JWTTokenViewChallenge', authenticate: () => Promise.resolve(null), authenticateHeader: () => header, openApiSecurity: () => [] }
 }
 
 /** Decodes a token for a view: a `TokenError` becomes simplejwt's `InvalidToken` (401 `token_not_valid`). */
@@ -135,6 +137,10 @@ const PAIR_SCHEMA: JsonObject = { type: 'object', required: ['refresh', 'access'
  */
 export function jwtObtainPairView(options: JwtObtainPairOptions): ViewOptions {
   const { codec, users, loginFailures } = options
+  const updateLastLogin = codec.settings.updateLastLogin ? users.updateLastLogin?.bind(users) : undefined
+  if (codec.settings.updateLastLogin && updateLastLogin === undefined) {
+    throw new ConfigurationError('ERR_INVALID_SETTING', 'JWT setting "updateLastLogin" needs a user store with updateLastLogin (KyselyUserStore has it)')
+  }
   const post = async (ctx: RequestContext): Promise<ApiResponse> => {
     // simplejwt's PasswordField is a plain CharField: the password is trimmed too.
     const { username, password } = validateCharFields(await ctx.request.body(), { username: {}, password: {} }, ctx.request)
@@ -144,6 +150,8 @@ export function jwtObtainPairView(options: JwtObtainPairOptions): ViewOptions {
     const now = codec.currentTime()
     const refresh = refreshPayloadFor(codec, user, now)
     await options.blacklist?.addOutstanding(outstanding(codec, refresh))
+    // simplejwt's TokenObtainPairSerializer: update_last_login once the pair is made.
+    await updateLastLogin?.(user.id, new Date(now * 1000))
     return jsonResponse(200, { refresh: await codec.encode(refresh), access: await codec.encode(accessPayloadFrom(codec, refresh, now)) })
   }
   const described = Object.assign(post, {

@@ -1,11 +1,16 @@
-import SQLite from 'better-sqlite3'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { parseDatabaseUrl, redactUrl, withStatementCache } from './database.js'
+import { openSqliteConnection, type SqliteConnection } from './sqlite-connection.js'
+
+/** An in-memory database on the runtime's own driver (better-sqlite3 on Node 20, bun:sqlite, node:sqlite). */
+async function memory(): Promise<SqliteConnection> {
+  return (await openSqliteConnection(':memory:', { readOnly: false })).connection
+}
 
 describe('withStatementCache', () => {
-  it('reuses a prepared statement for the same SQL and gives the same results', () => {
-    const raw = new SQLite(':memory:')
+  it('reuses a prepared statement for the same SQL and gives the same results', async () => {
+    const raw = await memory()
     const db = withStatementCache(raw)
     db.prepare('create table t (x integer)').run([])
     db.prepare('insert into t values (?), (?)').run([1, 2])
@@ -17,8 +22,8 @@ describe('withStatementCache', () => {
     db.close()
   })
 
-  it('never hands out a statement that is still iterating', () => {
-    const raw = new SQLite(':memory:')
+  it('never hands out a statement that is still iterating', async () => {
+    const raw = await memory()
     const db = withStatementCache(raw)
     const sql = 'select value from json_each(?)'
     const iterator = db.prepare(sql).iterate(['[1,2,3]'])
@@ -29,8 +34,8 @@ describe('withStatementCache', () => {
     db.close()
   })
 
-  it('keeps at most `size` statements, dropping the least recently used', () => {
-    const raw = new SQLite(':memory:')
+  it('keeps at most `size` statements, dropping the least recently used', async () => {
+    const raw = await memory()
     const db = withStatementCache(raw, 2)
     const a = db.prepare('select 1')
     const b = db.prepare('select 2')

@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type PostgresPool, type PostgresPoolClient, type SqliteDatabase, type SqliteStatement } from 'kysely'
 import { ConfigurationError } from '../core/errors.js'
 import { postgresDirectDriver, registerDirectDriver, sqliteDirectDriver, statementName, type DirectDriver } from './direct-driver.js'
+import { openSqliteConnection, type SqliteDriverName } from './sqlite-connection.js'
 import { guardPool, serverTimeoutFor } from './statement-timeout.js'
 
 /** Which SQL engine a `DATABASE_URL` points at. */
@@ -82,6 +83,13 @@ export interface OpenDatabaseOptions {
    * with `default_transaction_read_only`. For commands that must write nothing. @default false
    */
   readonly readOnly?: boolean
+  /**
+   * SQLite: the driver. By default the runtime's own: `bun:sqlite` on Bun, `node:sqlite` on
+   * Deno and on Node 22.5 and later (better-sqlite3 where that one is too old to use),
+   * better-sqlite3 on Node 20. Each gives the same answers; only the chosen one is loaded.
+   * @default the runtime's own
+   */
+  readonly sqliteDriver?: SqliteDriverName
 }
 
 /** The part of a node-postgres client the prepared-statement wrapper uses. */
@@ -132,7 +140,7 @@ export function withPreparedStatements(pool: { connect(): Promise<unknown>; end(
   }
 }
 
-/** The part of a better-sqlite3 database the statement cache needs. */
+/** The part of a better-sqlite3 database (or an adapted node:sqlite or bun:sqlite one) the statement cache needs. */
 interface PreparingDatabase {
   close(): unknown
   prepare(sql: string): SqliteStatement & { readonly busy: boolean }
@@ -188,14 +196,13 @@ export async function createDialect(target: DatabaseTarget, options: OpenDatabas
 }
 
 /** The Kysely dialect of a target and the direct driver of its prepared queries. */
-async function openDriver(target: DatabaseTarget, options: OpenDatabaseOptions): Promise<{ dialect: Dialect; direct: DirectDriver }> {
+async function openDriver(target: DatabaseTarget, options: OpenDatabaseOptions): Promise<{ dialect: Dialect; direct: DirectDriver; sqliteDriver?: SqliteDriverName }> {
   if (target.dialect === 'sqlite') {
-    const { default: SQLite } = await import('better-sqlite3')
-    const db = options.readOnly === true ? new SQLite(target.path, { readonly: true, fileMustExist: true }) : new SQLite(target.path)
-    if (options.readOnly !== true) db.pragma('journal_mode = WAL')
-    db.pragma('busy_timeout = 5000')
-    db.pragma('foreign_keys = ON')
-    return { dialect: new SqliteDialect({ database: withStatementCache(db) }), direct: sqliteDirectDriver(db) }
+    const { connection: db, driver } = await openSqliteConnection(target.path, { readOnly: options.readOnly === true }, options.sqliteDriver)
+    if (options.readOnly !== true) db.exec('PRAGMA journal_mode = WAL')
+    db.exec('PRAGMA busy_timeout = 5000')
+    db.exec('PRAGMA foreign_keys = ON')
+    return { dialect: new SqliteDialect({ database: withStatementCache(db) }), direct: sqliteDirectDriver(db), sqliteDriver: driver }
   }
   const pg = await import('pg')
   const Pool = pg.default.Pool
@@ -239,15 +246,17 @@ async function openDriver(target: DatabaseTarget, options: OpenDatabaseOptions):
 export interface Database<DB> {
   readonly db: Kysely<DB>
   readonly dialect: DialectName
+  /** SQLite: the driver `openDatabase` loaded; `undefined` on PostgreSQL. */
+  readonly sqliteDriver: SqliteDriverName | undefined
   close(): Promise<void>
 }
 
 /** Opens `DATABASE_URL` (or the default SQLite file) as a Kysely instance. */
 export async function openDatabase<DB>(url: string | undefined, options: OpenDatabaseOptions = {}): Promise<Database<DB>> {
   const target = parseDatabaseUrl(url)
-  const { dialect, direct } = await openDriver(target, options)
+  const { dialect, direct, sqliteDriver } = await openDriver(target, options)
   const db = new Kysely<DB>({ dialect })
   // Prepared queries (`prepareQuery`, prepared page sources, the stores' lookups) run on the driver.
   registerDirectDriver(db, direct)
-  return { db, dialect: target.dialect, close: () => db.destroy() }
+  return { db, dialect: target.dialect, sqliteDriver, close: () => db.destroy() }
 }

@@ -15,15 +15,17 @@ export { toDate } from './schema.js'
 export { openDatabase, parseDatabaseUrl, createDialect, DEFAULT_SQLITE_PATH } from './database.js'
 export { withStatementTimeout } from './statement-timeout.js'
 export type { Database, DatabaseTarget, DialectName, OpenDatabaseOptions } from './database.js'
-export { authMigrations, migrate, syncSerial, type AuthMigrationOptions, type ExistingUsersTable } from './migrations.js'
+export type { SqliteDriverName } from './sqlite-connection.js'
+export { authMigrations, migrate, syncSerial, type AuthMigrationOptions } from './migrations.js'
+export { KyselyUserStore, type KyselyUserStoreOptions, type RequiredUserTable } from './kysely-user-store.js'
 export {
-  KyselyUserStore,
-  type KyselyUserStoreOptions,
-  type OwnUserTableOptions,
-  type MappedUserTableOptions,
+  DEFAULT_USER_TABLE,
+  DJANGO_USER_COLUMNS,
+  type UserTable,
+  type UserTableOf,
   type UserColumns,
   type UserIdType,
-} from './kysely-user-store.js'
+} from './user-table.js'
 export { KyselyJwtBlacklistStore, type KyselyJwtBlacklistStoreOptions, type JwtBlacklistDatabase, type JwtTokensTable } from './kysely-jwt-blacklist-store.js'
 export { jwtBlacklistMigrations } from './jwt-blacklist-migrations.js'
 export { KyselyTokenStore, tokenRow, type KyselyTokenStoreOptions } from './kysely-token-store.js'

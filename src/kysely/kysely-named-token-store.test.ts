@@ -14,6 +14,7 @@ import { chainTokenStores } from '../stores/token-store-chain.js'
 import { KyselyNamedTokenStore } from './kysely-named-token-store.js'
 import { KyselyTokenStore } from './kysely-token-store.js'
 import { KyselyUserStore } from './kysely-user-store.js'
+import type { UserTable } from './user-table.js'
 
 /** Every column of every named-token row, as text. */
 async function tableText(db: Kysely<unknown>): Promise<string> {
@@ -122,7 +123,7 @@ for (const backend of BACKENDS) {
 
     it('findWithUser joins the user in one statement, and refuses expired tokens too', async () => {
       let now = new Date('2030-01-01T00:00:00.000Z')
-      const store = new KyselyNamedTokenStore({ db: t.db, users, now: () => now })
+      const store = new KyselyNamedTokenStore({ db: t.db, joinUsers: users.userTable, now: () => now })
       const staff = await users.create({ username: `named-staff-${++made}`, password: null, isStaff: true })
       const { key, info } = await store.create(staff.id, { name: 'ci', expiresAt: new Date('2030-02-01T00:00:00.000Z') })
       const found = await store.findWithUser?.(key)
@@ -133,7 +134,7 @@ for (const backend of BACKENDS) {
       now = new Date('2030-03-01T00:00:00.000Z')
       expect(await store.findWithUser?.(key)).toBeNull()
       expect(new KyselyNamedTokenStore({ db: t.db }).findWithUser).toBeUndefined()
-      expect(() => new KyselyNamedTokenStore({ db: t.db, users: {} as KyselyUserStore })).toThrow(ConfigurationError)
+      expect(() => new KyselyNamedTokenStore({ db: t.db, joinUsers: {} as UserTable })).toThrow(ConfigurationError)
     })
 
     it('touch writes last_used_at at most once a minute per token, across processes too (the SQL condition)', async () => {
@@ -190,8 +191,8 @@ for (const backend of BACKENDS) {
 
     it('TokenAuthentication over DRF and named tokens: both work; revoked and expired are "Invalid token.", through a cache too', async () => {
       const bus = new LocalInvalidationBus()
-      const drfTokens = new KyselyTokenStore({ db: t.db, users, invalidation: bus })
-      const named = new KyselyNamedTokenStore({ db: t.db, users, invalidation: bus })
+      const drfTokens = new KyselyTokenStore({ db: t.db, joinUsers: users.userTable, invalidation: bus })
+      const named = new KyselyNamedTokenStore({ db: t.db, joinUsers: users.userTable, invalidation: bus })
       const cache = new MemoryTokenCache({ ttlMs: 3_600_000, invalidation: bus })
       const scheme = new TokenAuthentication({ tokens: chainTokenStores(drfTokens, named), users, cache })
       const auth = (key: string): Promise<unknown> => scheme.authenticate(buildRequest({ headers: { Authorization: `Token ${key}` } }))

@@ -6,8 +6,8 @@ import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { CreatedNamedToken, NamedTokenInfo, NamedTokenRecord, NamedTokenStore, NewNamedToken } from '../stores/named-token-store.js'
 import type { TokenRecord, TokenWithUser } from '../stores/token-store.js'
 import { digest } from './kysely-token-store.js'
-import type { KyselyUserStore } from './kysely-user-store.js'
-import { prepareTokenWithUser, tokenUserJoin, type TokenWithUserLookup } from './token-user-join.js'
+import { prepareTokenWithUser, type TokenWithUserLookup } from './token-user-join.js'
+import { checkUserTable, type UserTable } from './user-table.js'
 import { toDate, toUserId, type AuthDatabase, type NamedTokensDatabase } from './schema.js'
 
 /** The default prefix of new tokens: secret scanners can match `gth_` and 40 letters and digits. */
@@ -33,8 +33,8 @@ export interface KyselyNamedTokenStoreOptions<DB extends NamedTokensDatabase = A
    * @default 'gth_'
    */
   readonly prefix?: string
-  /** Gives the store `findWithUser` (token and user in one statement), as `KyselyTokenStore`'s option. @default none */
-  readonly users?: KyselyUserStore<unknown> | undefined
+  /** Gives the store `findWithUser` (token and user in one statement), as `KyselyTokenStore`'s option. @default none: no join */
+  readonly joinUsers?: UserTable | undefined
   /** Told after `revoke` and `revokeAll`, so token caches drop the revoked tokens. @default none */
   readonly invalidation?: InvalidationBus | undefined
   /** A token's last-used time is written at most once per this many ms. @default 60_000 */
@@ -75,13 +75,13 @@ function isNamedRecord(token: TokenRecord): token is NamedTokenRecord {
  * own writes so a busy token costs no UPDATE per request.
  *
  * @example
- * const named = new KyselyNamedTokenStore({ db, users, invalidation: bus })
+ * const named = new KyselyNamedTokenStore({ db, joinUsers: users.userTable, invalidation: bus })
  * const { key } = await named.create(user.id, { name: 'laptop', expiresAt: new Date(Date.now() + 86_400_000) })
  * new TokenAuthentication({ tokens: named, users })
  */
 // DB only types the constructor's argument: stores of different databases are interchangeable.
 export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase> implements NamedTokenStore {
-  /** The token and its user in one statement; present only when the store was given `users`. */
+  /** The token and its user in one statement; present only when the store was given `joinUsers`. */
   readonly findWithUser?: (key: string) => Promise<TokenWithUser | null>
   readonly prefix: string
   private readonly db: Kysely<NamedTokensDatabase>
@@ -91,7 +91,7 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
   /** Token id → when this process last wrote its last-used time (ms), oldest first. */
   private readonly touched = new Map<number, number>()
 
-  /** @throws ConfigurationError for a malformed `prefix` or `touchIntervalMs`, or `users` that is not a `KyselyUserStore`. */
+  /** @throws ConfigurationError for a malformed `prefix` or `touchIntervalMs`, or a malformed `joinUsers`. */
   constructor(options: KyselyNamedTokenStoreOptions<DB>) {
     this.db = options.db as unknown as Kysely<NamedTokensDatabase>
     this.prefix = options.prefix ?? DEFAULT_NAMED_TOKEN_PREFIX
@@ -104,9 +104,9 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
     }
     this.invalidation = options.invalidation
     this.now = options.now ?? (() => new Date())
-    const join = tokenUserJoin(options.users, 'KyselyNamedTokenStore')
-    if (join !== undefined) {
-      const lookup = prepareTokenWithUser(this.db, join, { table: 'gatehouse_named_tokens', columns: TOKEN_COLUMNS, digestColumn: 'digest' })
+    if (options.joinUsers !== undefined) {
+      const users = checkUserTable(options.joinUsers, 'KyselyNamedTokenStore option "joinUsers"')
+      const lookup = prepareTokenWithUser(this.db, users, { table: 'gatehouse_named_tokens', columns: TOKEN_COLUMNS, digestColumn: 'digest' })
       this.findWithUser = (key) => this.findJoined(key, lookup)
     }
   }

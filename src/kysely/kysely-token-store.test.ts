@@ -7,6 +7,7 @@ import { LocalInvalidationBus } from '../stores/local-invalidation-bus.js'
 import { runTokenStoreSuite } from '../testing/index.js'
 import { KyselyTokenStore } from './kysely-token-store.js'
 import { KyselyUserStore } from './kysely-user-store.js'
+import { DEFAULT_USER_TABLE, type UserTable } from './user-table.js'
 
 for (const backend of BACKENDS) {
   describe.skipIf(!backend.available)(`KyselyTokenStore on ${backend.name}`, () => {
@@ -34,14 +35,14 @@ for (const backend of BACKENDS) {
       describe,
       it,
       name: 'TokenStore contract, joined with the users table (findWithUser)',
-      create: () => new KyselyTokenStore({ db: t.db, users: new KyselyUserStore({ db: t.db }) }),
+      create: () => new KyselyTokenStore({ db: t.db, joinUsers: new KyselyUserStore({ db: t.db }).userTable }),
       createUser: async () => (await new KyselyUserStore({ db: t.db }).create({ username: `joined-${++made}`, password: null })).id,
     })
 
-    it('findWithUser exists only when the store is given users, and answers the user\'s flags', async () => {
+    it('findWithUser exists only when the store is given joinUsers, and answers the user\'s flags', async () => {
       expect(tokens.findWithUser).toBeUndefined()
       const users = new KyselyUserStore({ db: t.db })
-      const joined = new KyselyTokenStore({ db: t.db, users })
+      const joined = new KyselyTokenStore({ db: t.db, joinUsers: users.userTable })
       const staff = await users.create({ username: 'joined-staff', password: null, isStaff: true, isActive: false })
       const { key } = await joined.getOrCreate(staff.id)
       const found = await joined.findWithUser?.(key)
@@ -49,9 +50,29 @@ for (const backend of BACKENDS) {
       expect(found?.token).toEqual(await joined.findByKey(key))
     })
 
-    it('users must be a KyselyUserStore: anything else is a ConfigurationError at construction', () => {
-      const notAStore = { findById: async () => null } as unknown as KyselyUserStore
-      expect(() => new KyselyTokenStore({ db: t.db, users: notAStore })).toThrow(ConfigurationError)
+    it('joinUsers must be a well-formed UserTable: anything else is a ConfigurationError at construction', () => {
+      // Layouts can come from untyped configuration, hence the casts.
+      const malformed = [
+        { findById: async () => null },
+        { table: '', columns: DEFAULT_USER_TABLE.columns, idType: 'integer' },
+        { table: 'gatehouse_users', columns: { id: 'id', username: 'username' }, idType: 'integer' },
+        { ...DEFAULT_USER_TABLE, idType: 'ulid' },
+      ] as unknown as UserTable[]
+      for (const joinUsers of malformed) {
+        expect(() => new KyselyTokenStore({ db: t.db, joinUsers })).toThrow(ConfigurationError)
+      }
+    })
+
+    it('the join reads the layout it is given: DEFAULT_USER_TABLE is what a default KyselyUserStore joins', async () => {
+      const users = new KyselyUserStore({ db: t.db })
+      expect(users.userTable).toEqual(DEFAULT_USER_TABLE)
+      const joined = new KyselyTokenStore({ db: t.db, joinUsers: DEFAULT_USER_TABLE })
+      const user = await users.create({ username: 'joined-default', password: null })
+      const { key } = await joined.getOrCreate(user.id)
+      expect((await joined.findWithUser?.(key))?.user).toEqual(user)
+      // A layout that names a missing column fails at the database, not silently.
+      const wrong = new KyselyTokenStore({ db: t.db, joinUsers: { ...DEFAULT_USER_TABLE, columns: { ...DEFAULT_USER_TABLE.columns, username: 'login' } } })
+      await expect(wrong.findWithUser?.(key)).rejects.toThrow()
     })
 
     it('regenerate and delete tell the invalidation bus after the change; getOrCreate does not', async () => {

@@ -5,8 +5,8 @@ import { timingSafeEqual } from '../crypto/timing-safe-equal.js'
 import { createHash } from 'node:crypto'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { TokenRecord, TokenStore, TokenWithUser } from '../stores/token-store.js'
-import type { KyselyUserStore } from './kysely-user-store.js'
-import { prepareTokenWithUser, tokenUserJoin, type TokenWithUserLookup } from './token-user-join.js'
+import { prepareTokenWithUser, type TokenWithUserLookup } from './token-user-join.js'
+import { checkUserTable, type UserTable } from './user-table.js'
 import { toDate, toUserId, type AuthDatabase, type TokensDatabase } from './schema.js'
 
 /** Hex SHA-256 of a token key: the indexed lookup column. */
@@ -29,12 +29,13 @@ export interface KyselyTokenStoreOptions<DB extends TokensDatabase = AuthDatabas
   /** Key generator. @default 40 hex chars from `crypto.randomBytes(20)` */
   readonly generateKey?: () => string
   /**
-   * The user store whose table the tokens belong to (gatehouse's own, or yours mapped by
-   * `table`/`columns`). Given, the store gains `findWithUser`: the token and its user in one
-   * SQL statement (a join on that table, in this store's database), which
-   * `TokenAuthentication` then uses instead of two lookups. @default none
+   * The layout of the users table the tokens belong to (`DEFAULT_USER_TABLE` for gatehouse's
+   * own, yours as given to your `KyselyUserStore`, which has it as `users.userTable`). Given,
+   * the store gains `findWithUser`: the token and its user in one SQL statement (a join on
+   * that table, in this store's database), which `TokenAuthentication` then uses instead of
+   * two lookups. @default none: no join
    */
-  readonly users?: KyselyUserStore<unknown> | undefined
+  readonly joinUsers?: UserTable | undefined
   /**
    * Told after `regenerate` and `delete` change a user's token, so token caches drop the
    * old key (the bus your `MemoryTokenCache` listens to). @default none
@@ -47,28 +48,28 @@ export interface KyselyTokenStoreOptions<DB extends TokensDatabase = AuthDatabas
  *
  * @example
  * const tokens = new KyselyTokenStore({ db })
- * const joined = new KyselyTokenStore({ db, users, invalidation: bus }) // one statement per token authentication
+ * const joined = new KyselyTokenStore({ db, joinUsers: users.userTable, invalidation: bus }) // one statement per token authentication
  */
 // DB only types the constructor's argument: stores of different databases are interchangeable.
 export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implements TokenStore {
   /**
    * The token with exactly this key and its user, in one statement; `null` for an unknown
-   * key or a token whose user is gone. Present only when the store was given `users`.
+   * key or a token whose user is gone. Present only when the store was given `joinUsers`.
    */
   readonly findWithUser?: (key: string) => Promise<TokenWithUser | null>
   private readonly db: Kysely<TokensDatabase>
   private readonly generateKey: () => string
   private readonly invalidation: InvalidationBus | undefined
 
-  /** @throws ConfigurationError when `users` is not a `KyselyUserStore`. */
+  /** @throws ConfigurationError when `joinUsers` is not a well-formed `UserTable`. */
   constructor(options: KyselyTokenStoreOptions<DB>) {
     // Kysely<DB> is invariant in DB; the store touches only gatehouse_tokens, which DB has.
     this.db = options.db as unknown as Kysely<TokensDatabase>
     this.generateKey = options.generateKey ?? generateTokenKey
     this.invalidation = options.invalidation
-    const join = tokenUserJoin(options.users, 'KyselyTokenStore')
-    if (join !== undefined) {
-      const lookup = prepareTokenWithUser(this.db, join, { table: 'gatehouse_tokens', columns: ['key', 'user_id', 'created'], digestColumn: 'key_digest' })
+    if (options.joinUsers !== undefined) {
+      const users = checkUserTable(options.joinUsers, 'KyselyTokenStore option "joinUsers"')
+      const lookup = prepareTokenWithUser(this.db, users, { table: 'gatehouse_tokens', columns: ['key', 'user_id', 'created'], digestColumn: 'key_digest' })
       this.findWithUser = (key) => this.findJoined(key, lookup)
     }
   }

@@ -193,7 +193,7 @@ for (const backend of BACKENDS) {
 describe('KyselyUserStore.setActive without an isActive column', () => {
   it('throws ConfigurationError: the mapping says every user is active', async () => {
     const db = {} as import('kysely').Kysely<{ members: { member_no: number; handle: string; secret: string } }>
-    const store = new KyselyUserStore({ db, table: 'members', columns: { id: 'member_no', username: 'handle', password: 'secret' } })
+    const store = new KyselyUserStore({ db, userTable: { table: 'members', columns: { id: 'member_no', username: 'handle', password: 'secret' }, idType: 'integer' } })
     await expect(store.setActive(1, false)).rejects.toThrow(ConfigurationError)
   })
 })

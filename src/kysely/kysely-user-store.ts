@@ -7,36 +7,14 @@ import { sessionAuthHashOf } from '../crypto/session-auth-hash.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { NewUser, UserListPage, UserListQuery, UserStore } from '../stores/user-store.js'
 import { runUserCreatedHook, type UserCreatedHook } from '../stores/user-created-hook.js'
-import { toFlag, toUserId, type AuthDatabase, type UsersDatabase } from './schema.js'
+import type { AuthDatabase, UsersDatabase } from './schema.js'
+import { checkUserTable, DEFAULT_USER_TABLE, rowToUser, userSelection, type UserColumns, type UserRow, type UserTable, type UserTableOf } from './user-table.js'
 
 /**
- * Which column of your users table holds each field gatehouse reads. `C` is the table's
- * column names, so a misspelt column is a type error.
+ * Options for `KyselyUserStore`. `userTable` may be left out only when `DB` has gatehouse's
+ * own `gatehouse_users` (`RequiredUserTable`).
  */
-export interface UserColumns<C extends string = string> {
-  /** The primary key. */
-  readonly id: C
-  /** The unique login name (an email address works). Matched exactly, case-sensitively. */
-  readonly username: C
-  /** The password hash gatehouse writes and reads (`scrypt$…`, Django's `pbkdf2_sha256$…`, or `!`). */
-  readonly password: C
-  /** 0/1 or boolean; `null` or absent: every user is active. */
-  readonly isActive?: C | null
-  /** 0/1 or boolean; `null` or absent: no user is staff. */
-  readonly isStaff?: C | null
-  /** Set to the current time by `create` (ISO text on SQLite, `timestamptz` on PostgreSQL); absent: left to the table. */
-  readonly dateJoined?: C | null
-}
-
-/**
- * How the ids of your users table are made: `'integer'`, by the database (`serial`,
- * `identity`, SQLite's `integer primary key`); `'uuid'`, by the store (`crypto.randomUUID()`)
- * when it creates a user, into a `uuid` column on PostgreSQL or a `text` one on SQLite.
- */
-export type UserIdType = 'integer' | 'uuid'
-
-/** Options every `KyselyUserStore` takes. */
-interface CommonUserStoreOptions<DB> {
+export interface KyselyUserStoreOptions<DB = AuthDatabase> {
   /** Your Kysely instance, typed with your whole database. */
   readonly db: Kysely<DB>
   /**
@@ -59,40 +37,16 @@ interface CommonUserStoreOptions<DB> {
    * rejects with a `UserCreatedHookError` carrying the user, whose row stays. @default none
    */
   readonly onUserCreated?: UserCreatedHook | undefined
+  /**
+   * The layout of your users table (Django's `AUTH_USER_MODEL`): one of `DB`'s tables, its
+   * columns, its id type. Required when `DB` has no `gatehouse_users`.
+   * @default DEFAULT_USER_TABLE (gatehouse's own `gatehouse_users`)
+   */
+  readonly userTable?: UserTableOf<DB>
 }
 
-/** gatehouse's own `gatehouse_users` table (the default). */
-export interface OwnUserTableOptions<DB> extends CommonUserStoreOptions<DB> {
-  readonly table?: undefined
-  readonly columns?: undefined
-  readonly idType?: undefined
-}
-
-/** Your own users table `TB` of `DB` (Django's `AUTH_USER_MODEL`): its name, its columns, its id type. */
-export interface MappedUserTableOptions<DB, TB extends keyof DB & string> extends CommonUserStoreOptions<DB> {
-  readonly table: TB
-  readonly columns: UserColumns<keyof DB[TB] & string>
-  /** @default 'integer' */
-  readonly idType?: UserIdType
-}
-
-/**
- * Options for `KyselyUserStore`: gatehouse's own table when `DB` has `gatehouse_users`
- * and no `table` is given, or any table of `DB` with a column mapping.
- */
-export type KyselyUserStoreOptions<DB = AuthDatabase> =
-  | (DB extends UsersDatabase ? OwnUserTableOptions<DB> : never)
-  | { [TB in keyof DB & string]: MappedUserTableOptions<DB, TB> }[keyof DB & string]
-
-/** gatehouse's own table, as a mapping. */
-const OWN_COLUMNS: Required<UserColumns> = {
-  id: 'id',
-  username: 'username',
-  password: 'password',
-  isActive: 'is_active',
-  isStaff: 'is_staff',
-  dateJoined: 'date_joined',
-}
+/** What `KyselyUserStore`'s options must add for database `DB`: `userTable`, when `DB` has no `gatehouse_users`. */
+export type RequiredUserTable<DB> = DB extends UsersDatabase ? unknown : { readonly userTable: UserTableOf<DB> }
 
 /** The store's view of a database: any table, any columns (the mapping names them at run time). */
 type LooseDatabase = Record<string, Record<string, unknown>>
@@ -107,108 +61,55 @@ function storable(text: string): boolean {
   return !text.includes('\0')
 }
 
-/** A row selected by `userSelection()`: the mapped columns under gatehouse's names. */
-type UserRow = Readonly<Record<string, unknown>>
-
-/**
- * What another store needs to read this store's users inside its own statement (a join):
- * the table, its id column, and the user's fields and mapping. Internal: reached through
- * `userJoin()`, which the package does not export.
- */
-export interface UserJoin {
-  /** The users table, as the store names it. */
-  readonly table: string
-  /** Its id column. */
-  readonly idColumn: string
-  /** The user's fields, read from `alias` (the joined table's alias), each aliased `prefix` + gatehouse's name. */
-  selection(alias: string, prefix: string): AliasedRawBuilder<unknown, string>[]
-  /** The user in a row selected by `selection(alias, prefix)`. */
-  toUser(row: UserRow, prefix: string): StoredUser
-}
-
-const JOINS = new WeakMap<object, UserJoin>()
-
-/** The join description of a `KyselyUserStore` (of any database type); `undefined` for anything else. */
-export function userJoin(store: KyselyUserStore<unknown>): UserJoin | undefined {
-  return JOINS.get(store)
-}
-
 /**
  * Users in SQL, passwords hashed with scrypt: gatehouse's `gatehouse_users` table, or your
- * own users table mapped by `table`, `columns` and `idType` (extra columns are ignored).
+ * own users table described by `userTable` (extra columns are ignored).
  *
  * @example
  * const users = new KyselyUserStore({ db })
  * const accounts = new KyselyUserStore({
  *   db,
- *   table: 'accounts',
- *   columns: { id: 'account_id', username: 'email', password: 'pw_hash', isActive: 'enabled' },
- *   idType: 'uuid',
+ *   userTable: {
+ *     table: 'accounts',
+ *     columns: { id: 'account_id', username: 'email', password: 'pw_hash', isActive: 'enabled' },
+ *     idType: 'uuid',
+ *   },
  * })
  */
 // DB only types the constructor's argument: stores of different databases are interchangeable.
 export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
+  /** The layout of this store's users table, for the token stores' `joinUsers` and `authMigrations`' `users`. */
+  readonly userTable: UserTable
   private readonly db: Kysely<LooseDatabase>
   private readonly table: string
   private readonly columns: UserColumns
-  private readonly idType: UserIdType
   private readonly scrypt: ScryptParams
   private readonly invalidation: InvalidationBus | undefined
   private readonly onUserCreated: UserCreatedHook | undefined
 
-  /** @throws ConfigurationError when the mapping lacks `id`, `username` or `password`, or `idType` is unknown. */
-  constructor(options: KyselyUserStoreOptions<DB>) {
+  /** @throws ConfigurationError when `userTable` lacks a table, `id`, `username` or `password`, or its `idType` is unknown. */
+  constructor(options: KyselyUserStoreOptions<DB> & RequiredUserTable<DB>) {
     // Kysely<DB> is invariant in DB, and the mapped table is only known at run time.
     this.db = options.db as unknown as Kysely<LooseDatabase>
-    this.table = options.table ?? 'gatehouse_users'
-    this.columns = options.table === undefined || options.columns === undefined ? OWN_COLUMNS : options.columns
-    this.idType = options.idType ?? 'integer'
+    this.userTable = checkUserTable(options.userTable ?? DEFAULT_USER_TABLE, 'KyselyUserStore option "userTable"')
+    this.table = this.userTable.table
+    this.columns = this.userTable.columns
     this.scrypt = options.scrypt ?? DEFAULT_SCRYPT
     this.invalidation = options.invalidation
     this.onUserCreated = options.onUserCreated
-    for (const field of ['id', 'username', 'password'] as const) {
-      if (typeof this.columns[field] !== 'string' || this.columns[field] === '') {
-        throw new ConfigurationError('ERR_INVALID_SETTING', `KyselyUserStore option "columns.${field}" must name a column`)
-      }
-    }
-    if (this.idType !== 'integer' && this.idType !== 'uuid') {
-      throw new ConfigurationError('ERR_INVALID_SETTING', 'KyselyUserStore option "idType" must be "integer" or "uuid"')
-    }
-    JOINS.set(this, {
-      table: this.table,
-      idColumn: this.columns.id,
-      selection: (alias, prefix) => this.userSelection(alias, prefix),
-      toUser: (row, prefix) => this.toUser(row, prefix),
-    })
   }
-
 
   /** True when `id` can be an id of this table; anything else would be a driver error on PostgreSQL. */
   private validId(id: UserId): boolean {
-    return this.idType === 'uuid' ? typeof id === 'string' && UUID.test(id) : Number.isSafeInteger(id)
+    return this.userTable.idType === 'uuid' ? typeof id === 'string' && UUID.test(id) : Number.isSafeInteger(id)
   }
 
-  /**
-   * The selection of a user's public fields, aliased to fixed names whatever the mapping
-   * (`prefix` + `id`, `username`, …), from `table` when given (a joined alias).
-   */
-  private userSelection(table?: string, prefix = ''): AliasedRawBuilder<unknown, string>[] {
-    const c = this.columns
-    const ref = (column: string): ReturnType<typeof sql.ref<unknown>> => sql.ref<unknown>(table === undefined ? column : `${table}.${column}`)
-    const fields: AliasedRawBuilder<unknown, string>[] = [ref(c.id).as(`${prefix}id`), ref(c.username).as(`${prefix}username`)]
-    if (typeof c.isActive === 'string') fields.push(ref(c.isActive).as(`${prefix}is_active`))
-    if (typeof c.isStaff === 'string') fields.push(ref(c.isStaff).as(`${prefix}is_staff`))
-    return fields
+  private userSelection(): AliasedRawBuilder<unknown, string>[] {
+    return userSelection(this.userTable)
   }
 
-  private toUser(row: UserRow, prefix = ''): StoredUser {
-    return Object.freeze({
-      id: toUserId(row[`${prefix}id`]),
-      username: String(row[`${prefix}username`]),
-      isActive: typeof this.columns.isActive === 'string' ? toFlag(row[`${prefix}is_active`]) : true,
-      isStaff: typeof this.columns.isStaff === 'string' ? toFlag(row[`${prefix}is_staff`]) : false,
-      isAuthenticated: true as const,
-    })
+  private toUser(row: UserRow): StoredUser {
+    return rowToUser(this.userTable, row)
   }
 
   private async findBy(column: string, value: UserId): Promise<StoredUser | null> {
@@ -322,7 +223,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     const password = user.password === null ? '!' : await hashPassword(user.password, this.scrypt)
     const c = this.columns
     const values: Record<string, unknown> = { [c.username]: user.username, [c.password]: password }
-    if (this.idType === 'uuid') values[c.id] = randomUUID()
+    if (this.userTable.idType === 'uuid') values[c.id] = randomUUID()
     if (typeof c.isActive === 'string') values[c.isActive] = user.isActive === false ? 0 : 1
     if (typeof c.isStaff === 'string') values[c.isStaff] = user.isStaff === true ? 1 : 0
     if (typeof c.dateJoined === 'string') values[c.dateJoined] = new Date().toISOString()
@@ -362,6 +263,18 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
    */
   async setStaff(userId: UserId, isStaff: boolean): Promise<boolean> {
     return this.setFlag('isStaff', 'setStaff', userId, isStaff)
+  }
+
+  /**
+   * Django's `update_last_login`: sets the user's `lastLogin` column to `at` (the obtain view
+   * of simplejwt with `UPDATE_LAST_LOGIN`). Tells no bus: no cached authentication reads it.
+   * @returns false when there is no such user, or the mapping has no `lastLogin` column.
+   */
+  async updateLastLogin(userId: UserId, at: Date): Promise<boolean> {
+    const column = this.columns.lastLogin
+    if (typeof column !== 'string' || !this.validId(userId)) return false
+    const result = await this.db.updateTable(this.table).set({ [column]: at.toISOString() }).where(sql.ref(this.columns.id), '=', userId).executeTakeFirst()
+    return Number(result.numUpdatedRows) > 0
   }
 
   /** Writes one mapped 0/1 flag column of a user (and tells the bus); `method` names the caller in the error. */

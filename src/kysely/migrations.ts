@@ -1,43 +1,33 @@
 import { Migrator, sql, type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationResultSet } from 'kysely'
-import { ConfigurationError } from '../core/errors.js'
 import type { DialectName } from './database.js'
 import { withStatementTimeout } from './statement-timeout.js'
+import { checkUserTable, type UserTable } from './user-table.js'
 
 function timestampType(dialect: DialectName): 'timestamptz' | 'text' {
   return dialect === 'postgres' ? 'timestamptz' : 'text'
 }
 
-/** Your own users table, for `authMigrations` (see its `users` option). */
-export interface ExistingUsersTable {
-  /** Your users table, e.g. `'accounts'` (may be schema-qualified on PostgreSQL: `'app.accounts'`). */
-  readonly table: string
-  /** Its primary-key column. @default 'id' */
-  readonly id?: string
+/** Options for `authMigrations`. */
+export interface AuthMigrationOptions {
   /**
-   * The id's type, which `user_id` of the tokens and sessions tables takes: `integer`,
-   * `bigint`, or `uuid` (`uuid` on PostgreSQL, `text` on SQLite).
+   * Bring your own users table (the `UserTable` your `KyselyUserStore` is given): gatehouse
+   * then creates no `gatehouse_users`, and the `user_id` of its tokens and sessions takes
+   * your id's type (`uuid` is `uuid` on PostgreSQL, `text` on SQLite) and points at your
+   * table's id column. Choose before the first migration: the choice is baked into `0001_auth`.
+   * @default none: gatehouse's own `gatehouse_users`
    */
-  readonly idType: 'integer' | 'bigint' | 'uuid'
+  readonly users?: UserTable
   /**
    * Reference your table from `user_id` (`on delete cascade`, so deleting a user deletes
    * their token and sessions). Your table must then exist before these migrations run.
-   * `false`: a plain column, for a table that lives elsewhere or is created later. @default true
+   * `false`: a plain column, for a table that lives elsewhere or is created later. Only
+   * with `users`. @default true
    */
   readonly foreignKey?: boolean
 }
 
-/** Options for `authMigrations`. */
-export interface AuthMigrationOptions {
-  /**
-   * Bring your own users table (with `KyselyUserStore`'s `table` option): gatehouse then
-   * creates no `gatehouse_users`, and its tokens and sessions point at your table instead.
-   * Choose before the first migration: the choice is baked into `0001_auth`.
-   */
-  readonly users?: ExistingUsersTable
-}
-
 /** The column type of `user_id` for `users`. */
-function userIdType(dialect: DialectName, users: ExistingUsersTable | undefined): 'integer' | 'bigint' | 'uuid' | 'text' {
+function userIdType(dialect: DialectName, users: UserTable | undefined): 'integer' | 'bigint' | 'uuid' | 'text' {
   if (users === undefined || users.idType === 'integer') return 'integer'
   if (users.idType === 'bigint') return 'bigint'
   return dialect === 'postgres' ? 'uuid' : 'text'
@@ -52,18 +42,10 @@ function userIdType(dialect: DialectName, users: ExistingUsersTable | undefined)
  */
 export function authMigrations(dialect: DialectName, options: AuthMigrationOptions = {}): Record<string, Migration> {
   const ts = timestampType(dialect)
-  const users = options.users
-  if (users !== undefined) {
-    if (typeof users.table !== 'string' || users.table === '' || (users.id !== undefined && (typeof users.id !== 'string' || users.id === ''))) {
-      throw new ConfigurationError('ERR_INVALID_SETTING', 'authMigrations option "users" needs a table name (and an id column name when given)')
-    }
-    if (!['integer', 'bigint', 'uuid'].includes(users.idType)) {
-      throw new ConfigurationError('ERR_INVALID_SETTING', 'authMigrations option "users.idType" must be "integer", "bigint" or "uuid"')
-    }
-  }
+  const users = options.users === undefined ? undefined : checkUserTable(options.users, 'authMigrations option "users"')
   const idType = userIdType(dialect, users)
-  const target = users === undefined ? 'gatehouse_users.id' : `${users.table}.${users.id ?? 'id'}`
-  const references = users === undefined || users.foreignKey !== false
+  const target = users === undefined ? 'gatehouse_users.id' : `${users.table}.${users.columns.id}`
+  const references = users === undefined || options.foreignKey !== false
   const userColumn = (c: ColumnDefinitionBuilder): ColumnDefinitionBuilder =>
     references ? c.references(target).onDelete('cascade') : c
   return {
@@ -126,6 +108,15 @@ export function authMigrations(dialect: DialectName, options: AuthMigrationOptio
       },
       async down(db: Kysely<unknown>): Promise<void> {
         await db.schema.dropTable('gatehouse_named_tokens').execute()
+      },
+    },
+    // Django's auth_user.last_login, for updateLastLogin (simplejwt's UPDATE_LAST_LOGIN). A mapped users table is yours to change.
+    '0003_users_last_login': {
+      async up(db: Kysely<unknown>): Promise<void> {
+        if (users === undefined) await db.schema.alterTable('gatehouse_users').addColumn('last_login', ts).execute()
+      },
+      async down(db: Kysely<unknown>): Promise<void> {
+        if (users === undefined) await db.schema.alterTable('gatehouse_users').dropColumn('last_login').execute()
       },
     },
   }

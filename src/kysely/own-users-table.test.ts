@@ -14,9 +14,10 @@ import { openDatabase, type Database, type DialectName } from './database.js'
 import { KyselyNamedTokenStore } from './kysely-named-token-store.js'
 import { KyselySessionStore } from './kysely-session-store.js'
 import { KyselyTokenStore } from './kysely-token-store.js'
-import { KyselyUserStore, type KyselyUserStoreOptions } from './kysely-user-store.js'
+import { KyselyUserStore, type KyselyUserStoreOptions, type RequiredUserTable } from './kysely-user-store.js'
 import { authMigrations, migrate } from './migrations.js'
 import type { Timestamp, TokenSessionDatabase } from './schema.js'
+import type { UserTable, UserTableOf } from './user-table.js'
 
 interface AccountsTable {
   account_id: string
@@ -55,12 +56,18 @@ async function createAccounts(db: Kysely<AppDatabase>, dialect: DialectName): Pr
     .execute()
 }
 
-const MAPPING = {
+/** One plain value describes the table to the migrations, the user store and the token stores. */
+const ACCOUNTS: UserTableOf<AppDatabase> = {
   table: 'accounts',
   columns: { id: 'account_id', username: 'email', password: 'pw_hash', isActive: 'enabled', isStaff: 'admin', dateJoined: 'joined' },
   idType: 'uuid',
-  scrypt: { N: 1024, r: 8, p: 1 },
-} as const
+}
+
+const MEMBERS = {
+  table: 'members',
+  columns: { id: 'member_no', username: 'handle', password: 'secret' },
+  idType: 'bigint',
+} as const satisfies UserTable
 
 for (const backend of BACKENDS) {
   describe.skipIf(!backend.available)(`your own users table (UUID ids) on ${backend.name}`, () => {
@@ -74,8 +81,8 @@ for (const backend of BACKENDS) {
       database = await openDatabase<AppDatabase>(target.url)
       db = database.db
       await createAccounts(db, database.dialect)
-      await migrate(db, authMigrations(database.dialect, { users: { table: 'accounts', id: 'account_id', idType: 'uuid' } }))
-      users = new KyselyUserStore({ db, ...MAPPING })
+      await migrate(db, authMigrations(database.dialect, { users: ACCOUNTS }))
+      users = new KyselyUserStore({ db, userTable: ACCOUNTS, scrypt: { N: 1024, r: 8, p: 1 } })
     })
     afterAll(async () => {
       await database?.close()
@@ -89,7 +96,7 @@ for (const backend of BACKENDS) {
     }
     runUserStoreSuite({ describe, it, create: () => users })
     runTokenStoreSuite({ describe, it, create: () => new KyselyTokenStore({ db }), createUser })
-    runTokenStoreSuite({ describe, it, name: 'TokenStore contract, joined with the accounts table', create: () => new KyselyTokenStore({ db, users }), createUser })
+    runTokenStoreSuite({ describe, it, name: 'TokenStore contract, joined with the accounts table', create: () => new KyselyTokenStore({ db, joinUsers: users.userTable }), createUser })
     runSessionStoreSuite({ describe, it, create: (now) => new KyselySessionStore({ db, now }), createUser })
 
     it('creates only tokens and sessions, with user_id of the UUID type, and no gatehouse_users', async () => {
@@ -134,7 +141,7 @@ for (const backend of BACKENDS) {
     })
 
     it('findWithUser reads the mapped columns of the account in the same statement; setActive writes the mapped flag', async () => {
-      const tokens = new KyselyTokenStore({ db, users })
+      const tokens = new KyselyTokenStore({ db, joinUsers: users.userTable })
       const user = await users.create({ username: 'joined@example.com', password: null, isStaff: true })
       const { key } = await tokens.getOrCreate(user.id)
       expect(await tokens.findWithUser?.(key)).toEqual({
@@ -184,7 +191,7 @@ for (const backend of BACKENDS) {
     })
 
     it('named tokens (safer mode) keep UUID ids: create, join with the account, list, revoke; deleting the account deletes them', async () => {
-      const named = new KyselyNamedTokenStore({ db, users })
+      const named = new KyselyNamedTokenStore({ db, joinUsers: users.userTable })
       const user = await users.create({ username: 'named@example.com', password: null })
       const { key, info } = await named.create(user.id, { name: 'phone' })
       const found = await named.findWithUser?.(key)
@@ -213,7 +220,7 @@ for (const backend of BACKENDS) {
       database = await openDatabase<MembersDatabase>(target.url)
       const pg = database.dialect === 'postgres'
       // gatehouse's migrations first: without a foreign key the app's table may come later.
-      await migrate(database.db, authMigrations(database.dialect, { users: { table: 'members', id: 'member_no', idType: 'bigint', foreignKey: false } }))
+      await migrate(database.db, authMigrations(database.dialect, { users: MEMBERS, foreignKey: false }))
       await database.db.schema
         .createTable('members')
         .addColumn('member_no', pg ? 'bigserial' : 'integer', (c) => (pg ? c.primaryKey() : c.primaryKey().autoIncrement()))
@@ -229,7 +236,7 @@ for (const backend of BACKENDS) {
 
     it('users are active and not staff; ids are numbers; tokens and sessions keep them', async () => {
       const db = database.db
-      const users = new KyselyUserStore({ db, table: 'members', columns: { id: 'member_no', username: 'handle', password: 'secret' }, scrypt: { N: 1024, r: 8, p: 1 } })
+      const users = new KyselyUserStore({ db, userTable: MEMBERS, scrypt: { N: 1024, r: 8, p: 1 } })
       const user = await users.create({ username: 'mia', password: 'mia-pass-1', isStaff: true, isActive: false })
       // No flag columns: every user is active and none is staff, whatever create was asked.
       expect(user).toMatchObject({ username: 'mia', isActive: true, isStaff: false })
@@ -252,8 +259,8 @@ for (const backend of BACKENDS) {
 
     it('a token whose member is not in the table: findWithUser is null, and the scheme answers "Invalid token."', async () => {
       const db = database.db
-      const users = new KyselyUserStore({ db, table: 'members', columns: { id: 'member_no', username: 'handle', password: 'secret' } })
-      const tokens = new KyselyTokenStore({ db, users })
+      const users = new KyselyUserStore({ db, userTable: MEMBERS })
+      const tokens = new KyselyTokenStore({ db, joinUsers: MEMBERS })
       const orphan = await tokens.getOrCreate(8_888_888)
       expect(await tokens.findByKey(orphan.key)).not.toBeNull()
       expect(await tokens.findWithUser?.(orphan.key)).toBeNull()
@@ -276,15 +283,18 @@ describe('configuration errors', () => {
   it('a mapping without id, username or password, or with an unknown idType, throws ConfigurationError', () => {
     const db = {} as Kysely<{ accounts: AccountsTable }>
     const bad = [
-      { db, table: 'accounts', columns: { id: 'account_id', username: 'email' } },
-      { db, table: 'accounts', columns: { id: '', username: 'email', password: 'pw_hash' } },
-      { db, table: 'accounts', columns: { id: 'account_id', username: 'email', password: 'pw_hash' }, idType: 'ulid' },
-    ] as unknown as KyselyUserStoreOptions<{ accounts: AccountsTable }>[]
+      { db, userTable: { table: 'accounts', columns: { id: 'account_id', username: 'email' }, idType: 'uuid' } },
+      { db, userTable: { table: 'accounts', columns: { id: '', username: 'email', password: 'pw_hash' }, idType: 'uuid' } },
+      { db, userTable: { table: 'accounts', columns: { id: 'account_id', username: 'email', password: 'pw_hash' }, idType: 'ulid' } },
+      { db, userTable: { table: '', columns: { id: 'account_id', username: 'email', password: 'pw_hash' }, idType: 'uuid' } },
+      { db, userTable: { table: 'accounts', idType: 'uuid' } },
+    ] as unknown as (KyselyUserStoreOptions<{ accounts: AccountsTable }> & RequiredUserTable<{ accounts: AccountsTable }>)[]
     for (const options of bad) expect(() => new KyselyUserStore(options)).toThrow(ConfigurationError)
   })
 
   it('authMigrations refuses a malformed users option', () => {
-    expect(() => authMigrations('sqlite', { users: { table: '', idType: 'uuid' } })).toThrow(ConfigurationError)
-    expect(() => authMigrations('sqlite', { users: { table: 'accounts', idType: 'ulid' as 'uuid' } })).toThrow(/idType/)
+    expect(() => authMigrations('sqlite', { users: { ...ACCOUNTS, table: '' } })).toThrow(ConfigurationError)
+    expect(() => authMigrations('sqlite', { users: { ...ACCOUNTS, idType: 'ulid' as 'uuid' } })).toThrow(/idType/)
+    expect(() => authMigrations('sqlite', { users: { ...ACCOUNTS, columns: { ...ACCOUNTS.columns, id: '' } } })).toThrow(/columns\.id/)
   })
 })

@@ -3,7 +3,6 @@
  * values and running on the driver (a kept better-sqlite3 statement, a PostgreSQL named
  * statement), on real SQLite and PostgreSQL.
  */
-import SQLite from 'better-sqlite3'
 import { Kysely, sql, SqliteDialect, type Generated } from 'kysely'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { BACKENDS, freshSqlite, postgresAvailable, freshPostgres, type TestDatabase } from '../../test/helpers/databases.js'
@@ -11,6 +10,7 @@ import { ConfigurationError } from '../core/errors.js'
 import { openDatabase, type Database } from './database.js'
 import { registerDirectDriver, sqliteDirectDriver, StaleStatementError } from './direct-driver.js'
 import { preparePageSource, type OptionalQueryParameters } from './prepared-page-source.js'
+import { openSqliteConnection } from './sqlite-connection.js'
 import { prepareQuery } from './prepared-query.js'
 
 interface Db {
@@ -116,7 +116,8 @@ for (const backend of BACKENDS) {
 describe('statement reuse on SQLite', () => {
   it('prepares each SQL text once on the connection, whatever the values', async () => {
     const target = freshSqlite()
-    const raw = new SQLite(target.url.replace(/^sqlite:(\/\/)?/, ''))
+    // The runtime's own driver (better-sqlite3 on Node 20, bun:sqlite, node:sqlite), as openDatabase picks it.
+    const { connection: raw } = await openSqliteConnection(target.url.replace(/^sqlite:(\/\/)?/, ''), { readOnly: false })
     let prepares = 0
     const db = new Kysely<Db>({ dialect: new SqliteDialect({ database: raw }) })
     registerDirectDriver(db, sqliteDirectDriver({ get inTransaction() { return raw.inTransaction }, prepare: (text) => (prepares++, raw.prepare(text)) }))
@@ -147,7 +148,14 @@ describe('statement reuse on SQLite', () => {
       const q = prepareQuery<{ id: number }, { title: string; pages: number }>(db, (p) => db.selectFrom('books').select(['title', 'pages']).where('id', '=', p.id))
       expect(await q.executeTakeFirst({ id: 2 })).toEqual({ title: 'book 2', pages: 101 })
       await sql`alter table books drop column pages`.execute(db)
-      await expect(q.execute({ id: 2 })).rejects.toThrow(/no such column: "?pages/)
+      if (database.sqliteDriver === 'bun:sqlite') {
+        // Bun's SQLite is built with double-quoted string literals on (better-sqlite3 and
+        // node:sqlite turn them off), and bun:sqlite has no way to turn them off: the quoted
+        // name of a missing column reads as a string. Still never the stale value 101.
+        expect(await q.executeTakeFirst({ id: 2 })).toEqual({ title: 'book 2', '"pages"': 'pages' })
+      } else {
+        await expect(q.execute({ id: 2 })).rejects.toThrow(/no such column: "?pages/)
+      }
       await sql`alter table books add column pages integer not null default 7`.execute(db)
       expect(await q.executeTakeFirst({ id: 2 })).toEqual({ title: 'book 2', pages: 7 })
     } finally {

@@ -14,6 +14,8 @@ export interface UsersTable {
   is_active: number
   is_staff: number
   date_joined: Timestamp
+  /** Django's `last_login`: set by `updateLastLogin` (migration `0003_users_last_login`), `null` until then. */
+  last_login: ColumnType<Date | string | null, Date | string | null | undefined, Date | string | null>
 }
 
 /**

@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely'
-import { ConfigurationError } from '../core/errors.js'
 import type { StoredUser } from '../core/user.js'
 import { prepareQuery, type PreparedQuery } from './prepared-query.js'
-import { userJoin, type KyselyUserStore, type UserJoin } from './kysely-user-store.js'
+import { rowToUser, userSelection, type UserTable } from './user-table.js'
 
 /** A token store's view of the database for the join: the users table is only known at run time. */
 type LooseDatabase = Record<string, Record<string, unknown>>
@@ -10,20 +9,6 @@ type LooseDatabase = Record<string, Record<string, unknown>>
 /** Alias of the joined users table, and the prefix of its fields in the joined row. */
 const USER_ALIAS = 'gatehouse_token_user'
 const USER_PREFIX = 'u_'
-
-/**
- * The join a token store's `users` option describes, for its `findWithUser`; `undefined` when
- * the option is absent.
- * @throws ConfigurationError when `users` is not a `KyselyUserStore` (the join reads its table and columns).
- */
-export function tokenUserJoin(users: KyselyUserStore<unknown> | undefined, storeName: string): UserJoin | undefined {
-  if (users === undefined) return undefined
-  const join = userJoin(users)
-  if (join === undefined) {
-    throw new ConfigurationError('ERR_INVALID_SETTING', `${storeName} option "users" must be a KyselyUserStore (the join reads its table and columns)`)
-  }
-  return join
-}
 
 /** Which token row to read: `table`'s row whose `digestColumn` equals the digest, its `columns`. */
 export interface TokenRowQuery {
@@ -40,7 +25,7 @@ export type TokenWithUserLookup = (digest: string) => Promise<{ readonly row: Re
  * compiled once on first use and then only bound and run on the driver (`prepareQuery`).
  * The users table is named at run time (your own, mapped), hence the loose typing inside.
  */
-export function prepareTokenWithUser<DB>(db: Kysely<DB>, join: UserJoin, query: TokenRowQuery): TokenWithUserLookup {
+export function prepareTokenWithUser<DB>(db: Kysely<DB>, users: UserTable, query: TokenRowQuery): TokenWithUserLookup {
   const { table } = query
   const loose = db as unknown as Kysely<LooseDatabase>
   let prepared: PreparedQuery<{ digest: string }, Readonly<Record<string, unknown>>> | undefined
@@ -48,11 +33,11 @@ export function prepareTokenWithUser<DB>(db: Kysely<DB>, join: UserJoin, query: 
     prepared ??= prepareQuery<{ digest: string }, Readonly<Record<string, unknown>>>(loose, (p) =>
       loose
         .selectFrom(table)
-        .innerJoin(`${join.table} as ${USER_ALIAS}`, `${USER_ALIAS}.${join.idColumn}`, `${table}.user_id`)
-        .select([...query.columns.map((column) => `${table}.${column}`), ...join.selection(USER_ALIAS, USER_PREFIX)])
+        .innerJoin(`${users.table} as ${USER_ALIAS}`, `${USER_ALIAS}.${users.columns.id}`, `${table}.user_id`)
+        .select([...query.columns.map((column) => `${table}.${column}`), ...userSelection(users, USER_ALIAS, USER_PREFIX)])
         .where(`${table}.${query.digestColumn}`, '=', p.digest),
     )
     const row = await prepared.executeTakeFirst({ digest })
-    return row === undefined ? undefined : { row, user: join.toUser(row, USER_PREFIX) }
+    return row === undefined ? undefined : { row, user: rowToUser(users, row, USER_PREFIX) }
   }
 }

@@ -230,18 +230,20 @@ export class OpenApiBuilder {
   /**
    * The security requirements of a request with `method` under `settings`: each scheme one
    * alternative, in order (its components added), then `{}` when anonymous requests may
-   * pass the permissions. `undescribed`: schemes without `openApiSecurity`.
+   * pass the permissions. `undescribed`: schemes without `openApiSecurity` (one answering an empty list reads no credentials and is simply left out).
    */
   security(settings: Settings, method: string): { readonly security: readonly JsonObject[]; readonly undescribed: readonly string[]; readonly anonymous: boolean } {
     const security: JsonObject[] = []
     const seen = new Set<string>()
     const undescribed: string[] = []
     for (const scheme of settings.authentication) {
-      const entries = scheme.openApiSecurity?.(method) ?? []
-      if (entries.length === 0) {
+      if (scheme.openApiSecurity === undefined) {
         undescribed.push(schemeName(scheme))
         continue
       }
+      // An empty list is a scheme that reads no credentials (a challenge only): nothing to require.
+      const entries = scheme.openApiSecurity(method)
+      if (entries.length === 0) continue
       const requirement: Record<string, JsonValue> = {}
       for (const entry of entries) requirement[this.component('securitySchemes', entry.name, entry.scheme)] = []
       const key = canonical(requirement)

@@ -105,6 +105,15 @@ describe('openApiDocument: security', () => {
     expect(at(doc, 'paths', '/c/', 'get', 'x-undescribed-authentication')).toEqual(['HmacAuthentication'])
   })
 
+  it('neither requires nor notes a scheme that describes an empty list (it reads no credentials)', async () => {
+    const challengeOnly: AuthenticationScheme = { name: 'ChallengeOnly', authenticate: async () => null, authenticateHeader: () => 'Bearer realm="api"', openApiSecurity: () => [] }
+    const api = createApi()
+    const doc = openApiDocument([route('/t/', api.view({ authentication: [challengeOnly], permissions: [], handlers: { POST: get } }))], { info: INFO })
+    await expectValid(doc)
+    expect(at(doc, 'paths', '/t/', 'post', 'security')).toEqual([{}])
+    expect(at(doc, 'paths', '/t/', 'post', 'x-undescribed-authentication')).toBeUndefined()
+  })
+
   it('lists `{}` exactly where the permissions let anonymous requests through', () => {
     const api = createApi({ authentication: [new BasicAuthentication({ users: nobody })] })
     const cases: [string, Parameters<typeof api.view>[0]['permissions'], boolean, boolean][] = [

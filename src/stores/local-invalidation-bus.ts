@@ -14,7 +14,7 @@ export interface LocalInvalidationBusOptions {
  *
  * @example
  * const bus = new LocalInvalidationBus()
- * const tokens = new KyselyTokenStore({ db, users, invalidation: bus })
+ * const tokens = new KyselyTokenStore({ db, joinUsers: users.userTable, invalidation: bus })
  */
 export class LocalInvalidationBus implements InvalidationBus {
   private readonly listeners = new Set<InvalidationListener>()

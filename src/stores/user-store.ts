@@ -69,6 +69,13 @@ export interface UserStore {
    * @returns false when there is no such user.
    */
   setStaff?(userId: UserId, isStaff: boolean): Promise<boolean>
+  /**
+   * Optional: records a successful login at `at` (Django's `update_last_login`, the
+   * `last_login` column). simplejwt's obtain view calls it with `UPDATE_LAST_LOGIN`
+   * (`updateLastLogin`); nothing is published, as no cached authentication depends on it.
+   * @returns false when there is no such user (or the store keeps no such column).
+   */
+  updateLastLogin?(userId: UserId, at: Date): Promise<boolean>
   /** Optional: a page of users by username, optionally searched (what the admin pages list). */
   list?(query: UserListQuery): Promise<UserListPage>
 }

@@ -49,7 +49,7 @@ async function openStack(url: string, bus: InvalidationBus, publish = true): Pro
   const db = new Kysely<AuthDatabase>({ dialect: await createDialect(parseDatabaseUrl(url)), log: (event) => void statements.push(event.query.sql) })
   const invalidation = publish ? bus : undefined
   const users = new KyselyUserStore({ db, scrypt: SCRYPT, invalidation })
-  const tokens = new KyselyTokenStore({ db, users, invalidation })
+  const tokens = new KyselyTokenStore({ db, joinUsers: users.userTable, invalidation })
   const cache = new MemoryTokenCache({ ttlMs: TTL_MS, invalidation: bus })
   return {
     users,

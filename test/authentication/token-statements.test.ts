@@ -64,7 +64,7 @@ for (const backend of BACKENDS) {
     })
 
     it('with KyselyTokenStore({ users }) (after): exactly one statement, a join', async () => {
-      const scheme = new TokenAuthentication({ tokens: new KyselyTokenStore({ db, users }), users })
+      const scheme = new TokenAuthentication({ tokens: new KyselyTokenStore({ db, joinUsers: users.userTable }), users })
       expect(await measure(scheme, alice)).toEqual({ outcome: 'alice', statements: 1 })
       expect(statements[0]).toMatch(/ join "gatehouse_users"/)
       expect(await measure(scheme, carol)).toEqual({ outcome: 'User inactive or deleted.', statements: 1 })
@@ -74,7 +74,7 @@ for (const backend of BACKENDS) {
 
     it('with a MemoryTokenCache: one statement on the first request, none while cached; unknown keys always reach the database', async () => {
       const cache = new MemoryTokenCache({ ttlMs: 60_000, invalidation: new LocalInvalidationBus() })
-      const scheme = new TokenAuthentication({ tokens: new KyselyTokenStore({ db, users }), users, cache })
+      const scheme = new TokenAuthentication({ tokens: new KyselyTokenStore({ db, joinUsers: users.userTable }), users, cache })
       expect(await measure(scheme, alice)).toEqual({ outcome: 'alice', statements: 1 })
       expect(await measure(scheme, alice)).toEqual({ outcome: 'alice', statements: 0 })
       expect(await measure(scheme, carol)).toEqual({ outcome: 'User inactive or deleted.', statements: 1 })

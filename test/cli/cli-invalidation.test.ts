@@ -66,7 +66,7 @@ for (const backend of BACKENDS) {
       bus = new RedisInvalidationBus({ redis, channel })
       const users = new KyselyUserStore({ db, invalidation: bus })
       cache = new MemoryTokenCache({ ttlMs: 10 * 60_000, invalidation: bus })
-      scheme = new TokenAuthentication({ tokens: new KyselyTokenStore({ db, users, invalidation: bus }), users, cache })
+      scheme = new TokenAuthentication({ tokens: new KyselyTokenStore({ db, joinUsers: users.userTable, invalidation: bus }), users, cache })
     })
     beforeEach(async () => {
       await expect.poll(() => bus.listening, POLL).toBe(true)

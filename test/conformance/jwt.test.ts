@@ -3,6 +3,7 @@
  * DATABASE_URL) PostgreSQL: simplejwt 5.2.2's statuses, bodies and `WWW-Authenticate:
  * Bearer realm="api"`, and a pair minted by the real simplejwt accepted on the wire.
  */
+import { Validator } from '@seriousme/openapi-schema-validator'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { accessPayloadFrom, type JwtCodec } from 'gatehouse'
 import { BACKENDS } from '../helpers/databases.js'
@@ -157,6 +158,22 @@ for (const backend of BACKENDS) {
       expect(await server.ref.jwtBlacklist.flushExpired(new Date())).toBe(1)
       expect(await server.ref.jwtBlacklist.isBlacklisted('old-one')).toBe(false)
       expect(await server.ref.jwtBlacklist.isBlacklisted(jti)).toBe(true)
+    })
+
+    it('OpenAPI: /api/schemes/jwt/ requires jwtAuth (http bearer, JWT, drf-spectacular\'s name); the token views take no credentials; nothing undescribed', async () => {
+      const response = await send(server.baseUrl, 'GET', '/api/openapi.json', {})
+      expect(response.status).toBe(200)
+      const doc = response.body as { paths: Record<string, Record<string, Record<string, unknown>>>; components: { securitySchemes: Record<string, unknown> } }
+      const result = await new Validator().validate(response.body as Parameters<Validator['validate']>[0])
+      expect(result.errors).toBeUndefined()
+      expect(doc.components.securitySchemes['jwtAuth']).toEqual({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+      expect(doc.paths['/api/schemes/jwt/']?.['get']?.['security']).toEqual([{ jwtAuth: [] }])
+      for (const path of ['/api/jwt/', '/api/jwt/refresh/', '/api/jwt/verify/', '/api/jwt/blacklist/']) {
+        const op = doc.paths[path]?.['post']
+        expect(op?.['security'], path).toEqual([{}])
+        expect(op?.['responses'], path).toHaveProperty('401')
+      }
+      expect(JSON.stringify(doc)).not.toContain('x-undescribed-authentication')
     })
 
     it('a pair minted by the real simplejwt 5.2.2 with the same key works on the wire', async () => {

@@ -21,6 +21,7 @@ import {
   type AuthDatabase,
   type Database,
   type TokenSessionDatabase,
+  type UserTableOf,
 } from 'gatehouse/kysely'
 
 interface BooksTable {
@@ -86,23 +87,25 @@ export async function extended(): Promise<void> {
 }
 
 export async function ownUsersTable(db: Kysely<OwnUsersDb>): Promise<UserId | undefined> {
-  await migrate(db, authMigrations('postgres', { users: { table: 'accounts', id: 'account_id', idType: 'uuid' } }))
-  const users = new KyselyUserStore({
-    db,
+  const accounts: UserTableOf<OwnUsersDb> = {
     table: 'accounts',
     columns: { id: 'account_id', username: 'email', password: 'pw_hash', isActive: 'enabled', isStaff: 'admin' },
     idType: 'uuid',
-  })
+  }
+  await migrate(db, authMigrations('postgres', { users: accounts }))
+  const users = new KyselyUserStore({ db, userTable: accounts })
+  // The same layout inline, as a literal: checked against the database type all the same.
+  new KyselyUserStore({ db, userTable: { table: 'accounts', columns: { id: 'account_id', username: 'email', password: 'pw_hash' }, idType: 'uuid' } })
   const tokens = new KyselyTokenStore({ db })
   const sessions = new KyselySessionStore({ db })
   const user = await users.authenticate('a@example.com', 'pw')
   if (user !== null) await sessions.save('k', { userId: user.id, data: {}, expiresAt: new Date() })
-  // The joined lookup takes the mapped user store of the same database type, no cast.
-  const joined = new KyselyTokenStore({ db, users, invalidation: new LocalInvalidationBus() })
+  // The joined lookup takes the user store's layout as plain data, no cast.
+  const joined = new KyselyTokenStore({ db, joinUsers: users.userTable, invalidation: new LocalInvalidationBus() })
   const scheme = new TokenAuthentication({ tokens: joined, users, cache: new MemoryTokenCache({ ttlMs: 1_000, invalidation: new LocalInvalidationBus() }) })
   void scheme
   // Named tokens (safer mode) on the same database, alone and chained after the DRF store.
-  const named = new KyselyNamedTokenStore({ db, users, invalidation: new LocalInvalidationBus() })
+  const named = new KyselyNamedTokenStore({ db, joinUsers: users.userTable, invalidation: new LocalInvalidationBus() })
   if (user !== null) await named.create(user.id, { name: 'laptop', expiresIn: 3600 })
   const both = new TokenAuthentication({ tokens: chainTokenStores(joined, named), users })
   void both
@@ -111,13 +114,13 @@ export async function ownUsersTable(db: Kysely<OwnUsersDb>): Promise<UserId | un
 
 export function refused(db: Kysely<OwnUsersDb>, books: Kysely<{ books: BooksTable }>): void {
   // @ts-expect-error a misspelt column of the mapped table
-  new KyselyUserStore({ db, table: 'accounts', columns: { id: 'account_id', username: 'mail', password: 'pw_hash' } })
+  new KyselyUserStore({ db, userTable: { table: 'accounts', columns: { id: 'account_id', username: 'mail', password: 'pw_hash' }, idType: 'uuid' } })
   // @ts-expect-error a column of another table (books.title)
-  new KyselyUserStore({ db, table: 'accounts', columns: { id: 'account_id', username: 'title', password: 'pw_hash' } })
+  new KyselyUserStore({ db, userTable: { table: 'accounts', columns: { id: 'account_id', username: 'title', password: 'pw_hash' }, idType: 'uuid' } })
   // @ts-expect-error an id type the store does not know
-  new KyselyUserStore({ db, table: 'accounts', columns: { id: 'account_id', username: 'email', password: 'pw_hash' }, idType: 'ulid' })
+  new KyselyUserStore({ db, userTable: { table: 'accounts', columns: { id: 'account_id', username: 'email', password: 'pw_hash' }, idType: 'ulid' } })
   // @ts-expect-error a table the database does not have
-  new KyselyUserStore({ db, table: 'people', columns: { id: 'id', username: 'name', password: 'pw' } })
+  new KyselyUserStore({ db, userTable: { table: 'people', columns: { id: 'id', username: 'name', password: 'pw' }, idType: 'integer' } })
   // @ts-expect-error no gatehouse_users, and no table named
   new KyselyUserStore({ db })
   // @ts-expect-error no gatehouse_tokens
@@ -126,6 +129,8 @@ export function refused(db: Kysely<OwnUsersDb>, books: Kysely<{ books: BooksTabl
   new KyselySessionStore({ db: books })
   // @ts-expect-error no gatehouse_named_tokens
   new KyselyNamedTokenStore({ db: books })
-  // @ts-expect-error users must be a KyselyUserStore (the join needs its table and mapping)
-  new KyselyTokenStore({ db, users: { findById: async () => null } })
+  // @ts-expect-error joinUsers is a UserTable (plain data), not a user store
+  new KyselyTokenStore({ db, joinUsers: { findById: async () => null } })
+  // @ts-expect-error a UserTable needs its id type
+  new KyselyTokenStore({ db, joinUsers: { table: 'accounts', columns: { id: 'account_id', username: 'email', password: 'pw_hash' } } })
 }
