@@ -11,9 +11,13 @@ const b64url = (text: string): string => Buffer.from(text, 'utf8').toString('bas
 /** A new simplejwt-style `jti` (32 hex digits), random per run so runs sharing one Django never collide. */
 export const newJti = (): string => randomBytes(16).toString('hex')
 
-/** Signs `claims` (in their order) with HS256 and the shared key, or as told. `alg: 'none'` gives an unsigned token. */
-export async function signed(claims: Readonly<Record<string, unknown>>, { key = JWT_ORACLE_KEY, alg = 'HS256' }: { key?: string; alg?: string } = {}): Promise<string> {
-  const payload = JSON.stringify(claims)
+/**
+ * Signs `claims` (in their order; or a payload's JSON text as is, for numbers such as `2.0`
+ * that JSON.stringify cannot write) with HS256 and the shared key, or as told. `alg: 'none'`
+ * gives an unsigned token.
+ */
+export async function signed(claims: Readonly<Record<string, unknown>> | string, { key = JWT_ORACLE_KEY, alg = 'HS256' }: { key?: string; alg?: string } = {}): Promise<string> {
+  const payload = typeof claims === 'string' ? claims : JSON.stringify(claims)
   if (alg === 'none') return `${b64url(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${b64url(payload)}.`
   return new CompactSign(new TextEncoder().encode(payload)).setProtectedHeader({ alg, typ: 'JWT' }).sign(new TextEncoder().encode(key))
 }

@@ -12,8 +12,10 @@ export interface JwtCase extends ExchangeRequest {
  *   (`user_id` "abc", `exp` a string, a refresh token without `jti`); gatehouse answers 401.
  * - `refresh of a deleted or inactive user`: 5.2.2 refreshes without looking the user up;
  *   gatehouse answers 401 no_active_account, as later simplejwt versions do.
+ * - `user_id that Django coerces`: Django's query turns `user_id: true` into user 1; gatehouse
+ *   takes integers and strings of digits only ("User not found").
  */
-export type Improvement = 'simplejwt 500' | 'refresh of a deleted or inactive user'
+export type Improvement = 'simplejwt 500' | 'refresh of a deleted or inactive user' | 'user_id that Django coerces'
 
 /** A pair each server minted at its obtain endpoint. */
 export interface Pair {
@@ -55,6 +57,9 @@ export async function craftedTokens(): Promise<Record<string, string>> {
     'user_id "abc" access': await signed(claimsFor('access', 'abc')),
     'user_id "abc" refresh': await signed(claimsFor('refresh', 'abc')),
     'user_id "2" access': await signed(claimsFor('access', '2')),
+    'user_id true access': await signed(claimsFor('access', true)),
+    'user_id 2.0 access': await signed(JSON.stringify(claimsFor('access', 2)).replace('"user_id":2', '"user_id":2.0')),
+    'user_id "1.0" access': await signed(claimsFor('access', '1.0')),
     'no user_id access': await signed(claimsFor('access', undefined)),
     'future iat access': await signed(claimsFor('access', 1, { iat: Math.floor(Date.now() / 1000) + 3600 })),
     'string exp access': await signed(claimsFor('access', 1, { exp: String(Math.floor(Date.now() / 1000) + 300) })),
@@ -127,6 +132,9 @@ export function fixedJwtCases(pairs: MintedPairs, crafted: Readonly<Record<strin
     ].map((name) => whoami(`who-am-I: ${name}`, `Bearer ${t(name)}`)),
     { ...whoami('who-am-I: user_id "abc"', `Bearer ${t('user_id "abc" access')}`), improvement: 'simplejwt 500' },
     { ...whoami('who-am-I: exp a string', `Bearer ${t('string exp access')}`), improvement: 'simplejwt 500' },
+    { ...whoami('who-am-I: user_id "1.0"', `Bearer ${t('user_id "1.0" access')}`), improvement: 'simplejwt 500' },
+    { ...whoami('who-am-I: user_id true', `Bearer ${t('user_id true access')}`), improvement: 'user_id that Django coerces' },
+    whoami('who-am-I: user_id 2.0', `Bearer ${t('user_id 2.0 access')}`),
     whoami('who-am-I: Bearer alone', 'Bearer'),
     whoami('who-am-I: Bearer a b', 'Bearer a b'),
     whoami('who-am-I: bearer x', 'bearer x'),

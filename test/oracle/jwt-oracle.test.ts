@@ -62,6 +62,17 @@ function documentedDifference(request: ExchangeRequest, ours: ExchangeResult, th
       return 'refresh of a deleted or inactive user'
     }
   }
+  if (request.path === '/api/schemes/jwt/' && theirs.status === 200 && ours.status === 401) {
+    const token = /^Bearer\s+(\S+)\s*$/.exec(request.headers?.['Authorization'] ?? '')?.[1]
+    const userId = peekClaims(token)?.['user_id']
+    if (typeof userId === 'boolean') {
+      expect({ body: ours.body, challenge: ours.headers['www-authenticate'] }, `${request.name}: user_id ${String(userId)} is no user`).toEqual({
+        body: { detail: 'User not found', code: 'user_not_found' },
+        challenge: CHALLENGE,
+      })
+      return 'user_id that Django coerces'
+    }
+  }
   return null
 }
 
