@@ -37,6 +37,8 @@ export default defineConfig({
         test: { name: framework, include: PER_FRAMEWORK, env: { GATEHOUSE_TEST_FRAMEWORK: framework } },
       })),
     ],
+    // One simplejwt oracle (Django) per database, started on first use, shared by the framework projects.
+    globalSetup: ['./test/jwt/simplejwt-oracle-setup.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

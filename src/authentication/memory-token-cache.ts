@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto'
 import { ConfigurationError } from '../core/errors.js'
 import type { StoredUser, UserId } from '../core/user.js'
+import { sha256Hex } from '../crypto/sha256.js'
 import type { InvalidationBus, InvalidationEvent } from '../stores/invalidation-bus.js'
 import type { TokenRecord, TokenWithUser } from '../stores/token-store.js'
 import type { TokenCache, TokenLoader } from './token-cache.js'
@@ -34,7 +34,7 @@ interface Entry {
 
 /** The cache key of a token key: its SHA-256, so no raw key is ever a map key (nor shows in a heap dump or log of the map). */
 function digest(key: string): string {
-  return createHash('sha256').update(key).digest('hex')
+  return sha256Hex(key)
 }
 
 /** Users are keyed by `String(id)`: an id that reaches a store as `1` and a message as `"1"` is one user. */

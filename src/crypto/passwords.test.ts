@@ -120,6 +120,6 @@ describe('timingSafeEqual', () => {
     ['', 'a', false],
   ])('%j vs %j → %s', (a, b, expected) => {
     expect(timingSafeEqual(a, b)).toBe(expected)
-    expect(timingSafeEqual(Buffer.from(a), Buffer.from(b))).toBe(expected)
+    expect(timingSafeEqual(new TextEncoder().encode(a), new TextEncoder().encode(b))).toBe(expected)
   })
 })

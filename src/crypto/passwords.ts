@@ -1,13 +1,7 @@
-import { pbkdf2, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
-import { promisify } from 'node:util'
-
-const scryptAsync = promisify(scrypt) as (
-  password: string,
-  salt: Buffer,
-  keylen: number,
-  options: { N: number; r: number; p: number; maxmem: number },
-) => Promise<Buffer>
-const pbkdf2Async = promisify(pbkdf2)
+import { base64ToBytes, bytesToBase64 } from '../core/encoding/base64.js'
+import { pbkdf2Sha256, scrypt } from './key-derivation.js'
+import { randomBytes } from './random.js'
+import { equalBytes } from './timing-safe-equal.js'
 
 /**
  * scrypt cost parameters: `N` (CPU/memory cost, a power of two), `r` (block size), `p`
@@ -45,8 +39,8 @@ function scryptMemory(params: ScryptParams): number {
 /** Hashes a password as `scrypt$N$r$p$<salt b64>$<hash b64>`. */
 export async function hashPassword(password: string, params: ScryptParams = DEFAULT_SCRYPT): Promise<string> {
   const salt = randomBytes(16)
-  const hash = await scryptAsync(password.normalize('NFKC'), salt, KEY_LENGTH, { ...params, maxmem: scryptMemory(params) })
-  return ['scrypt', params.N, params.r, params.p, salt.toString('base64'), hash.toString('base64')].join('$')
+  const hash = await scrypt(password.normalize('NFKC'), salt, { ...params, keyLength: KEY_LENGTH, maxmem: scryptMemory(params) })
+  return ['scrypt', params.N, params.r, params.p, bytesToBase64(salt), bytesToBase64(hash)].join('$')
 }
 
 /**
@@ -86,7 +80,7 @@ export function needsRehash(encoded: string, params: ScryptParams = DEFAULT_SCRY
  * an unusable password or a legacy hash is padded with, and it needs no hashing up front.
  */
 export function dummyHash(params: ScryptParams = DEFAULT_SCRYPT): string {
-  return ['scrypt', params.N, params.r, params.p, randomBytes(16).toString('base64'), randomBytes(KEY_LENGTH).toString('base64')].join('$')
+  return ['scrypt', params.N, params.r, params.p, bytesToBase64(randomBytes(16)), bytesToBase64(randomBytes(KEY_LENGTH))].join('$')
 }
 
 /**
@@ -127,22 +121,23 @@ async function verifyEncoded(password: string, encoded: string): Promise<boolean
     const params = { N: Number(n), r: Number(r), p: Number(p) }
     if (![params.N, params.r, params.p].every((x) => Number.isInteger(x) && x > 0)) return false
     if (scryptMemory(params) > MAX_SCRYPT_MEMORY) return false
-    const expected = Buffer.from(hashB64, 'base64')
+    const expected = base64ToBytes(hashB64)
     if (expected.length === 0) return false
-    const actual = await scryptAsync(password.normalize('NFKC'), Buffer.from(saltB64, 'base64'), expected.length, {
+    const actual = await scrypt(password.normalize('NFKC'), base64ToBytes(saltB64), {
       ...params,
+      keyLength: expected.length,
       maxmem: scryptMemory(params),
     })
-    return timingSafeEqual(actual, expected)
+    return equalBytes(actual, expected)
   }
   if (parts[0] === 'pbkdf2_sha256' && parts.length === 4) {
     const [, iterations, salt, hashB64] = parts as [string, string, string, string]
     const rounds = Number(iterations)
     if (!Number.isInteger(rounds) || rounds <= 0 || rounds > 10_000_000) return false
-    const expected = Buffer.from(hashB64, 'base64')
+    const expected = base64ToBytes(hashB64)
     if (expected.length === 0) return false
-    const actual = await pbkdf2Async(password, salt, rounds, expected.length, 'sha256')
-    return timingSafeEqual(actual, expected)
+    const actual = await pbkdf2Sha256(password, salt, rounds, expected.length)
+    return equalBytes(actual, expected)
   }
   return false
 }

@@ -1,4 +1,5 @@
-import { createHmac } from 'node:crypto'
+import { bytesToBase64Url } from '../core/encoding/base64.js'
+import { hmacSha256 } from './hmac-sha256.js'
 
 /**
  * Django's `get_session_auth_hash`: an HMAC-SHA256 of the stored password hash (never of the
@@ -6,5 +7,5 @@ import { createHmac } from 'node:crypto'
  * hash carries a random salt, so the value cannot be guessed from the password either.
  */
 export function sessionAuthHashOf(storedPasswordHash: string): string {
-  return createHmac('sha256', 'gatehouse.session-auth-hash').update(storedPasswordHash).digest('base64url')
+  return bytesToBase64Url(hmacSha256('gatehouse.session-auth-hash', storedPasswordHash))
 }

@@ -1,7 +1,9 @@
+import { latin1Decode, latin1Encode } from '../core/encoding/text.js'
+
 /**
  * Splits an `Authorization` header the way DRF does: the value is taken byte for
  * byte (ISO-8859-1) and split on runs of ASCII whitespace. `[]` when absent or blank.
- * Each part is a Latin-1 string, so `Buffer.from(part, 'latin1')` recovers the bytes.
+ * Each part is a Latin-1 string, so `latin1Encode(part)` recovers the bytes.
  */
 export function splitAuthorizationHeader(header: string | null): string[] {
   if (header === null) return []
@@ -61,7 +63,7 @@ export function decodeUtf8OrLatin1(bytes: Uint8Array): string {
   try {
     return STRICT_UTF8.decode(bytes)
   } catch {
-    return Buffer.from(bytes).toString('latin1')
+    return latin1Decode(bytes)
   }
 }
 
@@ -76,7 +78,7 @@ export function decodeUtf8Strict(bytes: Uint8Array): string | null {
 
 /**
  * A header value (a Latin-1 string, one character per byte) read as strict UTF-8, as
- * `decodeUtf8Strict(Buffer.from(value, 'latin1'))`; `null` when its bytes are not UTF-8.
+ * `decodeUtf8Strict(latin1Encode(value))`; `null` when its bytes are not UTF-8.
  * An ASCII value (the usual case: token keys) is its own decoding and is returned as is.
  */
 export function headerValueAsUtf8(value: string): string | null {
@@ -87,5 +89,5 @@ export function headerValueAsUtf8(value: string): string | null {
       break
     }
   }
-  return ascii ? value : decodeUtf8Strict(Buffer.from(value, 'latin1'))
+  return ascii ? value : decodeUtf8Strict(latin1Encode(value))
 }

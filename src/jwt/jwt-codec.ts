@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto'
 import { CompactSign, compactVerify, decodeProtectedHeader } from 'jose'
+import { randomUUID } from '../crypto/random.js'
 import type { ResolvedJwtSettings } from './jwt-settings.js'
 import { TOKEN_MESSAGES, TokenError } from './token-error.js'
 

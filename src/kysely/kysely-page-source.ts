@@ -1,5 +1,6 @@
 import { sql, type CompiledQuery, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import { ConfigurationError } from '../core/errors.js'
+import { bytesToHex } from '../core/encoding/hex.js'
 import type { KeyValue, OrderingField, PositionSeekArgs, SeekArgs, SeekSource } from '../pagination/paginator.js'
 import type { DialectName } from './database.js'
 import { drfPositionAs, type DrfPositionKind } from '../pagination/drf-cursor.js'
@@ -62,7 +63,7 @@ export interface KyselyPageSourceOptions<DB, TB extends keyof DB, O> {
 /** A statement parameter as it goes into a cache key (bigints and binary data have no JSON form). */
 function keyValue(_key: string, value: unknown): unknown {
   if (typeof value === 'bigint') return `${value}n`
-  if (value instanceof Uint8Array) return `0x${Buffer.from(value).toString('hex')}`
+  if (value instanceof Uint8Array) return `0x${bytesToHex(value)}`
   return value
 }
 

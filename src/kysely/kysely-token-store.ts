@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely'
 import type { UserId } from '../core/user.js'
 import { generateTokenKey } from '../crypto/random.js'
+import { sha256Hex } from '../crypto/sha256.js'
 import { timingSafeEqual } from '../crypto/timing-safe-equal.js'
-import { createHash } from 'node:crypto'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { TokenRecord, TokenStore, TokenWithUser } from '../stores/token-store.js'
 import { prepareTokenWithUser, type TokenWithUserLookup } from './token-user-join.js'
@@ -11,7 +11,7 @@ import { toDate, toUserId, type AuthDatabase, type TokensDatabase } from './sche
 
 /** Hex SHA-256 of a token key: the indexed lookup column. */
 export function digest(key: string): string {
-  return createHash('sha256').update(key).digest('hex')
+  return sha256Hex(key)
 }
 
 /** A `gatehouse_tokens` row for a key. */

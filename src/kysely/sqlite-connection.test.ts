@@ -10,7 +10,8 @@ import { join } from 'node:path'
 import { sql, type Generated } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openDatabase, type Database } from './database.js'
-import { currentRuntime, openSqliteConnection, sqliteDriverCandidates } from './sqlite-connection.js'
+import { currentRuntime } from '../core/runtime.js'
+import { openSqliteConnection, sqliteDriverCandidates } from './sqlite-connection.js'
 import { sqliteCodeName } from './sqlite-error-codes.js'
 
 interface Db {

@@ -5,6 +5,7 @@
  * runtime that has that module, so Bun and Deno never try to load the native addon.
  */
 import { ConfigurationError } from '../core/errors.js'
+import { currentRuntime } from '../core/runtime.js'
 
 /** A prepared statement, as better-sqlite3 has it. */
 export interface SqliteConnectionStatement {
@@ -34,14 +35,6 @@ export type SqliteDriverName = 'better-sqlite3' | 'node:sqlite' | 'bun:sqlite'
 export interface SqliteOpenOptions {
   /** Open an existing file read-only: a missing file is an error, never created. */
   readonly readOnly: boolean
-}
-
-/** The JavaScript runtime this process runs on, by its globals. */
-export function currentRuntime(): 'bun' | 'deno' | 'node' {
-  const globals = globalThis as { Bun?: unknown; Deno?: unknown }
-  if (globals.Bun !== undefined) return 'bun'
-  if (globals.Deno !== undefined) return 'deno'
-  return 'node'
 }
 
 /** Whether Node's version has a usable `node:sqlite` (22.5 and later; older ones lack the module). */

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto'
 import { ConfigurationError } from '../core/errors.js'
+import { sha256Hex } from '../crypto/sha256.js'
 
 /** Options of `CountCache`. */
 export interface CountCacheOptions {
@@ -46,7 +46,7 @@ export class CountCache {
 
   /** The cached count for `key` while it is fresh, else `load()`'s (then cached). */
   get(key: string, load: () => Promise<number>): Promise<number> {
-    const digest = createHash('sha256').update(key).digest('hex')
+    const digest = sha256Hex(key)
     const now = this.now()
     const hit = this.entries.get(digest)
     this.entries.delete(digest)

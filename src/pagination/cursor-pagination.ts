@@ -1,6 +1,7 @@
 import type { ApiRequest } from '../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../core/api-response.js'
 import { ConfigurationError, NotFound } from '../core/errors.js'
+import { utf8ByteLength } from '../core/encoding/text.js'
 import type { JsonObject, OpenApiPaginatedResponse, OpenApiParameter } from '../core/openapi-types.js'
 import { BasePagination, type BasePaginationOptions } from './base-pagination.js'
 import { envelopeSchema, pageSizeParameter, queryParameter } from './openapi-schemas.js'
@@ -68,7 +69,7 @@ function checkSecrets(secret: CursorSecret | readonly CursorSecret[] | undefined
     )
   }
   for (const item of list) {
-    const bytes = typeof item === 'string' ? Buffer.byteLength(item, 'utf8') : item.byteLength
+    const bytes = typeof item === 'string' ? utf8ByteLength(item) : item.byteLength
     if (bytes < MIN_SECRET_BYTES) {
       throw new ConfigurationError('ERR_GATEHOUSE_SECRET', `CursorPagination option "secret": each secret needs at least ${MIN_SECRET_BYTES} bytes`)
     }

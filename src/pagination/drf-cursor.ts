@@ -1,3 +1,5 @@
+import { bytesToBase64 } from '../core/encoding/base64.js'
+import { latin1Decode, latin1Encode } from '../core/encoding/text.js'
 import { lenientBase64Decode } from '../http/authorization-header.js'
 import type { KeyValue } from './paginator.js'
 import { parsePositiveInt, parsePythonInt, parseQuery, quotePlus } from './query-params.js'
@@ -38,7 +40,7 @@ export function decodeDrfCursor(text: string, offsetCutoff: number = DRF_OFFSET_
   if (bytes === null) return null
   for (const byte of bytes) if (byte > 0x7f) return null
   // parseQuery drops one leading "?", which Python's parse_qs keeps as part of the key.
-  const query = parseQuery(`?${Buffer.from(bytes).toString('latin1')}`)
+  const query = parseQuery(`?${latin1Decode(bytes)}`)
   const first = (key: string): string | undefined => query.get(key)?.[0]
   const rawOffset = first('o')
   let offset = 0
@@ -67,7 +69,7 @@ export function encodeDrfCursor(cursor: DrfCursor): string {
   if (cursor.offset !== 0) pairs.push(`o=${cursor.offset}`)
   if (cursor.reverse) pairs.push('r=1')
   if (cursor.position !== null) pairs.push(`p=${quotePlus(cursor.position)}`)
-  return Buffer.from(pairs.join('&'), 'latin1').toString('base64')
+  return bytesToBase64(latin1Encode(pairs.join('&')))
 }
 
 const PY_INT = /^-?[0-9]+$/

@@ -1,6 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto'
 import type { ApiRequest } from '../core/api-request.js'
 import { ConfigurationError, Throttled } from '../core/errors.js'
+import { randomBytes } from '../crypto/random.js'
+import { sha256Hex } from '../crypto/sha256.js'
+import { bytesToBase64Url } from '../core/encoding/base64.js'
 import { clientIdent } from './client-ident.js'
 import { parseRate, type Rate } from './rate.js'
 import { throttleWait, type Clock } from './simple-rate-throttle.js'
@@ -231,7 +233,7 @@ export class LoginFailureThrottle {
    * budgets, how soon a place may free.
    */
   private async reserve(budgets: readonly Budget[]): Promise<Attempt> {
-    const id = randomBytes(12).toString('base64url')
+    const id = bytesToBase64Url(randomBytes(12))
     const now = this.now()
     const leaseEnd = now + this.reservationMs
     const outcomes = await Promise.allSettled(budgets.map(({ key, rate }) => this.store.reserve(key, id, now, rate.windowMs, rate.limit, leaseEnd)))
@@ -276,7 +278,7 @@ export class LoginFailureThrottle {
 }
 
 function digest(username: string): string {
-  return createHash('sha256').update(username, 'utf8').digest('hex').slice(0, 32)
+  return sha256Hex(username).slice(0, 32)
 }
 
 function optionalRate(value: string | Rate | null | undefined, fallback: Rate): Rate | null {

@@ -13,11 +13,20 @@ import { createApiRequest } from '../../core/request/request-factory.js'
 import type { Route } from '../../core/route.js'
 import { routingPath, targetPath } from '../../core/request/url-decoding.js'
 import type { User } from '../../core/user.js'
+import { clientAddress, type ConnInfoReader } from './client-address.js'
 
 /** How the Hono adapter reads a request. */
 export interface HonoOptions {
   /** Largest request body read, in bytes; a larger one answers 413. @default 1048576 (1 MiB) */
   readonly bodyLimit?: number
+  /**
+   * Reads the client's address (throttle identity, `request.remoteAddress`): Hono's
+   * `getConnInfo` for the runtime, or your own. Without it the adapter reads
+   * @hono/node-server's, `Bun.serve`'s and `Deno.serve`'s connection itself, and finds no
+   * address elsewhere (e.g. Cloudflare Workers: pass `hono/cloudflare-workers`' `getConnInfo`).
+   * @default the address @hono/node-server, Bun or Deno gives
+   */
+  readonly getConnInfo?: ConnInfoReader
 }
 
 /** Options of `policies(api, options)`: the route's policies and how its body is read. */
@@ -42,13 +51,7 @@ const DEFAULT_BODY_LIMIT = 1024 * 1024
 
 export { withoutBodilessContentType } from './bodiless-answers.js'
 
-/** The peer address @hono/node-server passes as `c.env.incoming`; `null` on other runtimes. */
-function remoteAddress(env: unknown): string | null {
-  if (typeof env !== 'object' || env === null) return null
-  const incoming = (env as { incoming?: { socket?: { remoteAddress?: unknown } } }).incoming
-  const address = incoming?.socket?.remoteAddress
-  return typeof address === 'string' ? address : null
-}
+export type { ConnInfoReader } from './client-address.js'
 
 /**
  * Reads the body once, failing with `PayloadTooLarge` past `limit` bytes (a declared
@@ -92,7 +95,7 @@ async function readBody(c: Context, limit: number): Promise<Uint8Array | null> {
 
 /**
  * Translates a Hono request into an `ApiRequest`: Web headers as they are, the URL Hono
- * built, the route's parameters, the peer address from @hono/node-server when present.
+ * built, the route's parameters, the client's address (see `HonoOptions.getConnInfo`).
  * The body is read only when a policy or view asks for it.
  */
 export function toApiRequest(c: Context, options: HonoOptions = {}): ApiRequest {
@@ -101,7 +104,7 @@ export function toApiRequest(c: Context, options: HonoOptions = {}): ApiRequest 
     method: c.req.method,
     url: new URL(c.req.url),
     headers: c.req.raw.headers,
-    remoteAddress: remoteAddress(c.env),
+    remoteAddress: clientAddress(c, options.getConnInfo),
     params: c.req.param() as Record<string, string>,
     readBody: () => readBody(c, limit),
   })
@@ -147,7 +150,7 @@ function replaceResponse(c: Context, response: Response): void {
   c.res = response
 }
 
-const ADAPTER_KEYS: readonly (keyof HonoOptions)[] = ['bodyLimit']
+const ADAPTER_KEYS: readonly (keyof HonoOptions)[] = ['bodyLimit', 'getConnInfo']
 
 /**
  * Middleware running a route's policies (authentication, permissions, throttles) before the
@@ -164,7 +167,10 @@ export function policies(guard: Guard, options?: HonoOptions): MiddlewareHandler
 export function policies(api: Api, options?: PoliciesOptions): MiddlewareHandler<GatehouseEnv>
 export function policies(source: Api | Guard, options: PoliciesOptions = {}): MiddlewareHandler<GatehouseEnv> {
   const guard = resolveGuard(source, options, ADAPTER_KEYS)
-  const adapterOptions: HonoOptions = options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }
+  const adapterOptions: HonoOptions = {
+    ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+    ...(options.getConnInfo === undefined ? {} : { getConnInfo: options.getConnInfo }),
+  }
   return async (c, next) => {
     const result = await guard.run(toApiRequest(c, adapterOptions))
     if (result.response !== null) return toResponse(result.response)

@@ -1,5 +1,7 @@
-import { createHash } from 'node:crypto'
 import type { ApiResponse } from '../api-response.js'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToBase64 } from '../encoding/base64.js'
+import { utf8Encode } from '../encoding/text.js'
 
 /**
  * The HTML page of DRF's `BrowsableAPIRenderer`, reduced to what it shows about the answer:
@@ -60,7 +62,7 @@ export const HTML_SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = O
   ['X-Frame-Options', 'DENY'],
   [
     'Content-Security-Policy',
-    `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    `default-src 'none'; style-src 'sha256-${bytesToBase64(sha256(utf8Encode(STYLE)))}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
   ],
 ] as const)
 

@@ -1,5 +1,7 @@
 import { DEFAULT_MAX_FORM_FIELDS, parseFormBody, tooManyFields } from './url-decoding.js'
 import { ParseError, UnsupportedMediaType } from '../errors.js'
+import { latin1Encode } from '../encoding/text.js'
+import { findBytes } from './find-bytes.js'
 import { decodeBodyText, parsePythonJson, PythonJsonError } from './python-json.js'
 import type { RequestData } from '../api-request.js'
 
@@ -45,6 +47,13 @@ export interface ParseBodyOptions {
   readonly maxFormFields?: number
 }
 
+/** `bytes` begins with `prefix`. */
+function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
+  if (bytes.length < prefix.length) return false
+  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false
+  return true
+}
+
 /**
  * The number of parts of a multipart body is more than `max`: counts boundary delimiters
  * (`--boundary` at the start or after CRLF) and stops at the first one past the cap.
@@ -54,11 +63,10 @@ function tooManyParts(contentType: string, raw: Uint8Array, max: number): boolea
   const param = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType)
   const boundary = param?.[1] ?? param?.[2]
   if (boundary === undefined || !Number.isFinite(max)) return false
-  const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
-  const delimiter = Buffer.from(`\r\n--${boundary}`, 'latin1')
+  const delimiter = latin1Encode(`\r\n--${boundary}`)
   // The first delimiter may open the body without the CRLF; the last one closes it.
-  let delimiters = bytes.subarray(0, delimiter.length - 2).equals(delimiter.subarray(2)) ? 1 : 0
-  for (let at = bytes.indexOf(delimiter); at !== -1; at = bytes.indexOf(delimiter, at + delimiter.length)) {
+  let delimiters = startsWith(raw, delimiter.subarray(2)) ? 1 : 0
+  for (let at = findBytes(raw, delimiter); at !== -1; at = findBytes(raw, delimiter, at + delimiter.length)) {
     // n parts have n + 1 delimiters (the closing `--boundary--` included).
     if (++delimiters > max + 1) return true
   }

@@ -1,3 +1,4 @@
+import { latin1Decode } from '../encoding/text.js'
 import { hasDigitRunLongerThan } from './python-strip.js'
 /**
  * The JSON request parsing of DRF's `JSONParser` on CPython 3.11, so that a
@@ -75,14 +76,14 @@ function decodeUtf8(bytes: Uint8Array): string {
 /** The body text DRF's JSONParser reads, for a request charset (Django ignores unknown ones). */
 export function decodeBodyText(bytes: Uint8Array, charset: string | null): string {
   const codec = codecOf(charset)
-  if (codec === 'latin-1') return Buffer.from(bytes).toString('latin1')
+  if (codec === 'latin-1') return latin1Decode(bytes)
   if (codec === 'ascii') {
     const bad = bytes.findIndex((b) => b >= 0x80)
     if (bad !== -1) {
       const byte = (bytes[bad] ?? 0).toString(16).padStart(2, '0')
       throw new PythonJsonError(`'ascii' codec can't decode byte 0x${byte} in position ${bad}: ordinal not in range(128)`)
     }
-    return Buffer.from(bytes).toString('latin1')
+    return latin1Decode(bytes)
   }
   return decodeUtf8(bytes)
 }

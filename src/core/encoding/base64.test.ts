@@ -1,0 +1,91 @@
+// Node's Buffer is the oracle here, imported explicitly: the code under test must not need the global.
+import { Buffer } from 'node:buffer'
+import fc from 'fast-check'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
+
+/**
+ * Any UTF-16 text, lone surrogates included: ASCII, the BMP, astral pairs and bare surrogates
+ * (built by hand: fast-check's 'binary' unit takes seconds to warm up).
+ */
+const anyText = (maxLength: number): fc.Arbitrary<string> =>
+  fc.string({
+    unit: fc.oneof(
+      fc.integer({ min: 0, max: 0x7f }).map((code) => String.fromCharCode(code)),
+      fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
+      fc.integer({ min: 0x10000, max: 0x10ffff }).map((code) => String.fromCodePoint(code)),
+    ),
+    maxLength,
+  })
+
+const RUNS = { numRuns: 400 }
+const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex')
+
+type Codec = typeof import('./base64.js')
+
+/** The module loaded afresh, with Node's Buffer (the fast path) or without it (what edge runtimes run). */
+async function load(withNodeBuffer: boolean): Promise<Codec> {
+  vi.resetModules()
+  if (!withNodeBuffer) vi.doMock('./native-buffer.js', () => ({ nativeBuffer: undefined }))
+  try {
+    return await import('./base64.js')
+  } finally {
+    vi.doUnmock('./native-buffer.js')
+    vi.resetModules()
+  }
+}
+
+describe.each([
+  ['with node:buffer', true],
+  ['portable (no node:buffer)', false],
+])('%s', (_name, withNodeBuffer) => {
+  let codec: Codec
+  beforeAll(async () => {
+    codec = await load(withNodeBuffer)
+  })
+
+  describe('base64 encoding', () => {
+    it('standard base64 with padding is what Buffer writes', () => {
+      fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
+        expect(codec.bytesToBase64(bytes)).toBe(Buffer.from(bytes).toString('base64'))
+      }), RUNS)
+    })
+
+    it('base64url without padding is what Buffer writes', () => {
+      fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
+        expect(codec.bytesToBase64Url(bytes)).toBe(Buffer.from(bytes).toString('base64url'))
+      }), RUNS)
+    })
+
+    it('known vectors (RFC 4648 §10)', () => {
+      const cases: Array<[string, string]> = [['', ''], ['f', 'Zg=='], ['fo', 'Zm8='], ['foo', 'Zm9v'], ['foob', 'Zm9vYg=='], ['fooba', 'Zm9vYmE='], ['foobar', 'Zm9vYmFy']]
+      for (const [text, encoded] of cases) {
+        expect(codec.bytesToBase64(new TextEncoder().encode(text))).toBe(encoded)
+        expect(new TextDecoder().decode(codec.base64ToBytes(encoded))).toBe(text)
+      }
+      expect(codec.bytesToBase64Url(Uint8Array.of(0xfb, 0xff))).toBe('-_8')
+    })
+  })
+
+  describe('base64 decoding', () => {
+    it('round-trips both alphabets', () => {
+      fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
+        expect(hex(codec.base64ToBytes(codec.bytesToBase64(bytes)))).toBe(hex(bytes))
+        expect(hex(codec.base64ToBytes(codec.bytesToBase64Url(bytes)))).toBe(hex(bytes))
+      }), RUNS)
+    })
+
+    it("decodes any text exactly as Buffer.from(text, 'base64') does: junk skipped, stops at '=', a lone sextet dropped", () => {
+      const char = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_= \n\t.!é\u{1F600}'.split(''))
+      fc.assert(fc.property(fc.array(char, { maxLength: 40 }).map((chars) => chars.join('')), (text) => {
+        expect(hex(codec.base64ToBytes(text))).toBe(Buffer.from(text, 'base64').toString('hex'))
+        expect(hex(codec.base64ToBytes(text))).toBe(Buffer.from(text, 'base64url').toString('hex'))
+      }), { numRuns: 1000 })
+    })
+
+    it('any string at all: the same bytes as Buffer, never a throw', () => {
+      fc.assert(fc.property(anyText(40), (text) => {
+        expect(hex(codec.base64ToBytes(text))).toBe(Buffer.from(text, 'base64').toString('hex'))
+      }), RUNS)
+    })
+  })
+})

@@ -1,0 +1,89 @@
+// Node's Buffer is the oracle here, imported explicitly: the code under test must not need the global.
+import { Buffer } from 'node:buffer'
+import fc from 'fast-check'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
+
+/**
+ * Any UTF-16 text, lone surrogates included: ASCII, the BMP, astral pairs and bare surrogates
+ * (built by hand: fast-check's 'binary' unit takes seconds to warm up).
+ */
+const anyText = (maxLength: number): fc.Arbitrary<string> =>
+  fc.string({
+    unit: fc.oneof(
+      fc.integer({ min: 0, max: 0x7f }).map((code) => String.fromCharCode(code)),
+      fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
+      fc.integer({ min: 0x10000, max: 0x10ffff }).map((code) => String.fromCodePoint(code)),
+    ),
+    maxLength,
+  })
+
+const RUNS = { numRuns: 400 }
+const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex')
+
+type Codec = typeof import('./text.js')
+
+/** The module loaded afresh, with Node's Buffer (the fast path) or without it (what edge runtimes run). */
+async function load(withNodeBuffer: boolean): Promise<Codec> {
+  vi.resetModules()
+  if (!withNodeBuffer) vi.doMock('./native-buffer.js', () => ({ nativeBuffer: undefined }))
+  try {
+    return await import('./text.js')
+  } finally {
+    vi.doUnmock('./native-buffer.js')
+    vi.resetModules()
+  }
+}
+
+describe.each([
+  ['with node:buffer', true],
+  ['portable (no node:buffer)', false],
+])('%s', (_name, withNodeBuffer) => {
+  let codec: Codec
+  beforeAll(async () => {
+    codec = await load(withNodeBuffer)
+  })
+
+  describe('UTF-8', () => {
+    it('encodes any string (lone surrogates included) to the bytes Buffer makes', () => {
+      fc.assert(fc.property(anyText(40), (text) => {
+        expect(hex(codec.utf8Encode(text))).toBe(Buffer.from(text, 'utf8').toString('hex'))
+        expect(codec.utf8ByteLength(text)).toBe(Buffer.byteLength(text, 'utf8'))
+      }), RUNS)
+    })
+
+    it('byte length of lone and paired surrogates', () => {
+      expect(codec.utf8ByteLength('\ud800')).toBe(3)
+      expect(codec.utf8ByteLength('\udc00x')).toBe(4)
+      expect(codec.utf8ByteLength('\ud83d\ude00')).toBe(4)
+      expect(codec.utf8ByteLength('\ud83d\ud83d\ude00')).toBe(7)
+    })
+
+    it('decodes any bytes as Buffer does (U+FFFD for bad sequences, a BOM kept)', () => {
+      fc.assert(fc.property(fc.uint8Array({ maxLength: 40 }), (bytes) => {
+        expect(codec.utf8Decode(bytes)).toBe(Buffer.from(bytes).toString('utf8'))
+      }), RUNS)
+      expect(codec.utf8Decode(Uint8Array.of(0xef, 0xbb, 0xbf, 0x41))).toBe('\ufeffA')
+    })
+  })
+
+  describe('Latin-1', () => {
+    it('decodes every byte to the character of the same code, as Buffer does (not windows-1252)', () => {
+      const all = Uint8Array.from({ length: 256 }, (_, i) => i)
+      expect(codec.latin1Decode(all)).toBe(Buffer.from(all).toString('latin1'))
+      fc.assert(fc.property(fc.uint8Array({ maxLength: 40 }), (bytes) => {
+        expect(codec.latin1Decode(bytes)).toBe(Buffer.from(bytes).toString('latin1'))
+      }), RUNS)
+    })
+
+    it('decodes more bytes than one String.fromCharCode call takes', () => {
+      const big = new Uint8Array(200_000).fill(0xe9)
+      expect(codec.latin1Decode(big)).toBe('\u00e9'.repeat(200_000))
+    })
+
+    it("encodes as Buffer.from(text, 'latin1'): each character's low byte", () => {
+      fc.assert(fc.property(anyText(40), (text) => {
+        expect(hex(codec.latin1Encode(text))).toBe(Buffer.from(text, 'latin1').toString('hex'))
+      }), RUNS)
+    })
+  })
+})

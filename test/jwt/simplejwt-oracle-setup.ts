@@ -1,0 +1,42 @@
+import { createServer, type Server } from 'node:http'
+import type { TestProject } from 'vitest/node'
+import { simplejwtOracleUnavailable, startSimplejwtOracle, type OracleDatabase, type RunningSimplejwtOracle } from './simplejwt-oracle.js'
+
+/**
+ * vitest global setup (root project only): a loopback broker that starts one simplejwt oracle per
+ * database the first time a test file asks for it (test/jwt/shared-simplejwt-oracle.ts) and
+ * hands the same one to every framework project, so the four projects share one Django per
+ * database instead of starting eight. Nothing starts when no test asks; teardown stops what did.
+ */
+export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+  // Projects that extend the root config inherit this file; only the root's broker is used
+  // (the root project's provided values reach every project).
+  if (!project.isRootProject()) return undefined
+  const started = new Map<OracleDatabase, Promise<RunningSimplejwtOracle>>()
+  const server: Server = createServer((req, res) => {
+    const database = /^\/oracle\/(sqlite|postgres)$/.exec(req.url ?? '')?.[1] as OracleDatabase | undefined
+    const answer = (status: number, body: unknown): void => {
+      res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body))
+    }
+    if (database === undefined) return answer(404, { error: 'ask for /oracle/sqlite or /oracle/postgres' })
+    const unavailable = simplejwtOracleUnavailable(database)
+    if (unavailable !== null) return answer(503, { error: unavailable })
+    let oracle = started.get(database)
+    if (oracle === undefined) {
+      oracle = startSimplejwtOracle(database)
+      started.set(database, oracle)
+    }
+    oracle.then(
+      (running) => answer(200, { baseUrl: running.baseUrl }),
+      (error: unknown) => answer(500, { error: String(error) }),
+    )
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  if (address === null || typeof address === 'string') throw new Error('the simplejwt oracle broker has no port')
+  project.provide('simplejwtOracleBroker', `http://127.0.0.1:${address.port}`)
+  return async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    await Promise.all([...started.values()].map((oracle) => oracle.then((running) => running.close(), () => undefined)))
+  }
+}
