@@ -17,7 +17,7 @@ import { RedisSessionStore } from 'gatehouse/redis'
 import { RedisThrottleStore } from 'gatehouse/redis'
 import { RedisInvalidationBus } from 'gatehouse/redis'
 import { LocalInvalidationBus, MemoryTokenCache } from 'gatehouse'
-import { JwtCodec, resolveJwtSettings } from 'gatehouse'
+import { JwtCodec, JWT_ALGORITHMS, resolveJwtSettings, type JwtAlgorithm } from 'gatehouse'
 import { PageNumberPagination, type CountStrategy } from 'gatehouse'
 import type { SessionStore } from 'gatehouse'
 import { MemoryThrottleStore } from 'gatehouse'
@@ -94,6 +94,13 @@ export interface ReferenceConfig {
    * keeps its simplejwt clients' tokens valid). Unset: the `/api/jwt/` routes are off.
    */
   readonly jwtSigningKey?: string | undefined
+  /**
+   * The JWT routes' algorithm (`GATEHOUSE_JWT_ALGORITHM`, simplejwt's `ALGORITHM`): with `RS*`/`ES*`,
+   * `jwtSigningKey` is the private key in PEM and `/api/jwt/jwks/` serves the public one. @default 'HS256'
+   */
+  readonly jwtAlgorithm?: JwtAlgorithm | undefined
+  /** simplejwt's `VERIFYING_KEY` (`GATEHOUSE_JWT_VERIFYING_KEY`), for `RS*`/`ES*`. @default the public half of the signing key */
+  readonly jwtVerifyingKey?: string | undefined
 }
 
 /** `GATEHOUSE_COUNT` as a count strategy, or `undefined` when unset; a malformed value throws. */
@@ -135,12 +142,21 @@ function envScrypt(env: NodeJS.ProcessEnv): ScryptParams | undefined {
   return { N: n, r: 8, p: 1 }
 }
 
-/** `GATEHOUSE_JWT_SIGNING_KEY`, or `undefined` when unset (JWT routes off); a short key throws. */
-function envJwtKey(env: NodeJS.ProcessEnv): string | undefined {
-  const raw = env['GATEHOUSE_JWT_SIGNING_KEY']
+/** `GATEHOUSE_JWT_SIGNING_KEY`, or `undefined` when unset (JWT routes off); a short key throws. A PEM may have its line breaks written `\n`. */
+function envJwtKey(env: NodeJS.ProcessEnv, name = 'GATEHOUSE_JWT_SIGNING_KEY'): string | undefined {
+  const raw = env[name]
   if (raw === undefined || raw === '') return undefined
-  if (Buffer.byteLength(raw) < 16) throw new Error('GATEHOUSE_JWT_SIGNING_KEY must be at least 16 bytes (a Django SECRET_KEY is 50)')
-  return raw
+  if (Buffer.byteLength(raw) < 16) throw new Error(`${name} must be at least 16 bytes (a Django SECRET_KEY is 50)`)
+  return raw.startsWith('-----BEGIN ') ? raw.replace(/\\n/g, '\n') : raw
+}
+
+/** `GATEHOUSE_JWT_ALGORITHM`, or `undefined` (HS256) when unset; an unknown one throws. */
+function envJwtAlgorithm(env: NodeJS.ProcessEnv): JwtAlgorithm | undefined {
+  const raw = env['GATEHOUSE_JWT_ALGORITHM']
+  if (raw === undefined || raw === '') return undefined
+  const known = JWT_ALGORITHMS.find((a) => a === raw)
+  if (known === undefined) throw new Error(`GATEHOUSE_JWT_ALGORITHM must be one of ${JWT_ALGORITHMS.join(', ')}`)
+  return known
 }
 
 /** `GATEHOUSE_SECRET` as a list (comma-separated, for rotation), or `undefined` when unset. */
@@ -171,7 +187,7 @@ async function storedSecret(db: Kysely<ReferenceDatabase>): Promise<string> {
 /**
  * The serve command's configuration from the environment: `DATABASE_URL`, `GATEHOUSE_DB_TIMEOUT_MS`,
  * `REDIS_URL`, `GATEHOUSE_REDIS_PREFIX`, `GATEHOUSE_REDIS_TIMEOUT_MS`, `GATEHOUSE_NUM_PROXIES`,
- * `GATEHOUSE_SCRYPT_N`, `GATEHOUSE_LOGIN_FAILURES`, `GATEHOUSE_COUNT`, `GATEHOUSE_TOKEN_CACHE_TTL_MS` and `GATEHOUSE_JWT_SIGNING_KEY`. A malformed number or rate throws, so a typo stops start-up instead of silently trusting no proxy.
+ * `GATEHOUSE_SCRYPT_N`, `GATEHOUSE_LOGIN_FAILURES`, `GATEHOUSE_COUNT`, `GATEHOUSE_TOKEN_CACHE_TTL_MS`, `GATEHOUSE_JWT_SIGNING_KEY`, `GATEHOUSE_JWT_ALGORITHM` and `GATEHOUSE_JWT_VERIFYING_KEY`. A malformed number or rate throws, so a typo stops start-up instead of silently trusting no proxy.
  */
 export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
   return {
@@ -187,6 +203,8 @@ export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Re
     count: envCount(env),
     tokenCacheTtlMs: envInteger(env, 'GATEHOUSE_TOKEN_CACHE_TTL_MS', 1),
     jwtSigningKey: envJwtKey(env),
+    jwtAlgorithm: envJwtAlgorithm(env),
+    jwtVerifyingKey: envJwtKey(env, 'GATEHOUSE_JWT_VERIFYING_KEY'),
     allowedHosts:
       env['GATEHOUSE_ALLOWED_HOSTS'] === undefined || env['GATEHOUSE_ALLOWED_HOSTS'] === ''
         ? undefined
@@ -300,7 +318,16 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
     loginFailures,
     redis,
     schemes,
-    jwt: config.jwtSigningKey === undefined ? null : new JwtCodec(resolveJwtSettings({ signingKey: config.jwtSigningKey })),
+    jwt:
+      config.jwtSigningKey === undefined
+        ? null
+        : new JwtCodec(
+            resolveJwtSettings({
+              signingKey: config.jwtSigningKey,
+              ...(config.jwtAlgorithm === undefined ? {} : { algorithm: config.jwtAlgorithm }),
+              ...(config.jwtVerifyingKey === undefined ? {} : { verifyingKey: config.jwtVerifyingKey }),
+            }),
+          ),
     jwtBlacklist: new KyselyJwtBlacklistStore({ db: database.db }),
     secrets,
     api,

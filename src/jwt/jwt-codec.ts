@@ -1,4 +1,5 @@
-import { CompactSign, compactVerify, decodeProtectedHeader } from 'jose'
+import { CompactSign, compactVerify, createRemoteJWKSet, decodeProtectedHeader, type CompactVerifyGetKey } from 'jose'
+import { ConfigurationError } from '../core/errors.js'
 import { randomUUID } from '../crypto/random.js'
 import type { ResolvedJwtSettings } from './jwt-settings.js'
 import { TOKEN_MESSAGES, TokenError } from './token-error.js'
@@ -21,17 +22,26 @@ function numericClaim(payload: JwtPayload, claim: string): number | undefined {
 
 /**
  * Signs and checks tokens the way simplejwt's `TokenBackend` (PyJWT 2.6) and `Token` do: one
- * HMAC algorithm, `iat`/`nbf`/`exp` with the leeway, then the `exp`, `jti` and token-type
- * checks, each failure a `TokenError` with simplejwt's message.
+ * algorithm, `iat`/`nbf`/`exp` with the leeway, then the `exp`, `jti` and token-type
+ * checks, each failure a `TokenError` with simplejwt's message. With `jwkUrl`, the key is the
+ * one of the JWKS document whose `kid` the token's header names (simplejwt's `PyJWKClient`).
  */
 export class JwtCodec {
   readonly settings: ResolvedJwtSettings
   /** Seconds since the epoch, as a float; replaceable in tests. */
   private readonly now: () => number
+  /** The `jwkUrl` key set: jose fetches it when first asked, then keeps it (10 min; refetched for an unknown `kid`). */
+  private readonly remoteKeys: CompactVerifyGetKey | null
 
   constructor(settings: ResolvedJwtSettings, now: () => number = () => Date.now() / 1000) {
     this.settings = settings
     this.now = now
+    this.remoteKeys = settings.jwkUrl === undefined ? null : createRemoteJWKSet(settings.jwkUrl)
+  }
+
+  /** Can this codec issue tokens (does it hold the signing key)? The obtain and refresh views need it. */
+  get canSign(): boolean {
+    return this.settings.signingKey !== null
   }
 
   /** The current time in seconds (float). */
@@ -39,14 +49,20 @@ export class JwtCodec {
     return this.now()
   }
 
-  /** Signs `payload` (adding `aud` and `iss` when configured), header `{"alg":…,"typ":"JWT"}`. */
+  /**
+   * Signs `payload` (adding `aud` and `iss` when configured), header `{"alg":…,"typ":"JWT"}`
+   * (PyJWT's, keys sorted), with the public key's `kid` between them for `RS*`/`ES*`, so
+   * servers verifying by a JWKS document (simplejwt's `JWK_URL`) find the key.
+   * @throws ConfigurationError when the settings hold no signing key (a verifying-only server).
+   */
   async encode(payload: JwtPayload): Promise<string> {
+    const s = this.settings
+    if (s.signingKey === null) throw new ConfigurationError('ERR_INVALID_SETTING', 'JWT setting "signingKey" is needed to issue tokens')
     const claims: Record<string, unknown> = { ...payload }
-    if (this.settings.audience !== undefined) claims['aud'] = this.settings.audience
-    if (this.settings.issuer !== undefined) claims['iss'] = this.settings.issuer
-    return new CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
-      .setProtectedHeader({ alg: this.settings.algorithm, typ: 'JWT' })
-      .sign(this.settings.key)
+    if (s.audience !== undefined) claims['aud'] = s.audience
+    if (s.issuer !== undefined) claims['iss'] = s.issuer
+    const header = s.publicJwk === null ? { alg: s.algorithm, typ: 'JWT' } : { alg: s.algorithm, kid: s.publicJwk.kid, typ: 'JWT' }
+    return new CompactSign(new TextEncoder().encode(JSON.stringify(claims))).setProtectedHeader(header).sign(s.signingKey)
   }
 
   /** A new token's claims: simplejwt's `Token()` (type, `exp`, `iat`, `jti`), at `now` seconds. */
@@ -79,18 +95,27 @@ export class JwtCodec {
   private async decodeVerified(token: string): Promise<JwtPayload> {
     const s = this.settings
     if (token.length > MAX_TOKEN_LENGTH || token.split('.').length !== 3) throw new TokenError(TOKEN_MESSAGES.invalid)
-    let alg: unknown
+    let header: ReturnType<typeof decodeProtectedHeader>
     try {
-      alg = decodeProtectedHeader(token).alg
+      header = decodeProtectedHeader(token)
     } catch {
       throw new TokenError(TOKEN_MESSAGES.invalid)
     }
     // A missing alg, `none` and any other algorithm are refused before the signature (simplejwt 5.2.2 with PyJWT 2.6 says "invalid or expired" for them too).
-    if (alg !== s.algorithm) throw new TokenError(TOKEN_MESSAGES.invalid)
+    if (header.alg !== s.algorithm) throw new TokenError(TOKEN_MESSAGES.invalid)
     let bytes: Uint8Array
     try {
-      bytes = (await compactVerify(token, s.key, { algorithms: [s.algorithm] })).payload
+      if (this.remoteKeys !== null) {
+        // PyJWKClient only matches keys by kid: a token without one finds none.
+        if (typeof header.kid !== 'string' || header.kid === '') throw new TokenError(TOKEN_MESSAGES.invalid)
+        bytes = (await compactVerify(token, this.remoteKeys, { algorithms: [s.algorithm] })).payload
+      } else if (s.verifyingKey !== null) {
+        bytes = (await compactVerify(token, s.verifyingKey, { algorithms: [s.algorithm] })).payload
+      } else {
+        throw new TokenError(TOKEN_MESSAGES.invalid)
+      }
     } catch {
+      // A bad signature, and an unreachable or keyless JWKS document alike (simplejwt: PyJWKClientError, the same message).
       throw new TokenError(TOKEN_MESSAGES.invalid)
     }
     let payload: unknown

@@ -1,15 +1,34 @@
+import type { KeyObject } from 'node:crypto'
 import { ConfigurationError } from '../core/errors.js'
+import { isAsymmetric, JWT_ALGORITHMS, privateKeyOf, publicHalf, publicJwkOf, publicKeyOf, sameKey, type JwtAlgorithm, type PublicJwk } from './jwt-keys.js'
 
 /**
  * simplejwt's `SIMPLE_JWT` settings, under camel-case names (`ACCESS_TOKEN_LIFETIME` is
- * `accessTokenLifetime`, in seconds). Every default is simplejwt 5.2.2's. HS256 only: the
- * `signingKey` is a Django app's `SECRET_KEY` when its clients move over.
+ * `accessTokenLifetime`, in seconds). Every default is simplejwt 5.2.2's. With HS256 the
+ * `signingKey` is a Django app's `SECRET_KEY` when its clients move over; with `RS*`/`ES*`
+ * it is the private key (PEM) and `verifyingKey` the public one, as in simplejwt.
  */
 export interface JwtSettings {
-  /** `SIGNING_KEY`: the HMAC secret (at least 32 bytes advised). Required. */
-  readonly signingKey: string
-  /** `ALGORITHM`. Only HMAC algorithms for now. @default 'HS256' */
-  readonly algorithm?: 'HS256' | 'HS384' | 'HS512'
+  /**
+   * `SIGNING_KEY`: the HMAC secret for `HS*` (required; 32 bytes or more advised), or the
+   * private key in PEM for `RS*`/`ES*` (leave it out on a server that only verifies tokens:
+   * give `verifyingKey` or `jwkUrl` then). Without it no token can be issued.
+   */
+  readonly signingKey?: string
+  /** `ALGORITHM`: one of simplejwt's (`HS256` … `ES512`). @default 'HS256' */
+  readonly algorithm?: JwtAlgorithm
+  /**
+   * `VERIFYING_KEY`: the public key in PEM (or an X.509 certificate) tokens are checked with,
+   * for `RS*`/`ES*`. @default the public half of `signingKey`
+   */
+  readonly verifyingKey?: string
+  /**
+   * `JWK_URL`: a JWKS document (an identity provider's, or another gatehouse's `jwksView`)
+   * tokens are checked against, by their header's `kid`, for `RS*`/`ES*`. Fetched when first
+   * needed and kept 10 minutes; an unknown `kid` fetches it again (at most every 30 s).
+   * Takes precedence over `verifyingKey`, as in simplejwt. @default none
+   */
+  readonly jwkUrl?: string
   /** `ACCESS_TOKEN_LIFETIME` in seconds. @default 300 */
   readonly accessTokenLifetime?: number
   /** `REFRESH_TOKEN_LIFETIME` in seconds. @default 86400 */
@@ -42,10 +61,16 @@ export interface JwtSettings {
   readonly issuer?: string
 }
 
-/** `JwtSettings` with every default filled in (the key as bytes). Frozen. */
+/** `JwtSettings` with every default filled in, the keys parsed. Frozen. */
 export interface ResolvedJwtSettings {
-  readonly key: Uint8Array
-  readonly algorithm: 'HS256' | 'HS384' | 'HS512'
+  readonly algorithm: JwtAlgorithm
+  /** The HMAC secret's bytes, or the private key; `null`: this server only verifies. */
+  readonly signingKey: Uint8Array | KeyObject | null
+  /** What tokens are checked with: the HMAC secret, or the public key; `null` when only `jwkUrl` says. */
+  readonly verifyingKey: Uint8Array | KeyObject | null
+  /** The public key as a JWK (with its `kid`), for `RS*`/`ES*` with a key: what `jwksView` serves. */
+  readonly publicJwk: PublicJwk | null
+  readonly jwkUrl: URL | undefined
   readonly accessTokenLifetime: number
   readonly refreshTokenLifetime: number
   readonly rotateRefreshTokens: boolean
@@ -66,22 +91,55 @@ function seconds(value: number | undefined, fallback: number, name: string): num
   return v
 }
 
-/** Checks `settings` once, at start-up, and fills in simplejwt's defaults. */
+/** The keys of `settings`, parsed and checked against each other and the algorithm. */
+function resolveKeys(settings: JwtSettings, algorithm: JwtAlgorithm): Pick<ResolvedJwtSettings, 'signingKey' | 'verifyingKey' | 'publicJwk' | 'jwkUrl'> {
+  const { signingKey, verifyingKey, jwkUrl } = settings
+  if (signingKey !== undefined && (typeof signingKey !== 'string' || signingKey === '')) throw invalid('JWT setting "signingKey" must be a non-empty string')
+  if (!isAsymmetric(algorithm)) {
+    if (signingKey === undefined) throw invalid('JWT setting "signingKey" must be a non-empty string')
+    if (verifyingKey !== undefined || jwkUrl !== undefined) throw invalid(`JWT settings "verifyingKey" and "jwkUrl" are for RS*/ES* algorithms, not ${algorithm} (whose signingKey also verifies)`)
+    const key = new TextEncoder().encode(signingKey)
+    return { signingKey: key, verifyingKey: key, publicJwk: null, jwkUrl: undefined }
+  }
+  const privateKey = signingKey === undefined ? null : privateKeyOf(signingKey, algorithm)
+  let publicKey = verifyingKey === undefined ? null : publicKeyOf(verifyingKey, algorithm)
+  if (privateKey !== null) {
+    const derived = publicHalf(privateKey, algorithm)
+    // A mismatched pair would refuse every token the server issues: say so at start-up.
+    if (publicKey !== null && !sameKey(publicKey, derived)) throw invalid('JWT setting "verifyingKey" is not the public half of "signingKey"')
+    publicKey = derived
+  }
+  let url: URL | undefined
+  if (jwkUrl !== undefined) {
+    try {
+      url = new URL(jwkUrl)
+    } catch {
+      throw invalid('JWT setting "jwkUrl" must be an absolute http(s) URL')
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid('JWT setting "jwkUrl" must be an absolute http(s) URL')
+  }
+  if (publicKey === null && url === undefined) throw invalid(`JWT settings for ${algorithm} need "signingKey" (a private key), "verifyingKey" or "jwkUrl"`)
+  return { signingKey: privateKey, verifyingKey: publicKey, publicJwk: publicKey === null ? null : publicJwkOf(publicKey, algorithm), jwkUrl: url }
+}
+
+function invalid(message: string): ConfigurationError {
+  return new ConfigurationError('ERR_INVALID_SETTING', message)
+}
+
+/** Checks `settings` once, at start-up (keys parsed, lifetimes checked), and fills in simplejwt's defaults. */
 export function resolveJwtSettings(settings: JwtSettings): ResolvedJwtSettings {
-  if (typeof settings.signingKey !== 'string' || settings.signingKey === '') {
-    throw new ConfigurationError('ERR_INVALID_SETTING', 'JWT setting "signingKey" must be a non-empty string')
-  }
   const algorithm = settings.algorithm ?? 'HS256'
-  if (!['HS256', 'HS384', 'HS512'].includes(algorithm)) {
-    throw new ConfigurationError('ERR_INVALID_SETTING', `JWT setting "algorithm" must be HS256, HS384 or HS512, not ${String(algorithm)}`)
+  if (!(JWT_ALGORITHMS as readonly string[]).includes(algorithm)) {
+    throw invalid(`JWT setting "algorithm" must be one of ${JWT_ALGORITHMS.join(', ')}, not ${String(algorithm)}`)
   }
+  const keys = resolveKeys(settings, algorithm)
   const authHeaderTypes = settings.authHeaderTypes ?? ['Bearer']
   if (authHeaderTypes.length === 0 || authHeaderTypes.some((t) => !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(t))) {
     throw new ConfigurationError('ERR_INVALID_SETTING', 'JWT setting "authHeaderTypes" must list one or more header keywords')
   }
   return Object.freeze({
-    key: new TextEncoder().encode(settings.signingKey),
     algorithm,
+    ...keys,
     accessTokenLifetime: seconds(settings.accessTokenLifetime, 300, 'accessTokenLifetime'),
     refreshTokenLifetime: seconds(settings.refreshTokenLifetime, 86400, 'refreshTokenLifetime'),
     rotateRefreshTokens: settings.rotateRefreshTokens ?? false,

@@ -112,6 +112,11 @@ export function accessPayloadFrom(codec: JwtCodec, refresh: JwtPayload, now: num
   return access
 }
 
+/** Views that issue tokens need the private (or HMAC) key: a verifying-only codec is refused when the view is made. */
+function needsSigningKey(codec: JwtCodec, view: string): void {
+  if (!codec.canSign) throw new ConfigurationError('ERR_INVALID_SETTING', `${view} issues tokens: its codec needs the JWT setting "signingKey"`)
+}
+
 /** The shared parts of a token view's options. */
 function tokenView(options: JwtViewOptions, name: string, post: Handler): ViewOptions {
   return {
@@ -137,6 +142,7 @@ const PAIR_SCHEMA: JsonObject = { type: 'object', required: ['refresh', 'access'
  */
 export function jwtObtainPairView(options: JwtObtainPairOptions): ViewOptions {
   const { codec, users, loginFailures } = options
+  needsSigningKey(codec, 'jwtObtainPairView')
   const updateLastLogin = codec.settings.updateLastLogin ? users.updateLastLogin?.bind(users) : undefined
   if (codec.settings.updateLastLogin && updateLastLogin === undefined) {
     throw new ConfigurationError('ERR_INVALID_SETTING', 'JWT setting "updateLastLogin" needs a user store with updateLastLogin (KyselyUserStore has it)')
@@ -167,6 +173,7 @@ export function jwtObtainPairView(options: JwtObtainPairOptions): ViewOptions {
  */
 export function jwtRefreshView(options: JwtRefreshOptions): ViewOptions {
   const { codec, users } = options
+  needsSigningKey(codec, 'jwtRefreshView')
   const parseUserId = options.parseUserId ?? integerUserId
   const post = async (ctx: RequestContext): Promise<ApiResponse> => {
     const fields = validateCharFields(await ctx.request.body(), { refresh: {} }, ctx.request)

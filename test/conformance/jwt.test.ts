@@ -3,9 +3,11 @@
  * DATABASE_URL) PostgreSQL: simplejwt 5.2.2's statuses, bodies and `WWW-Authenticate:
  * Bearer realm="api"`, and a pair minted by the real simplejwt accepted on the wire.
  */
+import { generateKeyPairSync } from 'node:crypto'
 import { Validator } from '@seriousme/openapi-schema-validator'
+import { CompactSign, decodeProtectedHeader } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { accessPayloadFrom, type JwtCodec } from 'gatehouse'
+import { accessPayloadFrom, JwtCodec, resolveJwtSettings } from 'gatehouse'
 import { BACKENDS } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { send, type ExchangeResult } from '../oracle/http-exchange.js'
@@ -186,3 +188,54 @@ for (const backend of BACKENDS) {
     }, 60_000)
   })
 }
+
+// ES256 as simplejwt configures it (SIGNING_KEY a private PEM): on SQLite only, since nothing here touches the database differently.
+const sqlite = BACKENDS.find((b) => b.name === 'sqlite')
+describe.skipIf(sqlite === undefined)('JWT routes with ES256 and the JWKS document', () => {
+  const keys = generateKeyPairSync('ec', { namedCurve: 'prime256v1', publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } })
+  let server: RunningReference
+  const post = (path: string, body: unknown): Promise<ExchangeResult> => send(server.baseUrl, 'POST', path, { 'Content-Type': 'application/json' }, JSON.stringify(body))
+
+  beforeAll(async () => {
+    server = await startReference(await (sqlite as NonNullable<typeof sqlite>).create(), { jwtSigningKey: keys.privateKey, jwtAlgorithm: 'ES256' })
+  }, 60_000)
+  afterAll(async () => server?.close())
+
+  it('tokens are ES256 with the kid of /api/jwt/jwks/; a server holding only that URL (gatehouse, and simplejwt\'s JWK_URL) accepts them', async () => {
+    const obtained = await post('/api/jwt/', { username: 'bob', password: 'bob-pass-2' })
+    expect(obtained.status).toBe(200)
+    const { access, refresh } = obtained.body as { access: string; refresh: string }
+    const header = decodeProtectedHeader(access)
+    expect(header).toMatchObject({ alg: 'ES256', typ: 'JWT' })
+
+    const jwks = await send(server.baseUrl, 'GET', '/api/jwt/jwks/', {})
+    expect(jwks.status).toBe(200)
+    expect(jwks.headers['cache-control']).toBe('public, max-age=300')
+    const body = jwks.body as { keys: Record<string, string>[] }
+    expect(body.keys).toHaveLength(1)
+    expect(body.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid: header.kid })
+    expect(Object.keys(body.keys[0] ?? {})).not.toContain('d')
+
+    expect((await send(server.baseUrl, 'GET', '/api/schemes/jwt/', { Authorization: `Bearer ${access}` })).body).toEqual(me('bob'))
+    const refreshed = await post('/api/jwt/refresh/', { refresh })
+    expect(refreshed.status).toBe(200)
+
+    const url = `${server.baseUrl}/api/jwt/jwks/`
+    const resourceServer = new JwtCodec(resolveJwtSettings({ algorithm: 'ES256', jwkUrl: url }))
+    expect((await resourceServer.decode(access, 'access'))['user_id']).toBe(2)
+    const [theirs] = await simplejwt(KEY, [{ op: 'check', token: (refreshed.body as { access: string }).access, class: 'access' }], { ALGORITHM: 'ES256', JWK_URL: url })
+    expect(theirs?.payload?.['user_id']).toBe(2)
+    // A token signed with the HMAC of the public key's text (algorithm confusion) is refused on the wire.
+    const forged = await new CompactSign(new TextEncoder().encode(JSON.stringify(await server.ref.jwt?.decode(access, 'access'))))
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .sign(new TextEncoder().encode(keys.publicKey))
+    expect((await send(server.baseUrl, 'GET', '/api/schemes/jwt/', { Authorization: `Bearer ${forged}` })).body).toEqual(notValid('Token is invalid or expired'))
+  }, 60_000)
+
+  it('OpenAPI describes the JWKS view: no credentials, the key set\'s schema', async () => {
+    const doc = (await send(server.baseUrl, 'GET', '/api/openapi.json', {})).body as { paths: Record<string, Record<string, Record<string, unknown>>> }
+    const op = doc.paths['/api/jwt/jwks/']?.['get']
+    expect(op?.['security']).toEqual([{}])
+    expect(JSON.stringify(op?.['responses'])).toContain('"kid"')
+  })
+})

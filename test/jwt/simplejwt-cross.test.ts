@@ -1,7 +1,11 @@
+import { generateKeyPairSync } from 'node:crypto'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { CompactSign } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { simplejwt, type SimplejwtAnswer, type SimplejwtJob } from './simplejwt.js'
-import { JwtCodec, TokenError, accessPayloadFrom, refreshPayloadFor, resolveJwtSettings, type StoredUser } from 'gatehouse'
+import { JwtCodec, TokenError, accessPayloadFrom, createApi, jwksView, refreshPayloadFor, resolveJwtSettings, route, type StoredUser } from 'gatehouse'
+import { router } from 'gatehouse/node'
 
 /**
  * The real simplejwt 5.2.2 (Debian's python3-djangorestframework-simplejwt, .ci/run installs it)
@@ -13,6 +17,8 @@ const codec = new JwtCodec(resolveJwtSettings({ signingKey: KEY }))
 type Answer = SimplejwtAnswer
 type Job = SimplejwtJob
 const run = (jobs: readonly Job[]): Promise<Answer[]> => simplejwt(KEY, jobs)
+/** The jobs under other `SIMPLE_JWT` settings (same `SECRET_KEY`). */
+const run2 = (settings: Readonly<Record<string, unknown>>, jobs: readonly Job[]): Promise<Answer[]> => simplejwt(KEY, jobs, settings)
 
 /** gatehouse's answer for a token, in the script's shape. */
 async function gatehouse(token: string, cls: 'access' | 'refresh' | 'untyped'): Promise<Answer> {
@@ -111,5 +117,114 @@ describe('simplejwt 5.2.2 ↔ gatehouse', () => {
       }
     }
     expect(differences).toEqual([])
+  }, 60_000)
+})
+
+/** A key pair in PEM, as a Django settings file holds SIGNING_KEY and VERIFYING_KEY. */
+function keyPair(algorithm: 'RS256' | 'ES256'): { privateKey: string; publicKey: string } {
+  const publicKeyEncoding = { type: 'spki', format: 'pem' } as const
+  const privateKeyEncoding = { type: 'pkcs8', format: 'pem' } as const
+  return algorithm === 'RS256'
+    ? generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding, privateKeyEncoding })
+    : generateKeyPairSync('ec', { namedCurve: 'prime256v1', publicKeyEncoding, privateKeyEncoding })
+}
+
+describe.each(['RS256', 'ES256'] as const)('simplejwt 5.2.2 ↔ gatehouse with %s (SIGNING_KEY private, VERIFYING_KEY public)', (algorithm) => {
+  const pair = keyPair(algorithm)
+  const stranger = keyPair(algorithm)
+  const theirSettings = { ALGORITHM: algorithm, SIGNING_KEY: pair.privateKey, VERIFYING_KEY: pair.publicKey }
+  const issuer = new JwtCodec(resolveJwtSettings({ algorithm, signingKey: pair.privateKey }))
+  // A resource server: the public key only.
+  const verifier = new JwtCodec(resolveJwtSettings({ algorithm, verifyingKey: pair.publicKey }))
+
+  it('a pair minted by simplejwt verifies in gatehouse with the public key alone', async () => {
+    const [minted] = await simplejwt(KEY, [{ op: 'mint', user_id: 7 }], theirSettings)
+    const access = await verifier.decode(minted?.access ?? '', 'access')
+    expect(access['user_id']).toBe(7)
+    expect((await verifier.decode(minted?.refresh ?? '', 'refresh'))['iat']).toBe(access['iat'])
+    await expect(verifier.decode(minted?.refresh ?? '', 'access')).rejects.toThrow('Token has wrong type')
+  }, 60_000)
+
+  it('a pair minted by gatehouse (kid in the header) verifies in simplejwt; another key or HS256 fails the same in both', async () => {
+    const t = issuer.currentTime()
+    const refreshPayload = refreshPayloadFor(issuer, user, t)
+    const accessPayload = accessPayloadFrom(issuer, refreshPayload, t)
+    const access = await issuer.encode(accessPayload)
+    const forged = await new JwtCodec(resolveJwtSettings({ algorithm, signingKey: stranger.privateKey })).encode(accessPayload)
+    const hmac = await sign(accessPayload, pair.publicKey)
+    const answers = await run2(theirSettings, [
+      { op: 'check', token: access, class: 'access' },
+      { op: 'check', token: await issuer.encode(refreshPayload), class: 'refresh' },
+      { op: 'check', token: forged, class: 'access' },
+      { op: 'check', token: hmac, class: 'access' },
+    ])
+    expect(answers[0]).toEqual({ payload: accessPayload })
+    expect(answers[1]).toEqual({ payload: refreshPayload })
+    for (const [i, token] of [[2, forged], [3, hmac]] as const) {
+      expect(answers[i]).toEqual({ error: 'Token is invalid or expired' })
+      await expect(verifier.decode(token, 'access')).rejects.toThrow('Token is invalid or expired')
+    }
+  }, 60_000)
+
+  it("simplejwt's JWK_URL pointed at gatehouse's jwksView verifies gatehouse's tokens; both refuse a token without kid there", async () => {
+    const api = createApi({ allowedHosts: ['127.0.0.1'] })
+    const server = createServer(router([route('/jwks/', api.view(jwksView({ codec: issuer })))]))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks/`
+      const t = issuer.currentTime()
+      const accessPayload = accessPayloadFrom(issuer, refreshPayloadFor(issuer, user, t), t)
+      const [theirMint] = await simplejwt(KEY, [{ op: 'mint', user_id: 7 }], theirSettings)
+      const kidless = theirMint?.access ?? ''
+      const answers = await run2({ ALGORITHM: algorithm, JWK_URL: url }, [
+        { op: 'check', token: await issuer.encode(accessPayload), class: 'access' },
+        { op: 'check', token: kidless, class: 'access' },
+      ])
+      expect(answers[0]).toEqual({ payload: accessPayload })
+      expect(answers[1]).toEqual({ error: 'Token is invalid or expired' })
+      const viaUrl = new JwtCodec(resolveJwtSettings({ algorithm, jwkUrl: url }))
+      expect(await viaUrl.decode(await issuer.encode(accessPayload), 'access')).toEqual(accessPayload)
+      await expect(viaUrl.decode(kidless, 'access')).rejects.toThrow('Token is invalid or expired')
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }, 60_000)
+})
+
+describe('simplejwt 5.2.2 ↔ gatehouse with AUDIENCE, ISSUER and LEEWAY', () => {
+  const theirs = { AUDIENCE: 'mobile', ISSUER: 'https://auth.example', LEEWAY: 30 }
+  const ours = new JwtCodec(resolveJwtSettings({ signingKey: KEY, audience: 'mobile', issuer: 'https://auth.example', leeway: 30 }))
+
+  it('tokens cross both ways with aud and iss; a wrong or missing one, and exp past the leeway, fail in both; exp within it passes in both', async () => {
+    const [minted] = await simplejwt(KEY, [{ op: 'mint', user_id: 7 }], theirs)
+    const access = await ours.decode(minted?.access ?? '', 'access')
+    expect(access).toMatchObject({ aud: 'mobile', iss: 'https://auth.example', user_id: 7 })
+    const cases: [string, string][] = [
+      ['ours', await ours.encode(claims())],
+      ['other audience', await sign(claims({ aud: 'web', iss: 'https://auth.example' }))],
+      ['audience in a list', await sign(claims({ aud: ['web', 'mobile'], iss: 'https://auth.example' }))],
+      ['no audience', await sign(claims({ iss: 'https://auth.example' }))],
+      ['other issuer', await sign(claims({ aud: 'mobile', iss: 'https://evil.example' }))],
+      ['no issuer', await sign(claims({ aud: 'mobile' }))],
+      ['expired 10 s ago (within the leeway)', await sign(claims({ aud: 'mobile', iss: 'https://auth.example', exp: now() - 10 }))],
+      ['expired 100 s ago', await sign(claims({ aud: 'mobile', iss: 'https://auth.example', exp: now() - 100 }))],
+      ['iat 10 s ahead (within the leeway)', await sign(claims({ aud: 'mobile', iss: 'https://auth.example', iat: now() + 10 }))],
+    ]
+    const answers = await run2(theirs, cases.map(([, token]) => ({ op: 'check' as const, token, class: 'access' as const })))
+    const differences: string[] = []
+    for (const [i, [name, token]] of cases.entries()) {
+      let mine: Answer
+      try {
+        mine = { payload: { ...(await ours.decode(token, 'access')) } }
+      } catch (error) {
+        if (!(error instanceof TokenError)) throw error
+        mine = { error: error.message }
+      }
+      if (JSON.stringify(answers[i]) !== JSON.stringify(mine)) differences.push(`${name}: simplejwt ${JSON.stringify(answers[i])}, gatehouse ${JSON.stringify(mine)}`)
+    }
+    expect(differences).toEqual([])
+    // Not vacuous: some pass and some fail.
+    expect(answers.filter((a) => a.payload !== undefined).length).toBeGreaterThanOrEqual(3)
+    expect(answers.filter((a) => a.error !== undefined).length).toBeGreaterThanOrEqual(4)
   }, 60_000)
 })

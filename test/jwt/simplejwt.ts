@@ -17,13 +17,13 @@ export type SimplejwtJob =
 
 const SCRIPT = fileURLToPath(new URL('./simplejwt.py', import.meta.url))
 
-/** Runs the jobs in one python process with Debian's simplejwt 5.2.2, `SECRET_KEY = key`. */
-export function simplejwt(key: string, jobs: readonly SimplejwtJob[]): Promise<SimplejwtAnswer[]> {
+/** Runs the jobs in one python process with Debian's simplejwt 5.2.2, `SECRET_KEY = key`, and `SIMPLE_JWT = settings`. */
+export function simplejwt(key: string, jobs: readonly SimplejwtJob[], settings: Readonly<Record<string, unknown>> = {}): Promise<SimplejwtAnswer[]> {
   return new Promise((resolve, reject) => {
     const child = execFile('/usr/bin/python3', [SCRIPT], { timeout: 60_000 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`${error.message}\n${stderr}`))
       else resolve(JSON.parse(stdout) as SimplejwtAnswer[])
     })
-    child.stdin?.end(JSON.stringify({ key, jobs }))
+    child.stdin?.end(JSON.stringify({ key, jobs, settings }))
   })
 }
