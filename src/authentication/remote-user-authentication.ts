@@ -1,6 +1,7 @@
-import { BlockList, isIP } from 'node:net'
 import type { ApiRequest } from '../core/api-request.js'
 import { ConfigurationError } from '../core/errors.js'
+import { ipFamily } from '../core/net/ip-address.js'
+import { IpRangeList } from '../core/net/ip-range-list.js'
 import type { StoredUser } from '../core/user.js'
 import type { UserStore } from '../stores/user-store.js'
 import type { OpenApiSecurityScheme } from '../core/openapi-types.js'
@@ -33,22 +34,22 @@ export interface RemoteUserAuthenticationOptions {
 
 /** `::ffff:10.0.0.5` (a dual-stack socket's IPv4 peer) is the IPv4 address `10.0.0.5`. */
 function normalizeAddress(address: string): string {
-  return address.toLowerCase().startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address
+  return address.toLowerCase().startsWith('::ffff:') && ipFamily(address.slice(7)) === 4 ? address.slice(7) : address
 }
 
-/** The trusted ranges as a `BlockList`; a `ConfigurationError` naming the bad entry. */
-function trustedList(entries: readonly string[]): BlockList {
-  const list = new BlockList()
+/** The trusted ranges as an `IpRangeList`; a `ConfigurationError` naming the bad entry. */
+function trustedList(entries: readonly string[]): IpRangeList {
+  const list = new IpRangeList()
   for (const entry of entries) {
     const slash = entry.indexOf('/')
     const address = normalizeAddress(slash === -1 ? entry : entry.slice(0, slash))
-    const family = isIP(address)
+    const family = ipFamily(address)
     const prefix = slash === -1 ? (family === 4 ? 32 : 128) : Number(entry.slice(slash + 1))
     const maxPrefix = family === 4 ? 32 : 128
     if (family === 0 || !Number.isInteger(prefix) || prefix < 0 || prefix > maxPrefix || (slash !== -1 && !/^[0-9]{1,3}$/.test(entry.slice(slash + 1)))) {
       throw new ConfigurationError('ERR_GATEHOUSE_REMOTE_USER_TRUST', `RemoteUserAuthentication: trustedAddresses entry "${entry}" is not an IP address or CIDR range`)
     }
-    list.addSubnet(address, prefix, family === 4 ? 'ipv4' : 'ipv6')
+    list.addSubnet(address, prefix)
   }
   return list
 }
@@ -63,7 +64,7 @@ export class RemoteUserAuthentication implements AuthenticationScheme<null> {
   private readonly header: string
   private readonly createUnknownUser: boolean
   /** `null` only with `trustAnyClient: true`. */
-  private readonly trusted: BlockList | null
+  private readonly trusted: IpRangeList | null
 
   /** @throws ConfigurationError without `trustedAddresses` or `trustAnyClient: true`, or with a malformed address. */
   constructor(options: RemoteUserAuthenticationOptions) {
@@ -86,9 +87,7 @@ export class RemoteUserAuthentication implements AuthenticationScheme<null> {
   private trusts(address: string | null): boolean {
     if (this.trusted === null) return true
     if (address === null) return false
-    const peer = normalizeAddress(address)
-    const family = isIP(peer)
-    return family !== 0 && this.trusted.check(peer, family === 4 ? 'ipv4' : 'ipv6')
+    return this.trusted.check(normalizeAddress(address))
   }
 
   async authenticate(req: ApiRequest): Promise<Authenticated<null> | null> {

@@ -1,29 +1,17 @@
-import { isIP } from 'node:net'
 import type { ApiRequest } from '../core/api-request.js'
+import { ipFamily, parseIp } from '../core/net/ip-address.js'
 
 /** The ident used when the peer address is unknown (an adapter without a socket). */
 const UNKNOWN = 'unknown'
 
 /** The 16-bit groups of an IPv6 address (`::` expanded, a trailing dotted IPv4 as two groups); `null` if malformed. */
 function ipv6Groups(address: string): number[] | null {
+  // Whatever follows the first `%` is a zone id, and is dropped unread.
   const zone = address.indexOf('%')
-  const text = zone === -1 ? address : address.slice(0, zone)
-  if (isIP(text) !== 6) return null
-  const parse = (part: string): number[] =>
-    part === ''
-      ? []
-      : part.split(':').flatMap((group) => {
-          if (group.includes('.')) {
-            const [a = 0, b = 0, c = 0, d = 0] = group.split('.').map(Number)
-            return [(a << 8) | b, (c << 8) | d]
-          }
-          return [parseInt(group, 16)]
-        })
-  const gap = text.indexOf('::')
-  if (gap === -1) return parse(text)
-  const head = parse(text.slice(0, gap))
-  const tail = parse(text.slice(gap + 2))
-  return [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail]
+  const parsed = parseIp(zone === -1 ? address : address.slice(0, zone))
+  if (parsed?.family !== 6) return null
+  const { bytes } = parsed
+  return Array.from({ length: 8 }, (_, i) => (bytes[i * 2]! << 8) | bytes[i * 2 + 1]!)
 }
 
 /**
@@ -32,7 +20,7 @@ function ipv6Groups(address: string): number[] | null {
  * subscriber usually holds a /64, so per-address budgets would be endless).
  */
 export function clientNetwork(address: string, ipv6Prefix = 64): string {
-  if (address.toLowerCase().startsWith('::ffff:') && isIP(address.slice(7)) === 4) return address.slice(7)
+  if (address.toLowerCase().startsWith('::ffff:') && ipFamily(address.slice(7)) === 4) return address.slice(7)
   const groups = ipv6Groups(address)
   if (groups === null) return address
   const masked = groups.map((group, i) => {
