@@ -9,6 +9,7 @@ import { djangoGetPath, mountRoutes as mountHonoRoutes, toResponse, withoutBodil
 import { mountRoutes as mountNodeRoutes, router } from 'gatehouse/node'
 import { Hono } from 'hono'
 import type { ReferenceContext } from './context.js'
+import { runtimeServerName, serveOnRuntime } from './runtime-server.js'
 import { referenceRoutes } from './routes/index.js'
 
 /** Options for the reference API's server. */
@@ -139,8 +140,12 @@ export interface RunningApp {
   close(): Promise<void>
 }
 
-/** Builds and starts the reference API on `framework`. */
+/**
+ * Builds and starts the reference API on `framework`. Hono runs on the runtime's own server
+ * on Bun and Deno (`Bun.serve`, `Deno.serve`), on node:http through @hono/node-server on Node.
+ */
 export async function startApp(framework: Framework, ref: ReferenceContext, listen: { port: number; host: string }, options: BuildAppOptions = {}): Promise<RunningApp> {
+  if (framework === 'hono' && runtimeServerName() !== null) return serveOnRuntime(buildHonoApp(ref, options).fetch, listen)
   if (framework === 'fastify') {
     const app = await buildApp(ref, options)
     const address = await app.listen(listen)

@@ -3,6 +3,7 @@ import { basename, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError } from 'commander'
 import { openReferenceContext, referenceConfigFromEnv, type ReferenceContext } from './context.js'
+import { runtimeServerName } from './runtime-server.js'
 
 /** A command-line failure: printed as `gatehouse: <message>` on stderr, exit code 1. */
 export class CommandError extends Error {}
@@ -29,14 +30,17 @@ async function serve(options: { port?: string; host: string }): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CommandError(`invalid port "${options.port}"`)
   // Loaded here, not at the top: the token and user commands never need the HTTP stack.
   const { FRAMEWORKS, startApp } = await import('./app.js')
-  const framework = process.env['GATEHOUSE_FRAMEWORK'] === undefined || process.env['GATEHOUSE_FRAMEWORK'] === '' ? 'fastify' : process.env['GATEHOUSE_FRAMEWORK']
+  // Bun and Deno serve Hono on their own server by default (`npm run start:bun`, `start:deno`).
+  const runtime = runtimeServerName()
+  const framework = process.env['GATEHOUSE_FRAMEWORK'] === undefined || process.env['GATEHOUSE_FRAMEWORK'] === '' ? (runtime === null ? 'fastify' : 'hono') : process.env['GATEHOUSE_FRAMEWORK']
   const known = FRAMEWORKS.find((f) => f === framework)
   if (known === undefined) throw new CommandError(`GATEHOUSE_FRAMEWORK must be one of ${FRAMEWORKS.join(', ')}, got "${framework}"`)
   // DATABASE_URL, REDIS_URL (sessions + throttle counters in Redis), GATEHOUSE_NUM_PROXIES.
   const ref = await openReferenceContext(referenceConfigFromEnv())
   const app = await startApp(known, ref, { port, host: options.host }, { logger: process.env['LOG_LEVEL'] !== undefined })
   const address = app.address
-  console.log(`gatehouse reference API listening on ${address} (${ref.database.dialect}${ref.redis === null ? '' : ' + redis'}, ${known})`)
+  const on = runtime === null ? known : `${known} on ${runtime}`
+  console.log(`gatehouse reference API listening on ${address} (${ref.database.dialect}${ref.redis === null ? '' : ' + redis'}, ${on})`)
   console.log(
     ref.jwt === null
       ? 'gatehouse: JWT routes (/api/jwt/...) off; set GATEHOUSE_JWT_SIGNING_KEY (16+ bytes; a Django SECRET_KEY keeps simplejwt tokens valid) to turn them on'
