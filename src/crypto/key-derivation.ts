@@ -23,7 +23,7 @@ export function scrypt(password: string, salt: Uint8Array, input: ScryptInput): 
   if (native === undefined) return portableScrypt(password, salt, input)
   const { N, r, p, keyLength, maxmem } = input
   return new Promise((resolve, reject) => {
-    native.scrypt(password, salt, keyLength, { N, r, p, maxmem }, (error, key) => (error === null ? resolve(key) : reject(error)))
+    native.scrypt(password, salt, keyLength, { N, r, p, maxmem }, (error, key) => (error ? reject(error) : resolve(key)))
   })
 }
 
@@ -38,7 +38,7 @@ export function pbkdf2Sha256(password: string, salt: string, iterations: number,
   const native = nativeCrypto
   if (native === undefined) return portablePbkdf2Sha256(password, salt, iterations, keyLength)
   return new Promise((resolve, reject) => {
-    native.pbkdf2(password, salt, iterations, keyLength, 'sha256', (error, key) => (error === null ? resolve(key) : reject(error)))
+    native.pbkdf2(password, salt, iterations, keyLength, 'sha256', (error, key) => (error ? reject(error) : resolve(key)))
   })
 }
 
