@@ -109,5 +109,5 @@ export { JWT_ALGORITHMS, publicJwkFromPem, type JwtAlgorithm, type PublicJwk } f
 export { jwksView, type JwksViewOptions } from './jwt/jwks-view.js'
 export { TokenError, TOKEN_MESSAGES } from './jwt/token-error.js'
 export { JWTAuthentication, JWTStatelessUserAuthentication, integerUserId, type JwtAuthenticationOptions, type JwtUserAuthenticationOptions } from './jwt/jwt-authentication.js'
-export type { JwtBlacklistStore, OutstandingJwt } from './stores/jwt-blacklist-store.js'
+export type { JwtBlacklistStore, JwtTokenInfo, OutstandingJwt } from './stores/jwt-blacklist-store.js'
 export { jwtObtainPairView, jwtRefreshView, jwtVerifyView, jwtBlacklistView, type JwtBlacklistViewOptions, refreshPayloadFor, accessPayloadFrom, NO_ACTIVE_ACCOUNT_MESSAGE, type JwtViewOptions, type JwtObtainPairOptions, type JwtRefreshOptions } from './jwt/token-views.js'

@@ -17,7 +17,7 @@ import { RedisSessionStore } from 'gatehouse/redis'
 import { RedisThrottleStore } from 'gatehouse/redis'
 import { RedisInvalidationBus } from 'gatehouse/redis'
 import { LocalInvalidationBus, MemoryTokenCache } from 'gatehouse'
-import { JwtCodec, JWT_ALGORITHMS, resolveJwtSettings, type JwtAlgorithm } from 'gatehouse'
+import { JwtCodec, JWT_ALGORITHMS, resolveJwtSettings, type JwtAlgorithm, type JwtSettings } from 'gatehouse'
 import { PageNumberPagination, type CountStrategy } from 'gatehouse'
 import type { SessionStore } from 'gatehouse'
 import { MemoryThrottleStore } from 'gatehouse'
@@ -101,6 +101,11 @@ export interface ReferenceConfig {
   readonly jwtAlgorithm?: JwtAlgorithm | undefined
   /** simplejwt's `VERIFYING_KEY` (`GATEHOUSE_JWT_VERIFYING_KEY`), for `RS*`/`ES*`. @default the public half of the signing key */
   readonly jwtVerifyingKey?: string | undefined
+  /**
+   * simplejwt's other settings for the JWT routes (simplejwt 5.2.2's defaults when unset). The
+   * simplejwt comparison turns `rotateRefreshTokens` and `blacklistAfterRotation` on with it.
+   */
+  readonly jwtSettings?: Omit<JwtSettings, 'signingKey' | 'algorithm' | 'verifyingKey'> | undefined
 }
 
 /** `GATEHOUSE_COUNT` as a count strategy, or `undefined` when unset; a malformed value throws. */
@@ -323,6 +328,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
         ? null
         : new JwtCodec(
             resolveJwtSettings({
+              ...config.jwtSettings,
               signingKey: config.jwtSigningKey,
               ...(config.jwtAlgorithm === undefined ? {} : { algorithm: config.jwtAlgorithm }),
               ...(config.jwtVerifyingKey === undefined ? {} : { verifyingKey: config.jwtVerifyingKey }),

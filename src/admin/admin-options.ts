@@ -2,6 +2,7 @@ import { resolveCsrfOptions, type ResolvedCsrfOptions } from '../authentication/
 import { SessionAuthentication } from '../authentication/session-authentication.js'
 import type { Api } from '../core/api.js'
 import { ConfigurationError } from '../core/errors.js'
+import type { JwtBlacklistStore } from '../stores/jwt-blacklist-store.js'
 import type { NamedTokenStore } from '../stores/named-token-store.js'
 import type { SessionStore } from '../stores/session-store.js'
 import type { TokenStore } from '../stores/token-store.js'
@@ -24,6 +25,11 @@ export interface AdminOptions extends SessionCookieOptions {
   readonly tokens?: TokenStore | undefined
   /** Named tokens: listed and revoked. Omit to hide that part. */
   readonly namedTokens?: NamedTokenStore | undefined
+  /**
+   * simplejwt's token blacklist (`KyselyJwtBlacklistStore`): a user's refresh tokens are listed
+   * (jti, issued, expires, blacklisted or not), with a "blacklist all" action. Omit to hide that part.
+   */
+  readonly jwtBlacklist?: JwtBlacklistStore | undefined
   /** Failed-login throttling for the admin login form (share the API's instance). @default none */
   readonly loginFailures?: LoginFailureThrottle | undefined
   /** Where the pages live: a path starting and ending with `/`. @default '/admin/' */
@@ -41,6 +47,7 @@ export interface ResolvedAdminOptions {
   readonly sessions: SessionStore
   readonly tokens: TokenStore | undefined
   readonly namedTokens: NamedTokenStore | undefined
+  readonly jwtBlacklist: JwtBlacklistStore | undefined
   readonly loginFailures: LoginFailureThrottle | undefined
   readonly prefix: string
   readonly pageSize: number
@@ -74,6 +81,7 @@ export function resolveAdminOptions(options: AdminOptions): ResolvedAdminOptions
     sessions: options.sessions,
     tokens: options.tokens,
     namedTokens: options.namedTokens,
+    jwtBlacklist: options.jwtBlacklist,
     loginFailures: options.loginFailures,
     prefix,
     pageSize,

@@ -23,7 +23,8 @@ import { userListHandler } from './user-list.js'
  * - `users/add/` (GET, POST): create a user (the store's `onUserCreated` hook runs)
  * - `users/:id/` (GET): the user, their token's created date, named tokens, and the forms of
  * - `users/:id/active/`, `password/`, `token/` (create or regenerate: the key is shown on that
- *   answer only), `token/delete/`, `named-tokens/:tokenId/revoke/`, `sessions/end/` (POST)
+ *   answer only), `token/delete/`, `named-tokens/:tokenId/revoke/`, `sessions/end/`,
+ *   `jwt/blacklist-all/` (with a `jwtBlacklist` store) (POST)
  *
  * @example
  * import { adminRoutes } from 'gatehouse/admin'

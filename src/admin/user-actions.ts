@@ -77,5 +77,9 @@ export function userActionHandlers(options: ResolvedAdminOptions): Readonly<Reco
       return id !== null && (await named.revoke(user.id, id)) ? 'revoked' : 'revoke-none'
     })
   }
+  const blacklistAll = options.jwtBlacklist?.blacklistAllForUser?.bind(options.jwtBlacklist)
+  if (blacklistAll !== undefined) {
+    actions['jwt/blacklist-all/'] = userAction(options, async (user) => ((await blacklistAll(user.id)) > 0 ? 'jwt-blacklisted' : 'jwt-none'))
+  }
   return actions
 }

@@ -19,7 +19,32 @@ const DONE: Readonly<Record<string, string>> = Object.freeze({
   revoked: 'The named token was revoked.',
   'revoke-none': 'That named token no longer exists.',
   sessions: 'The user’s sessions were ended.',
+  'jwt-blacklisted': 'The user’s refresh tokens were blacklisted: none refreshes again. Access tokens already issued work until they expire (minutes); deactivate the user to stop them at once.',
+  'jwt-none': 'The user had no refresh token left to blacklist.',
 })
+
+/** How many of a user's refresh tokens the page lists (newest first). */
+const JWT_ROWS = 50
+
+/** A user's JWT refresh tokens as a table (simplejwt's OutstandingToken/BlacklistedToken admin), with "blacklist all". */
+async function jwtSection(staff: StaffRequest, options: ResolvedAdminOptions, user: StoredUser): Promise<string | null> {
+  const store = options.jwtBlacklist
+  if (store?.listForUser === undefined) return null
+  const tokens = await store.listForUser(user.id, JWT_ROWS + 1)
+  const now = Date.now()
+  const rows = tokens.slice(0, JWT_ROWS).map((t) => {
+    const expired = t.expiresAt.getTime() <= now
+    const state = t.blacklistedAt === null ? (expired ? '<span class="tag off">expired</span>' : '<span class="tag on">outstanding</span>') : `<span class="tag off">blacklisted</span> ${h(shownDate(t.blacklistedAt))}`
+    return `<tr><td><code>${h(t.jti)}</code></td><td>${t.createdAt === null ? '—' : h(shownDate(t.createdAt))}</td><td>${h(shownDate(t.expiresAt))}</td><td>${state}</td></tr>`
+  })
+  const table =
+    tokens.length === 0
+      ? '<p class="muted">No refresh tokens.</p>'
+      : `<table><thead><tr><th>jti</th><th>Issued</th><th>Expires</th><th>Status</th></tr></thead><tbody>${rows.join('')}</tbody></table>${tokens.length > JWT_ROWS ? `<p class="muted">The ${JWT_ROWS} newest are shown.</p>` : ''}`
+  const usable = tokens.some((t) => t.blacklistedAt === null && t.expiresAt.getTime() > now)
+  const action = store.blacklistAllForUser !== undefined && usable ? `<p>${buttonForm(staff, options, `${userPath(options, user.id)}jwt/blacklist-all/`, 'Blacklist all refresh tokens', {}, 'danger')}</p>` : ''
+  return `<h2>JWT refresh tokens</h2><section class="card">${table}${action}</section>`
+}
 
 /** The named tokens of a user as a table (name, display prefix, dates), each with its revoke form; never a token. */
 function namedTokenRows(staff: StaffRequest, options: ResolvedAdminOptions, user: StoredUser, tokens: readonly NamedTokenInfo[]): string {
@@ -54,6 +79,8 @@ export function userDetailHandler(options: ResolvedAdminOptions): Handler {
     if (options.namedTokens !== undefined) {
       parts.push(`<h2>Named tokens</h2><section class="card">${namedTokenRows(staff, options, user, await options.namedTokens.list(user.id))}</section>`)
     }
+    const jwt = await jwtSection(staff, options, user)
+    if (jwt !== null) parts.push(jwt)
     if (options.sessions.deleteForUser !== undefined) {
       parts.push(`<h2>Sessions</h2><section class="card"><p>Log the user out of every browser.</p><p>${buttonForm(staff, options, `${base}sessions/end/`, 'End all sessions', {}, 'danger')}</p></section>`)
     }

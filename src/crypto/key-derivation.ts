@@ -13,6 +13,11 @@ export interface ScryptInput {
   readonly maxmem: number
 }
 
+/** A node:crypto callback's error argument means success: Node passes `null`, Bun `undefined`. */
+function succeeded(error: Error | null | undefined): boolean {
+  return error === null || error === undefined
+}
+
 /**
  * scrypt over a text password (its UTF-8 bytes). Node's runs on libuv's thread pool; the
  * portable one (`@noble/hashes`) runs on the calling thread, yielding every few milliseconds.
@@ -23,7 +28,7 @@ export function scrypt(password: string, salt: Uint8Array, input: ScryptInput): 
   if (native === undefined) return portableScrypt(password, salt, input)
   const { N, r, p, keyLength, maxmem } = input
   return new Promise((resolve, reject) => {
-    native.scrypt(password, salt, keyLength, { N, r, p, maxmem }, (error, key) => (error ? reject(error) : resolve(key)))
+    native.scrypt(password, salt, keyLength, { N, r, p, maxmem }, (error, key) => (succeeded(error) ? resolve(key) : reject(error)))
   })
 }
 
@@ -38,7 +43,7 @@ export function pbkdf2Sha256(password: string, salt: string, iterations: number,
   const native = nativeCrypto
   if (native === undefined) return portablePbkdf2Sha256(password, salt, iterations, keyLength)
   return new Promise((resolve, reject) => {
-    native.pbkdf2(password, salt, iterations, keyLength, 'sha256', (error, key) => (error ? reject(error) : resolve(key)))
+    native.pbkdf2(password, salt, iterations, keyLength, 'sha256', (error, key) => (succeeded(error) ? resolve(key) : reject(error)))
   })
 }
 

@@ -1,6 +1,7 @@
 import { CompactSign, compactVerify, createRemoteJWKSet, decodeProtectedHeader, type CompactVerifyGetKey } from 'jose'
 import { ConfigurationError } from '../core/errors.js'
 import { randomUUID } from '../crypto/random.js'
+import { parsePythonInt } from '../pagination/query-params.js'
 import type { ResolvedJwtSettings } from './jwt-settings.js'
 import { TOKEN_MESSAGES, TokenError } from './token-error.js'
 
@@ -18,6 +19,32 @@ function numericClaim(payload: JwtPayload, claim: string): number | undefined {
   const value = payload[claim]
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new TokenError(TOKEN_MESSAGES.invalid)
   return value
+}
+
+/**
+ * `iat` as PyJWT 2.6's `_validate_iat` compares it: a number, or a boolean (Python's `True` is 1).
+ * A string passes its `int()` check but fails the comparison (simplejwt answers 500): refused here.
+ */
+function issuedAtClaim(payload: JwtPayload): number | undefined {
+  const value = payload['iat']
+  return typeof value === 'boolean' ? Number(value) : numericClaim(payload, 'iat')
+}
+
+/**
+ * `nbf` as PyJWT 2.6's `_validate_nbf` reads it, `int(payload["nbf"])`: a number (truncated),
+ * a boolean, or a string Python's `int()` reads (simplejwt accepts `"1700000000"`, as the
+ * comparison with a running simplejwt shows); anything else is refused.
+ */
+function notBeforeClaim(payload: JwtPayload): number | undefined {
+  const value = payload['nbf']
+  if (typeof value === 'boolean') return Number(value)
+  if (typeof value === 'string') {
+    const parsed = parsePythonInt(value)
+    if (parsed === null) throw new TokenError(TOKEN_MESSAGES.invalid)
+    return Number(parsed)
+  }
+  const nbf = numericClaim(payload, 'nbf')
+  return nbf === undefined ? undefined : Math.trunc(nbf)
 }
 
 /**
@@ -127,9 +154,9 @@ export class JwtCodec {
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new TokenError(TOKEN_MESSAGES.invalid)
     const claims = payload as JwtPayload
     const now = Math.floor(this.now())
-    const iat = numericClaim(claims, 'iat')
+    const iat = issuedAtClaim(claims)
     if (iat !== undefined && iat > now + s.leeway) throw new TokenError(TOKEN_MESSAGES.invalid)
-    const nbf = numericClaim(claims, 'nbf')
+    const nbf = notBeforeClaim(claims)
     if (nbf !== undefined && nbf > now + s.leeway) throw new TokenError(TOKEN_MESSAGES.invalid)
     const exp = numericClaim(claims, 'exp')
     if (exp !== undefined && Math.trunc(exp) <= now - s.leeway) throw new TokenError(TOKEN_MESSAGES.invalid)

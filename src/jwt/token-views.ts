@@ -8,6 +8,7 @@ import type { JwtBlacklistStore, OutstandingJwt } from '../stores/jwt-blacklist-
 import type { UserStore } from '../stores/user-store.js'
 import type { LoginFailureThrottle } from '../throttling/login-failure-throttle.js'
 import type { Throttle } from '../throttling/throttle.js'
+import { checkCredentials } from '../views/authenticate-credentials.js'
 import { NON_FIELD_ERRORS_KEY, validateCharFields } from '../views/char-fields.js'
 import { CREDENTIALS_SCHEMA } from '../views/credentials-schema.js'
 import { integerUserId, jwtAuthenticationFailed } from './jwt-authentication.js'
@@ -77,10 +78,12 @@ async function decodeForView(codec: JwtCodec, token: string, type: TokenType | n
 function outstanding(codec: JwtCodec, payload: JwtPayload): OutstandingJwt {
   const userId = payload[codec.settings.userIdClaim]
   const exp = payload['exp']
+  const iat = payload['iat']
   return {
     jti: String(payload[codec.settings.jtiClaim]),
     userId: typeof userId === 'number' || typeof userId === 'string' ? userId : null,
     expiresAt: new Date((typeof exp === 'number' ? exp : 0) * 1000),
+    ...(typeof iat === 'number' && Number.isFinite(iat) ? { createdAt: new Date(iat * 1000) } : {}),
   }
 }
 
@@ -150,8 +153,7 @@ export function jwtObtainPairView(options: JwtObtainPairOptions): ViewOptions {
   const post = async (ctx: RequestContext): Promise<ApiResponse> => {
     // simplejwt's PasswordField is a plain CharField: the password is trimmed too.
     const { username, password } = validateCharFields(await ctx.request.body(), { username: {}, password: {} }, ctx.request)
-    const check = (): Promise<StoredUser | null> => users.authenticate(username, password)
-    const user = loginFailures === undefined ? await check() : await loginFailures.guard(ctx.request, username, check)
+    const user = await checkCredentials(ctx.request, users, username, password, loginFailures)
     if (user === null || !user.isActive) throw new AuthenticationFailed(NO_ACTIVE_ACCOUNT_MESSAGE, 'no_active_account')
     const now = codec.currentTime()
     const refresh = refreshPayloadFor(codec, user, now)

@@ -27,5 +27,16 @@ export function jwtBlacklistMigrations(dialect: DialectName): Record<string, Mig
         await db.schema.dropTable('gatehouse_jwt_tokens').execute()
       },
     },
+    // simplejwt's OutstandingToken.created_at (the token's iat), for the admin pages; a user's tokens by user_id.
+    '0002_jwt_tokens_created_at': {
+      async up(db: Kysely<unknown>): Promise<void> {
+        await db.schema.alterTable('gatehouse_jwt_tokens').addColumn('created_at', ts).execute()
+        await db.schema.createIndex('gatehouse_jwt_tokens_user_id').on('gatehouse_jwt_tokens').column('user_id').execute()
+      },
+      async down(db: Kysely<unknown>): Promise<void> {
+        await db.schema.dropIndex('gatehouse_jwt_tokens_user_id').execute()
+        await db.schema.alterTable('gatehouse_jwt_tokens').dropColumn('created_at').execute()
+      },
+    },
   }
 }

@@ -1,5 +1,6 @@
-import type { Kysely } from 'kysely'
-import type { JwtBlacklistStore, OutstandingJwt } from '../stores/jwt-blacklist-store.js'
+import type { ColumnType, Insertable, Kysely } from 'kysely'
+import type { UserId } from '../core/user.js'
+import type { JwtBlacklistStore, JwtTokenInfo, OutstandingJwt } from '../stores/jwt-blacklist-store.js'
 
 /** `gatehouse_jwt_tokens` (see `jwtBlacklistMigrations`). */
 export interface JwtTokensTable {
@@ -7,6 +8,8 @@ export interface JwtTokensTable {
   user_id: string | null
   expires_at: Date | string
   blacklisted_at: Date | string | null
+  /** The token's `iat` (migration `0002_jwt_tokens_created_at`); `null` for older rows. */
+  created_at: ColumnType<Date | string | null, Date | string | null | undefined, Date | string | null>
 }
 
 /** A database with the JWT blacklist table. */
@@ -63,6 +66,28 @@ export class KyselyJwtBlacklistStore<DB extends JwtBlacklistDatabase = JwtBlackl
     return found !== undefined
   }
 
+  async listForUser(userId: UserId, limit: number): Promise<readonly JwtTokenInfo[]> {
+    const rows = await this.db
+      .selectFrom('gatehouse_jwt_tokens')
+      .select(['jti', 'created_at', 'expires_at', 'blacklisted_at'])
+      .where('user_id', '=', String(userId))
+      .orderBy('expires_at', 'desc')
+      .orderBy('jti')
+      .limit(Math.max(0, Math.trunc(limit)))
+      .execute()
+    return rows.map((r) => ({ jti: r.jti, createdAt: toDate(r.created_at), expiresAt: toDate(r.expires_at) ?? new Date(0), blacklistedAt: toDate(r.blacklisted_at) }))
+  }
+
+  async blacklistAllForUser(userId: UserId): Promise<number> {
+    const result = await this.db
+      .updateTable('gatehouse_jwt_tokens')
+      .set({ blacklisted_at: new Date().toISOString() })
+      .where('user_id', '=', String(userId))
+      .where('blacklisted_at', 'is', null)
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows)
+  }
+
   async flushExpired(now: Date): Promise<number> {
     const result = await this.db.deleteFrom('gatehouse_jwt_tokens').where('expires_at', '<', now.toISOString()).executeTakeFirst()
     return Number(result.numDeletedRows)
@@ -74,11 +99,18 @@ function storable(jti: string): boolean {
   return jti.length > 0 && jti.length <= MAX_JTI && !jti.includes('\0')
 }
 
-function row(token: OutstandingJwt, blacklistedAt: string | null): JwtTokensTable {
+function row(token: OutstandingJwt, blacklistedAt: string | null): Insertable<JwtTokensTable> {
   return {
     jti: token.jti,
     user_id: token.userId === null ? null : String(token.userId),
     expires_at: token.expiresAt.toISOString(),
     blacklisted_at: blacklistedAt,
+    created_at: token.createdAt === undefined || Number.isNaN(token.createdAt.getTime()) ? null : token.createdAt.toISOString(),
   }
+}
+
+/** A timestamp column as read: `Date` on PostgreSQL, ISO text on SQLite. */
+function toDate(value: Date | string | null): Date | null {
+  if (value === null) return null
+  return value instanceof Date ? value : new Date(value)
 }

@@ -8,6 +8,18 @@ export interface OutstandingJwt {
   readonly userId: UserId | null
   /** Its `exp`. */
   readonly expiresAt: Date
+  /** Its `iat` (simplejwt's `OutstandingToken.created_at`), when it has one. */
+  readonly createdAt?: Date | undefined
+}
+
+/** What the blacklist knows of one refresh token: what the admin pages list. */
+export interface JwtTokenInfo {
+  readonly jti: string
+  /** When it was issued; `null` when the store was not told (rows from before it kept this). */
+  readonly createdAt: Date | null
+  readonly expiresAt: Date
+  /** When it was blacklisted, or `null` while it is usable. */
+  readonly blacklistedAt: Date | null
 }
 
 /**
@@ -23,4 +35,14 @@ export interface JwtBlacklistStore {
   isBlacklisted(jti: string): Promise<boolean>
   /** simplejwt's `flushexpiredtokens`: deletes every token expired before `now`. @returns how many */
   flushExpired(now: Date): Promise<number>
+  /**
+   * Optional: a user's refresh tokens, newest first, at most `limit` (simplejwt's
+   * OutstandingToken admin). The admin pages list them when present.
+   */
+  listForUser?(userId: UserId, limit: number): Promise<readonly JwtTokenInfo[]>
+  /**
+   * Optional: blacklists every refresh token of the user not blacklisted yet, so none of them
+   * refreshes again (the admin pages' "blacklist all"). @returns how many were blacklisted
+   */
+  blacklistAllForUser?(userId: UserId): Promise<number>
 }

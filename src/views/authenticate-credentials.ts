@@ -9,6 +9,23 @@ import { NON_FIELD_ERRORS_KEY, validateCharFields } from './char-fields.js'
 export const INVALID_CREDENTIALS_MESSAGE = 'Unable to log in with provided credentials.'
 
 /**
+ * One password check, counted by `loginFailures` when given: the path every view that takes a
+ * username and password goes through (token obtain, JWT obtain, login), so they all share
+ * one failed-login budget. `null` for bad, unknown or inactive credentials.
+ * @throws Throttled (429) once the username or client has failed too often.
+ */
+export async function checkCredentials(
+  req: ApiRequest,
+  users: Pick<UserStore, 'authenticate'>,
+  username: string,
+  password: string,
+  loginFailures?: LoginFailureThrottle,
+): Promise<StoredUser | null> {
+  if (loginFailures === undefined) return users.authenticate(username, password)
+  return loginFailures.guard(req, username, () => users.authenticate(username, password))
+}
+
+/**
  * DRF's `AuthTokenSerializer`: reads `username` (trimmed) and `password` (not trimmed)
  * from a JSON, urlencoded or multipart body, then asks the user store. Field errors,
  * a non-object body, and bad or inactive credentials are all `ValidationError` (400);
@@ -28,10 +45,7 @@ export async function authenticateCredentials(
     { username: {}, password: { trimWhitespace: false } },
     req,
   )
-  const user =
-    loginFailures === undefined
-      ? await users.authenticate(username, password)
-      : await loginFailures.guard(req, username, () => users.authenticate(username, password))
+  const user = await checkCredentials(req, users, username, password, loginFailures)
   if (user === null) throw new ValidationError({ [NON_FIELD_ERRORS_KEY]: [INVALID_CREDENTIALS_MESSAGE] }, 'authorization')
   return user
 }

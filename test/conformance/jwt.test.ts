@@ -44,7 +44,7 @@ for (const backend of BACKENDS) {
     }
 
     beforeAll(async () => {
-      server = await startReference(await backend.create(), { jwtSigningKey: KEY })
+      server = await startReference(await backend.create(), { jwtSigningKey: KEY, loginFailures: '3/min' })
       if (server.ref.jwt === null) throw new Error('JWT routes are off')
       codec = server.ref.jwt
     }, 60_000)
@@ -63,6 +63,21 @@ for (const backend of BACKENDS) {
       const missing = await post('/api/jwt/', {})
       expect(missing.status).toBe(400)
       expect(missing.body).toEqual({ username: ['This field is required.'], password: ['This field is required.'] })
+    })
+
+    it('failed logins: JWT obtain and DRF token obtain share one budget per (username, address); past it even the right password is 429', async () => {
+      await server.ref.users.create({ username: 'guessed', password: 'guessed-pass-1' })
+      for (let i = 0; i < 2; i++) expect((await post('/api/jwt/', { username: 'guessed', password: `wrong-${i}` })).status).toBe(401)
+      expect((await post('/api/auth/token/', { username: 'guessed', password: 'wrong-2' })).status).toBe(400)
+      for (const path of ['/api/jwt/', '/api/auth/token/']) {
+        const refused = await post(path, { username: 'guessed', password: 'guessed-pass-1' })
+        expect(refused.status, path).toBe(429)
+        const wait = Number(refused.headers['retry-after'])
+        expect(wait >= 1 && wait <= 60, path).toBe(true)
+        expect(refused.body, path).toEqual({ detail: `Request was throttled. Expected available in ${wait} ${wait === 1 ? 'second' : 'seconds'}.` })
+      }
+      // Another username from the same address is not locked out.
+      expect((await post('/api/jwt/', { username: 'bob', password: 'bob-pass-2' })).status).toBe(200)
     })
 
     it('JWTAuthentication: the access token authenticates; each bad header or token gets simplejwt\'s body and challenge', async () => {

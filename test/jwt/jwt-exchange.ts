@@ -52,12 +52,17 @@ export function peekClaims(token: unknown): Record<string, unknown> | null {
 
 const COMPACT_JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/
 
-/** A time claim relative to now: `now`, or `now±N min` (whole minutes, so a second's skew between the servers never shows). */
+/**
+ * A time claim relative to now: `now` (within a minute), the request token's `iat` (an older
+ * one, which a refreshed token copies), or `now±N min` (whole minutes, so a second's skew
+ * between the servers never shows).
+ */
 function relative(seconds: unknown, inputIats: ReadonlySet<number>): unknown {
   if (typeof seconds !== 'number') return seconds
-  if (inputIats.has(seconds)) return "the request token's iat"
   const minutes = Math.round((seconds - nowSeconds()) / 60)
-  return minutes === 0 ? 'now' : `now${minutes > 0 ? '+' : ''}${minutes}min`
+  if (minutes === 0) return 'now'
+  if (inputIats.has(seconds)) return "the request token's iat"
+  return `now${minutes > 0 ? '+' : ''}${minutes}min`
 }
 
 /**

@@ -62,6 +62,17 @@ export async function craftedTokens(): Promise<Record<string, string>> {
     'user_id "1.0" access': await signed(claimsFor('access', '1.0')),
     'no user_id access': await signed(claimsFor('access', undefined)),
     'future iat access': await signed(claimsFor('access', 1, { iat: Math.floor(Date.now() / 1000) + 3600 })),
+    'string iat access': await signed(claimsFor('access', 1, { iat: String(Math.floor(Date.now() / 1000)) })),
+    'null iat access': await signed(claimsFor('access', 1, { iat: null })),
+    'past nbf access': await signed(claimsFor('access', 1, { nbf: Math.floor(Date.now() / 1000) - 60 })),
+    'future nbf access': await signed(claimsFor('access', 1, { nbf: Math.floor(Date.now() / 1000) + 3600 })),
+    'past nbf as a string access': await signed(claimsFor('access', 1, { nbf: String(Math.floor(Date.now() / 1000) - 60) })),
+    'nbf "abc" access': await signed(claimsFor('access', 1, { nbf: 'abc' })),
+    'exp true access': await signed(claimsFor('access', 1, { exp: true })),
+    'iat true access': await signed(claimsFor('access', 1, { iat: true })),
+    'nbf true access': await signed(claimsFor('access', 1, { nbf: true })),
+    'future nbf as a string access': await signed(claimsFor('access', 1, { nbf: ` ${Math.floor(Date.now() / 1000) + 3600}` })),
+    'exp "abc" access': await signed(claimsFor('access', 1, { exp: 'abc' })),
     'string exp access': await signed(claimsFor('access', 1, { exp: String(Math.floor(Date.now() / 1000) + 300) })),
     'string exp refresh': await signed(claimsFor('refresh', 1, { exp: String(Math.floor(Date.now() / 1000) + 300) })),
     'no jti access': await signed(claimsFor('access', 1, { jti: undefined })),
@@ -69,6 +80,9 @@ export async function craftedTokens(): Promise<Record<string, string>> {
     'no token_type access': await signed(claimsFor('access', 1, { token_type: undefined })),
     'no exp access': await signed(claimsFor('access', 1, { exp: undefined })),
     'extra claims refresh': await signed({ ...claimsFor('refresh', 2), scope: 'read', nested: { a: [1, 'b'] } }),
+    // Issued an hour ago: a refreshed access token keeps this iat, which "now" cannot be mistaken for.
+    'hour-old refresh': await signed(claimsFor('refresh', 1, { iat: Math.floor(Date.now() / 1000) - 3600, exp: Math.floor(Date.now() / 1000) + 3600 })),
+    'hour-old refresh, rotated': await signed(claimsFor('refresh', 2, { iat: Math.floor(Date.now() / 1000) - 3600, exp: Math.floor(Date.now() / 1000) + 3600 })),
   }
 }
 
@@ -132,6 +146,9 @@ export function fixedJwtCases(pairs: MintedPairs, crafted: Readonly<Record<strin
     ].map((name) => whoami(`who-am-I: ${name}`, `Bearer ${t(name)}`)),
     { ...whoami('who-am-I: user_id "abc"', `Bearer ${t('user_id "abc" access')}`), improvement: 'simplejwt 500' },
     { ...whoami('who-am-I: exp a string', `Bearer ${t('string exp access')}`), improvement: 'simplejwt 500' },
+    { ...whoami('who-am-I: iat a string', `Bearer ${t('string iat access')}`), improvement: 'simplejwt 500' },
+    { ...whoami('who-am-I: iat null', `Bearer ${t('null iat access')}`), improvement: 'simplejwt 500' },
+    ...['past nbf access', 'future nbf access', 'past nbf as a string access', 'future nbf as a string access', 'nbf "abc" access', 'nbf true access', 'iat true access', 'exp true access', 'exp "abc" access'].map((name) => whoami(`who-am-I: ${name}`, `Bearer ${t(name)}`)),
     { ...whoami('who-am-I: user_id "1.0"', `Bearer ${t('user_id "1.0" access')}`), improvement: 'simplejwt 500' },
     { ...whoami('who-am-I: user_id true', `Bearer ${t('user_id true access')}`), improvement: 'user_id that Django coerces' },
     whoami('who-am-I: user_id 2.0', `Bearer ${t('user_id 2.0 access')}`),
@@ -149,7 +166,7 @@ export function fixedJwtCases(pairs: MintedPairs, crafted: Readonly<Record<strin
     ...minted.map(([by, pair]) => form(`refresh: ${by}'s refresh, form-encoded`, REFRESH, `refresh=${pair.refresh}`)),
     ...minted.map(([by, pair]) => postJson(`refresh: ${by}'s access used as refresh`, REFRESH, { refresh: pair.access })),
     ...minted.map(([by, pair]) => postJson(`refresh: ${by}'s refresh, tampered`, REFRESH, { refresh: tampered(pair.refresh) })),
-    ...['expired refresh', 'alg none refresh', 'HS512 refresh', 'other-key refresh', 'extra claims refresh'].map((name) => postJson(`refresh: ${name}`, REFRESH, { refresh: t(name) })),
+    ...['expired refresh', 'alg none refresh', 'HS512 refresh', 'other-key refresh', 'extra claims refresh', 'hour-old refresh'].map((name) => postJson(`refresh: ${name}`, REFRESH, { refresh: t(name) })),
     { ...postJson('refresh: deleted user', REFRESH, { refresh: t('deleted-user refresh') }), improvement: 'refresh of a deleted or inactive user' },
     { ...postJson('refresh: inactive user', REFRESH, { refresh: t('inactive-user refresh') }), improvement: 'refresh of a deleted or inactive user' },
     { ...postJson('refresh: user_id "abc"', REFRESH, { refresh: t('user_id "abc" refresh') }), improvement: 'refresh of a deleted or inactive user' },
@@ -192,4 +209,40 @@ export function fixedJwtCases(pairs: MintedPairs, crafted: Readonly<Record<strin
     postJson('blacklist: missing', BLACKLIST, {}),
   ]
   return cases
+}
+
+/**
+ * The list for ROTATE_REFRESH_TOKENS with BLACKLIST_AFTER_ROTATION: refresh answers a new
+ * refresh token and blacklists the one it was given, and 5.2.2's verify view then refuses a
+ * blacklisted token (`400 {"non_field_errors": ["Token is blacklisted"]}`). `rotated` holds the
+ * rotated refresh tokens each server answered, filled in while the list runs.
+ */
+export function rotationJwtCases(pairs: MintedPairs, crafted: Readonly<Record<string, string>>, rotated: ReadonlyMap<string, string>): (() => JwtCase)[] {
+  const hourOld = crafted['hour-old refresh, rotated'] ?? ''
+  const minted: [string, Pair][] = [
+    ['simplejwt', pairs.simplejwt],
+    ['gatehouse', pairs.gatehouse],
+  ]
+  /** The rotated refresh token answered to `name` (by gatehouse; both servers' are described alike). */
+  const from = (name: string): string => {
+    const token = rotated.get(name)
+    if (token === undefined) throw new Error(`no rotated refresh token from "${name}"`)
+    return token
+  }
+  return [
+    () => postJson('rotation: refresh an hour-old refresh (the access keeps its iat, the new refresh is issued now)', REFRESH, { refresh: hourOld }),
+    () => postJson('rotation: verify the hour-old refresh, rotated away', VERIFY, { token: hourOld }),
+  ].concat(minted.flatMap(([by, pair]): (() => JwtCase)[] => [
+    () => postJson(`rotation: refresh ${by}'s refresh`, REFRESH, { refresh: pair.refresh }),
+    () => postJson(`rotation: refresh ${by}'s refresh again (blacklisted after rotation)`, REFRESH, { refresh: pair.refresh }),
+    () => postJson(`rotation: verify ${by}'s rotated-away refresh`, VERIFY, { token: pair.refresh }),
+    () => postJson(`rotation: verify ${by}'s access`, VERIFY, { token: pair.access }),
+    () => postJson(`rotation: blacklist ${by}'s rotated-away refresh`, BLACKLIST, { refresh: pair.refresh }),
+    () => whoami(`rotation: who-am-I with ${by}'s access`, `Bearer ${pair.access}`),
+    () => postJson(`rotation: verify the refresh rotated from ${by}'s`, VERIFY, { token: from(`rotation: refresh ${by}'s refresh`) }),
+    () => postJson(`rotation: refresh the refresh rotated from ${by}'s`, REFRESH, { refresh: from(`rotation: refresh ${by}'s refresh`) }),
+    () => postJson(`rotation: refresh the refresh rotated from ${by}'s, again`, REFRESH, { refresh: from(`rotation: refresh ${by}'s refresh`) }),
+    () => postJson(`rotation: blacklist the refresh rotated twice from ${by}'s`, BLACKLIST, { refresh: from(`rotation: refresh the refresh rotated from ${by}'s`) }),
+    () => postJson(`rotation: verify the refresh rotated twice from ${by}'s, blacklisted`, VERIFY, { token: from(`rotation: refresh the refresh rotated from ${by}'s`) }),
+  ]))
 }

@@ -1,5 +1,5 @@
 import { inject } from 'vitest'
-import { startSimplejwtOracle, type OracleDatabase, type RunningSimplejwtOracle } from './simplejwt-oracle.js'
+import { startSimplejwtOracle, type OracleDatabase, type OracleSettings, type RunningSimplejwtOracle } from './simplejwt-oracle.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -9,15 +9,15 @@ declare module 'vitest' {
 }
 
 /**
- * The simplejwt oracle on `database`, shared by the four framework projects: started once by the
+ * The simplejwt oracle on `database` with `settings`, shared by the four framework projects: started once by the
  * broker of test/jwt/simplejwt-oracle-setup.ts (vitest's global setup) on first request, stopped
  * when the run ends. Without the broker (another config), this file starts its own and `close()` stops it.
  */
-export async function sharedSimplejwtOracle(database: OracleDatabase): Promise<RunningSimplejwtOracle> {
+export async function sharedSimplejwtOracle(database: OracleDatabase, settings: OracleSettings = 'defaults'): Promise<RunningSimplejwtOracle> {
   const broker = inject('simplejwtOracleBroker') as string | undefined
-  if (broker === undefined) return startSimplejwtOracle(database)
-  const response = await fetch(`${broker}/oracle/${database}`)
+  if (broker === undefined) return startSimplejwtOracle(database, settings)
+  const response = await fetch(`${broker}/oracle/${database}/${settings}`)
   const answer = (await response.json()) as { baseUrl?: string; error?: string }
-  if (answer.baseUrl === undefined) throw new Error(`the simplejwt oracle on ${database} did not start: ${answer.error ?? response.status}`)
+  if (answer.baseUrl === undefined) throw new Error(`the simplejwt oracle on ${database} (${settings}) did not start: ${answer.error ?? response.status}`)
   return { baseUrl: answer.baseUrl, close: async () => {} }
 }

@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http'
 import type { TestProject } from 'vitest/node'
-import { simplejwtOracleUnavailable, startSimplejwtOracle, type OracleDatabase, type RunningSimplejwtOracle } from './simplejwt-oracle.js'
+import { simplejwtOracleUnavailable, startSimplejwtOracle, type OracleDatabase, type OracleSettings, type RunningSimplejwtOracle } from './simplejwt-oracle.js'
 
 /**
  * vitest global setup (root project only): a loopback broker that starts one simplejwt oracle per
- * database the first time a test file asks for it (test/jwt/shared-simplejwt-oracle.ts) and
+ * database and settings the first time a test file asks for it (test/jwt/shared-simplejwt-oracle.ts) and
  * hands the same one to every framework project, so the four projects share one Django per
  * database instead of starting eight. Nothing starts when no test asks; teardown stops what did.
  */
@@ -12,19 +12,21 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   // Projects that extend the root config inherit this file; only the root's broker is used
   // (the root project's provided values reach every project).
   if (!project.isRootProject()) return undefined
-  const started = new Map<OracleDatabase, Promise<RunningSimplejwtOracle>>()
+  const started = new Map<string, Promise<RunningSimplejwtOracle>>()
   const server: Server = createServer((req, res) => {
-    const database = /^\/oracle\/(sqlite|postgres)$/.exec(req.url ?? '')?.[1] as OracleDatabase | undefined
+    const asked = /^\/oracle\/(sqlite|postgres)\/(defaults|rotation)$/.exec(req.url ?? '')
+    const database = asked?.[1] as OracleDatabase | undefined
+    const settings = (asked?.[2] ?? 'defaults') as OracleSettings
     const answer = (status: number, body: unknown): void => {
       res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body))
     }
-    if (database === undefined) return answer(404, { error: 'ask for /oracle/sqlite or /oracle/postgres' })
+    if (database === undefined) return answer(404, { error: 'ask for /oracle/<sqlite|postgres>/<defaults|rotation>' })
     const unavailable = simplejwtOracleUnavailable(database)
     if (unavailable !== null) return answer(503, { error: unavailable })
-    let oracle = started.get(database)
+    let oracle = started.get(`${database} ${settings}`)
     if (oracle === undefined) {
-      oracle = startSimplejwtOracle(database)
-      started.set(database, oracle)
+      oracle = startSimplejwtOracle(database, settings)
+      started.set(`${database} ${settings}`, oracle)
     }
     oracle.then(
       (running) => answer(200, { baseUrl: running.baseUrl }),

@@ -18,6 +18,9 @@ export const JWT_ORACLE_KEY = 'django-insecure-jwt-oracle-key-0123456789abcdefgh
 /** The databases a simplejwt oracle can run on, one server each. */
 export type OracleDatabase = 'sqlite' | 'postgres'
 
+/** simplejwt's settings: its defaults, or `ROTATE_REFRESH_TOKENS` and `BLACKLIST_AFTER_ROTATION` on. */
+export type OracleSettings = 'defaults' | 'rotation'
+
 const OVERLAY = fileURLToPath(new URL('./oracle/settings_overlay.py', import.meta.url))
 const URLCONF = fileURLToPath(new URL('./oracle/jwt_urls.py', import.meta.url))
 
@@ -39,7 +42,7 @@ export interface RunningSimplejwtOracle {
 }
 
 /** Starts a freshly seeded simplejwt oracle on `database` (PostgreSQL: a new database, dropped by `close()`). */
-export async function startSimplejwtOracle(database: OracleDatabase): Promise<RunningSimplejwtOracle> {
+export async function startSimplejwtOracle(database: OracleDatabase, settings: OracleSettings = 'defaults'): Promise<RunningSimplejwtOracle> {
   const copy = mkdtempSync(join(tmpdir(), 'gatehouse-simplejwt-oracle-'))
   let pg: TestDatabase | undefined
   try {
@@ -49,7 +52,11 @@ export async function startSimplejwtOracle(database: OracleDatabase): Promise<Ru
     pg = database === 'postgres' ? await freshPostgres({ prefix: 'gh_jwt_oracle_' }) : undefined
     const oracle = await startOracle({
       runSh: join(copy, 'run.sh'),
-      env: { GATEHOUSE_JWT_SIGNING_KEY: JWT_ORACLE_KEY, ...(pg === undefined ? {} : { ORACLE_DATABASE_URL: pg.url }) },
+      env: {
+        GATEHOUSE_JWT_SIGNING_KEY: JWT_ORACLE_KEY,
+        ...(pg === undefined ? {} : { ORACLE_DATABASE_URL: pg.url }),
+        ...(settings === 'rotation' ? { ORACLE_JWT_ROTATION: '1' } : {}),
+      },
       timeoutMs: 120_000,
     })
     return {

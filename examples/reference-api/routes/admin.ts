@@ -14,6 +14,8 @@ export function referenceAdminRoutes(ref: ReferenceContext): Route[] {
     users,
     tokens,
     namedTokens,
+    // The JWT refresh tokens' part only when the JWT routes are on.
+    jwtBlacklist: ref.jwt === null ? undefined : ref.jwtBlacklist,
     sessions,
     loginFailures,
     cookieName: schemes.session.cookieName,

@@ -1,0 +1,71 @@
+/**
+ * What every command is lent by `buildCli`: its output, and the resolution of the shared
+ * options (`store-options.ts`) into a migrated or read-only database and a bus that tells
+ * running servers.
+ */
+import type { Database } from '../kysely/database.js'
+import { KyselyUserStore } from '../kysely/kysely-user-store.js'
+import type { AuthDatabase } from '../kysely/schema.js'
+import type { InvalidationBus } from '../stores/invalidation-bus.js'
+import type { UserCreatedHook } from '../stores/user-created-hook.js'
+import { boundHook, CliConfigError, loadCliConfig } from './cli-config.js'
+import { CliError, type CliIo } from './cli-io.js'
+import { withDatabase, withReadOnlyDatabase } from './database-access.js'
+import { withInvalidation } from './invalidation-access.js'
+import type { ConfigOption, DatabaseOption, InvalidationOptions } from './store-options.js'
+
+/** A command's output and its shared options, resolved. */
+export interface CommandKit {
+  readonly io: CliIo
+  /** Writes one line to stdout. */
+  readonly print: (line: string) => void
+  /** Runs `fn` on the `--database` database, migrated first. */
+  withDatabase<T>(options: DatabaseOption, fn: (database: Database<AuthDatabase>) => Promise<T>): Promise<T>
+  /** For commands that only read: no migration, nothing created (a missing database or table is an error). */
+  withReadOnlyDatabase<T>(options: DatabaseOption, tables: readonly string[], fn: (database: Database<AuthDatabase>) => Promise<T>): Promise<T>
+  /** Runs `fn` with the bus `--redis`/`--channel` name (warning when servers could not be told). */
+  withInvalidation<T>(options: InvalidationOptions, fn: (bus: InvalidationBus | undefined) => Promise<T>): Promise<T>
+  /**
+   * Runs `fn` on the migrated database with the bus that tells running servers, or with
+   * none when `tellServers` is false (a command whose change no server has cached).
+   */
+  withChange<T>(
+    options: DatabaseOption & InvalidationOptions,
+    fn: (database: Database<AuthDatabase>, bus: InvalidationBus | undefined) => Promise<T>,
+    tellServers?: boolean,
+  ): Promise<T>
+  /** The `--config` module's hook (or `GATEHOUSE_CONFIG`'s), loaded now and bound per database. */
+  loadUserCreatedHook(options: ConfigOption): Promise<(database: Database<AuthDatabase>) => UserCreatedHook | undefined>
+}
+
+/** The kit of a command line writing to `io`. */
+export function commandKit(io: CliIo): CommandKit {
+  return {
+    io,
+    print: (line) => void io.stdout.write(`${line}\n`),
+    withDatabase: (options, fn) => withDatabase(options, io, fn),
+    withReadOnlyDatabase: (options, tables, fn) => withReadOnlyDatabase(options, io, tables, fn),
+    withInvalidation: (options, fn) => withInvalidation(options, io, fn),
+    withChange: (options, fn, tellServers = true) =>
+      tellServers
+        ? withInvalidation(options, io, (bus) => withDatabase(options, io, (database) => fn(database, bus)))
+        : withDatabase(options, io, (database) => fn(database, undefined)),
+    loadUserCreatedHook: async (options) => {
+      let config: Awaited<ReturnType<typeof loadCliConfig>>
+      try {
+        config = await loadCliConfig(options.config ?? io.env['GATEHOUSE_CONFIG'])
+      } catch (error) {
+        if (error instanceof CliConfigError) throw new CliError(error.message)
+        throw error
+      }
+      return (database) => boundHook(config, { db: database.db, dialect: database.dialect })
+    },
+  }
+}
+
+/** A user of gatehouse's own table, by name, or a CliError. */
+export async function existingUser(users: KyselyUserStore, username: string): Promise<{ readonly id: number | string }> {
+  const user = await users.findByUsername(username)
+  if (user === null) throw new CliError(`user ${username} does not exist`)
+  return user
+}

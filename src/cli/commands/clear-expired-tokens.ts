@@ -1,0 +1,16 @@
+/** `gatehouse clear-expired-tokens`: expired named tokens deleted (they are refused anyway; this keeps the table small). */
+import type { Command } from 'commander'
+import { KyselyNamedTokenStore } from '../../kysely/kysely-named-token-store.js'
+import type { CommandKit } from '../command-kit.js'
+import { addDatabaseOption, type DatabaseOption } from '../store-options.js'
+
+export function addClearExpiredTokensCommand(program: Command, kit: CommandKit): void {
+  addDatabaseOption(
+    program.command('clear-expired-tokens').description('delete expired named tokens (they are refused anyway; this keeps the table small)'),
+  ).action(async (options: DatabaseOption) => {
+    await kit.withDatabase(options, async (database) => {
+      const removed = await new KyselyNamedTokenStore({ db: database.db }).clearExpired()
+      kit.print(`Deleted ${removed} expired named token${removed === 1 ? '' : 's'}`)
+    })
+  })
+}

@@ -1,0 +1,23 @@
+/**
+ * What the cross-runtime password test asks of each runtime: hash with gatehouse's scrypt
+ * hasher, verify any stored hash (scrypt or Django's PBKDF2). Written against `gatehouse`
+ * alone, so the same code is bundled for Bun, Deno and workerd and imported on Node.
+ */
+import { hashPassword, verifyPassword, type ScryptParams } from 'gatehouse'
+
+/** One step: hash `password` at `params`, or verify it against `encoded`. */
+export type PasswordOp =
+  | { readonly op: 'hash'; readonly password: string; readonly params: ScryptParams }
+  | { readonly op: 'verify'; readonly password: string; readonly encoded: string }
+
+/** A hash's encoded form, or a verification's answer. */
+export type PasswordOutcome = string | boolean
+
+/** Runs the steps one after the other (scrypt is memory-heavy: never two at once). */
+export async function runPasswordOps(ops: readonly PasswordOp[]): Promise<PasswordOutcome[]> {
+  const outcomes: PasswordOutcome[] = []
+  for (const op of ops) {
+    outcomes.push(op.op === 'hash' ? await hashPassword(op.password, op.params) : await verifyPassword(op.password, op.encoded))
+  }
+  return outcomes
+}
