@@ -1,6 +1,6 @@
-import { Hono } from 'hono'
+import { Hono, type Context } from 'hono'
 import {
-  ArrayPageSource, createApi, IsAdminUser, IsAuthenticated, jsonResponse, MemoryThrottleStore, NotFound,
+  AllowAny, ArrayPageSource, createApi, IsAdminUser, IsAuthenticated, jsonResponse, MemoryThrottleStore, NotFound,
   PageNumberPagination, paginatedList, route, TokenAuthentication, UserRateThrottle, validateCharFields,
   type StoredUser, type TokenRecord, type UserId,
 } from 'gatehouse'
@@ -29,8 +29,11 @@ const api = createApi({
 
 const books = [{ id: 1, title: 'Dune' }, { id: 2, title: 'Emma' }, { id: 3, title: 'Kim' }]
 const pages = new PageNumberPagination({ pageSize: 2 })
-// Per isolate: an edge runtime runs many, so a shared budget needs a shared store.
+// Users by id, anonymous clients by address. Per isolate: an edge runtime runs many, so a
+// shared budget needs a shared store.
 const searches = new UserRateThrottle({ store: new MemoryThrottleStore(), rate: '3/min', scope: 'search' })
+// Cloudflare's edge gives the client's address in CF-Connecting-IP (the Worker sees no socket).
+const cloudflare = { getConnInfo: (c: Context) => ({ remote: { address: c.req.header('cf-connecting-ip') } }) }
 
 const app = new Hono<GatehouseEnv>({ strict: true })
 app.get('/books/', policies(api), async (c) =>
@@ -47,7 +50,7 @@ app.get('/books/:id/', policies(api), (c) => {
   if (book === undefined) throw new NotFound()
   return c.json(book)
 })
-app.get('/search/', policies(api, { throttles: [searches] }), (c) =>
+app.get('/search/', policies(api, { permissions: [new AllowAny()], throttles: [searches], ...cloudflare }), (c) =>
   c.json(books.filter((b) => b.title.toLowerCase().includes((c.req.query('q') ?? '').toLowerCase()))),
 )
 // A DRF-style view beside the routes.

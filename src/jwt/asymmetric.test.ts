@@ -2,6 +2,7 @@ import { createPrivateKey, generateKeyPairSync } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { CompactSign, createLocalJWKSet, compactVerify, decodeProtectedHeader } from 'jose'
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { router } from '../adapters/node-http/index.js'
 import { createApi } from '../core/api.js'
@@ -12,6 +13,7 @@ import { jwksView } from './jwks-view.js'
 import { JwtCodec } from './jwt-codec.js'
 import { publicJwkFromPem, type JwtAlgorithm } from './jwt-keys.js'
 import { resolveJwtSettings } from './jwt-settings.js'
+import { TokenError } from './token-error.js'
 import { jwtObtainPairView, jwtRefreshView, refreshPayloadFor } from './token-views.js'
 
 type Pair = { readonly privateKey: string; readonly publicKey: string }
@@ -112,6 +114,47 @@ describe('asymmetric settings are checked at start-up', () => {
   })
 })
 
+/**
+ * Token-like input for a verifier of `good`: any string, dotted base64 parts, `good` with a
+ * few characters changed, and `good`'s payload and signature under an arbitrary JSON header
+ * (any `alg`, any `kid`).
+ */
+function tokenLike(good: string): fc.Arbitrary<string> {
+  const [, payload = '', signature = ''] = good.split('.')
+  const b64 = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url')
+  return fc.oneof(
+    fc.string(),
+    fc.array(fc.base64String({ maxLength: 40 }), { maxLength: 5 }).map((parts) => parts.join('.')),
+    fc.tuple(fc.nat(good.length - 1), fc.string({ maxLength: 3 })).map(([at, s]) => good.slice(0, at) + s + good.slice(at + 1)),
+    fc
+      .record({ alg: fc.oneof(fc.constantFrom('RS256', 'ES256', 'HS256', 'none', 'PS256'), fc.string()), kid: fc.oneof(fc.string(), fc.integer(), fc.constant(null)), typ: fc.constant('JWT') }, { requiredKeys: [] })
+      .map((header) => `${b64(header)}.${payload}.${signature}`),
+  )
+}
+
+/** `codec` answers `good`'s claims for `good` and a `TokenError` for anything else: never another error (property). */
+async function onlyTokenErrors(codec: JwtCodec, good: string, numRuns: number): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(tokenLike(good), async (token) => {
+      try {
+        const claims = await codec.decode(token, 'refresh')
+        expect(claims['user_id']).toBe(7)
+      } catch (error) {
+        expect(error).toBeInstanceOf(TokenError)
+      }
+    }),
+    { numRuns },
+  )
+}
+
+describe.each(['RS256', 'ES256'] as const)('%s verifying any input (property)', (algorithm) => {
+  it('never throws anything but TokenError', async () => {
+    const pair = PAIRS[algorithm] as Pair
+    const signer = new JwtCodec(resolveJwtSettings({ algorithm, signingKey: pair.privateKey }))
+    await onlyTokenErrors(new JwtCodec(resolveJwtSettings({ algorithm, verifyingKey: pair.publicKey })), await signer.encode(refreshPayloadFor(signer, ana, now())), 500)
+  })
+})
+
 describe('jwkUrl (simplejwt JWK_URL) against a JWKS document served over HTTP', () => {
   const issuerPair = PAIRS.RS256 as Pair
   const rotatedPair = rsa()
@@ -161,6 +204,11 @@ describe('jwkUrl (simplejwt JWK_URL) against a JWKS document served over HTTP', 
     for (const token of [await sign({}, issuerPair.privateKey), await sign({ kid: 'unknown' }, issuerPair.privateKey), await sign({ kid }, rsa().privateKey)]) {
       await expect(resourceServer.decode(token, 'refresh')).rejects.toThrow('Token is invalid or expired')
     }
+  })
+
+  it('never throws anything but TokenError for any input, the kid included (property)', async () => {
+    const resourceServer = new JwtCodec(resolveJwtSettings({ algorithm: 'RS256', jwkUrl: `${base}/jwks/` }))
+    await onlyTokenErrors(resourceServer, await issuer.encode(refreshPayloadFor(issuer, ana, now())), 300)
   })
 
   it('an unreachable document: every token is "invalid or expired" (simplejwt\'s PyJWKClientError), never another error', async () => {

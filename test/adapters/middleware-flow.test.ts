@@ -40,6 +40,9 @@ const handlers = {
     throw new Error('database password is hunter2')
   },
   echo: async (ctx: RequestContext) => jsonResponse(200, { received: await ctx.request.body() }),
+  // Routes outside the views: on Fastify, the app's own routes at the root, outside the `gatehouse` plugin (Fastify's JSON parser).
+  own: async (ctx: RequestContext) => jsonResponse(200, { received: await ctx.request.body() }),
+  ownPrivate: async (ctx: RequestContext) => jsonResponse(200, { received: await ctx.request.body() }),
 }
 type Name = keyof typeof handlers
 const ROUTES: readonly (readonly [Name, 'GET' | 'POST', boolean])[] = [
@@ -47,7 +50,11 @@ const ROUTES: readonly (readonly [Name, 'GET' | 'POST', boolean])[] = [
   ['invalid', 'POST', false],
   ['crash', 'POST', false],
   ['echo', 'POST', false],
+  ['own', 'POST', false],
+  ['ownPrivate', 'POST', true],
 ]
+/** The routes Fastify registers at the root, outside the `gatehouse` plugin. */
+const OUTSIDE_PLUGIN: ReadonlySet<Name> = new Set(['own', 'ownPrivate'])
 const policyOptions = (authenticated: boolean) => ({ permissions: authenticated ? [new IsAuthenticated()] : [new AllowAny()] })
 
 function expressApp(): express.Express {
@@ -75,10 +82,22 @@ function honoApp(): Hono<ho.GatehouseEnv> {
 
 async function fastifyApp(): Promise<FastifyInstance> {
   const app = Fastify()
+  // DRF's error shape for the app's own routes too (a malformed JSON body included).
+  await app.register(fa.drfErrors, { api })
+  for (const [name, method, authenticated] of ROUTES) {
+    if (!OUTSIDE_PLUGIN.has(name)) continue
+    app.route({
+      method,
+      url: `/${name}/`,
+      preHandler: fa.policies(api, policyOptions(authenticated)),
+      handler: async (request, reply) => fa.sendApiResponse(reply, await handlers[name](fa.requestContext(request))),
+    })
+  }
   await app.register(fa.gatehouse, {
     api,
     plugin: async (scope) => {
       for (const [name, method, authenticated] of ROUTES) {
+        if (OUTSIDE_PLUGIN.has(name)) continue
         scope.route({
           method,
           url: `/${name}/`,
@@ -210,6 +229,30 @@ describe('middleware style answers byte-identically on fastify, express, hono an
     expect(answer.status).toBe(400)
     expect(answer.headers).toContain('vary: X-User')
     expect(answer.body).toBe('{"detail":"JSON parse error - Expecting value: line 1 column 11 (char 10)"}')
+  })
+
+  it('a malformed body on a route outside the views (Fastify: outside the plugin, its own JSON parser) is DRF\'s 400, with Vary', async () => {
+    const answer = await onAll('POST', '/own/', { 'content-type': 'application/json' }, '{"title": ')
+    expect(answer.status).toBe(400)
+    expect(answer.headers).toEqual(['content-length: 75', 'content-type: application/json', 'vary: X-User'])
+    expect(answer.body).toBe('{"detail":"JSON parse error - Expecting value: line 1 column 11 (char 10)"}')
+    const trailing = await onAll('POST', '/own/', { 'content-type': 'application/json; charset=utf-8' }, '{"a": 1} x')
+    expect(trailing.body).toBe('{"detail":"JSON parse error - Extra data: line 1 column 10 (char 9)"}')
+  })
+
+  it('outside the views too, a refusal comes before the malformed body (DRF parses only when the view reads it)', async () => {
+    const answer = await onAll('POST', '/ownPrivate/', { 'content-type': 'application/json' }, '{"title": ')
+    expect(answer.status).toBe(401)
+    expect(answer.body).toBe('{"detail":"Authentication credentials were not provided."}')
+    const passed = await onAll('POST', '/ownPrivate/', { 'content-type': 'application/json', 'x-user': 'ada' }, '{"title": ')
+    expect(passed.status).toBe(400)
+    expect(passed.body).toBe('{"detail":"JSON parse error - Expecting value: line 1 column 11 (char 10)"}')
+  })
+
+  it('a well-formed body on a route outside the views reaches the handler', async () => {
+    const answer = await onAll('POST', '/own/', { 'content-type': 'application/json' }, '{"title": "Dune", "n": [1, 2.5]}')
+    expect(answer.status).toBe(200)
+    expect(answer.body).toBe('{"received":{"title":"Dune","n":[1,2.5]}}')
   })
 
   it('a well-formed body reaches the handler', async () => {

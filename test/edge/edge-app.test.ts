@@ -133,4 +133,18 @@ describe('the app in workerd', () => {
     // Another user's budget is untouched.
     expect((await call('/search/?q=dune', { headers: ADA })).body).toEqual([{ id: 1, title: 'Dune' }])
   })
+
+  it('throttles anonymous clients by the address Cloudflare gives in CF-Connecting-IP', async () => {
+    // Cloudflare's edge sets the header; Miniflare passes a client's own through, as that edge would its own value.
+    const first = { 'CF-Connecting-IP': '203.0.113.5' }
+    for (let i = 0; i < 3; i++) expect((await call('/search/?q=kim', { headers: first })).status).toBe(200)
+    const throttled = await call('/search/?q=kim', { headers: first })
+    expect(throttled.status).toBe(429)
+    expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    // Another address (IPv6 here) has its own budget, and so has a user from the first address.
+    const other = await call('/search/?q=kim', { headers: { 'CF-Connecting-IP': '2001:db8::7' } })
+    expect(other.status).toBe(200)
+    expect(other.body).toEqual([{ id: 3, title: 'Kim' }])
+    expect((await call('/search/?q=kim', { headers: { ...first, ...ADA } })).status).toBe(200)
+  })
 })

@@ -25,6 +25,8 @@ let cli: string
 let worker: RunningWorker
 
 beforeAll(async () => {
+  // "node" below is this process: under Bun or Deno the test would compare a runtime with itself.
+  if ('bun' in process.versions || 'Deno' in globalThis) throw new Error('run this test under Node (it starts Bun and Deno itself)')
   cli = (await bundleScript('test/edge/password-cli.ts')).code
   worker = await startWorker((await bundleWorker('test/edge/password-worker.ts')).code)
 }, 120_000)
@@ -44,17 +46,22 @@ async function on(runtime: Runtime, ops: readonly PasswordOp[]): Promise<Passwor
   return JSON.parse(await runScript(runtime, cli, [JSON.stringify(ops)])) as PasswordOutcome[]
 }
 
-/** Django's own `make_password` (PBKDF2-SHA256 at its default iterations), for each password. */
+/**
+ * Django's own PBKDF2-SHA256 hasher, for each password: the format and algorithm of
+ * `make_password`, at fewer iterations than its default (the count is in the hash, and the
+ * check does not depend on it) so that Deno's slower PBKDF2 keeps the test short.
+ */
 function djangoHashes(passwords: readonly string[]): string[] {
   const program = [
     'import json, sys',
     'from django.conf import settings',
     'settings.configure()',
-    'from django.contrib.auth.hashers import make_password',
-    'print(json.dumps([make_password(p) for p in json.loads(sys.stdin.read())]))',
+    'from django.contrib.auth.hashers import get_hasher',
+    "hasher = get_hasher('pbkdf2_sha256')",
+    'print(json.dumps([hasher.encode(p, hasher.salt(), iterations=20000) for p in json.loads(sys.stdin.read())]))',
   ].join('\n')
   const result = spawnSync('/usr/bin/python3', ['-c', program], { input: JSON.stringify(passwords), encoding: 'utf8', timeout: 120_000 })
-  if (result.status !== 0) throw new Error(`Django's make_password failed: ${result.stderr}`)
+  if (result.status !== 0) throw new Error(`Django's PBKDF2 hasher failed: ${result.stderr}`)
   return JSON.parse(result.stdout) as string[]
 }
 
@@ -103,7 +110,7 @@ describe('password hashes across Node, Bun, Deno and workerd', () => {
       made.set(runtime, hashes.map((encoded, i) => ({ password: PASSWORDS[i] ?? '', encoded: encoded as string })))
     }
     const django = djangoHashes(PASSWORDS).map((encoded, i) => ({ password: PASSWORDS[i] ?? '', encoded }))
-    for (const { encoded } of django) expect(encoded).toMatch(/^pbkdf2_sha256\$\d+\$/)
+    for (const { encoded } of django) expect(encoded).toMatch(/^pbkdf2_sha256\$20000\$[A-Za-z0-9]+\$[A-Za-z0-9+/]{43}=$/)
 
     // …and checks everyone's, its own included, and Django's.
     const checks = checksOf([...RUNTIMES.map((runtime) => made.get(runtime) ?? []), django])
@@ -113,14 +120,15 @@ describe('password hashes across Node, Bun, Deno and workerd', () => {
     }
   }, 300_000)
 
-  it('a hash at the default cost (N=2^17, 128 MiB) moves between Node and the edge build, and verifies on Bun and Deno', async () => {
+  it('a hash at the default cost (N=2^17, 128 MiB) moves between Node and the edge build', async () => {
     const password = PASSWORDS[1]
     const [fromNode] = await on('node', [{ op: 'hash', password, params: DEFAULT_SCRYPT }])
     const [fromEdge] = await on('workerd', [{ op: 'hash', password, params: DEFAULT_SCRYPT }])
     for (const encoded of [fromNode, fromEdge]) expect(encoded).toMatch(/^scrypt\$131072\$8\$1\$/)
-    const node = checksOf([[{ password, encoded: fromNode as string }]])
-    const edge = checksOf([[{ password, encoded: fromEdge as string }]])
-    for (const [runtime, checks] of [['node', edge], ['workerd', node], ['bun', [...node, ...edge]], ['deno', [...node, ...edge]]] as const) {
+    // Only the right password: each check costs a default scrypt, and wrong ones are tried above.
+    const node = [{ password, encoded: fromNode as string, matches: true }]
+    const edge = [{ password, encoded: fromEdge as string, matches: true }]
+    for (const [runtime, checks] of [['node', edge], ['workerd', node]] as const) {
       const { answered, expected } = await verifyOn(runtime, checks)
       expect(answered, `verified on ${runtime}`).toEqual(expected)
     }

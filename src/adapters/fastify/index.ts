@@ -6,6 +6,7 @@ import type {
   FastifyReply,
   FastifyRequest,
   preHandlerAsyncHookHandler,
+  RouteOptions,
 } from 'fastify'
 import type { Api } from '../../core/api.js'
 import type { ApiRequest } from '../../core/api-request.js'
@@ -22,6 +23,7 @@ import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import type { User } from '../../core/user.js'
 import type { ApiView } from '../../core/view.js'
 import { headerBag } from '../node-http/node-io.js'
+import { deferBody, hasDeferredBody, settleDeferredBody } from './deferred-bodies.js'
 import { guardSwaggerTransform, swaggerTransformFor } from './swagger-transform.js'
 
 declare module 'fastify' {
@@ -215,17 +217,13 @@ const viewsPlugin: FastifyPluginAsync<ViewsPluginOptions> = async (scope, option
  */
 const DRF_PARSED = ['application/json', 'application/x-www-form-urlencoded']
 
-/** Raw bodies DRF's parsers refused, kept for `policies()` to answer once the policies passed. */
-const deferredBodies = new WeakSet<Buffer>()
-
 /** The `gatehouse` plugin's body parser: DRF's result, or the raw bytes of a malformed body. */
 async function drfBodyParser(request: FastifyRequest, body: Buffer): Promise<unknown> {
   try {
     return await parseBody(request.headers['content-type'] ?? null, body.length === 0 ? null : new Uint8Array(body))
   } catch (error) {
     if (!isApiError(error)) throw error
-    deferredBodies.add(body)
-    return body
+    return deferBody(body)
   }
 }
 
@@ -253,8 +251,8 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): pr
     request.auth = context.auth
     request.gatehouse = context
     if (context.vary.length > 0) addVary(reply, context.vary)
-    // In the `gatehouse` plugin's scope, a body DRF's parsers refused: their error, now that the policies passed.
-    if (Buffer.isBuffer(request.body) && deferredBodies.has(request.body)) await context.request.body()
+    // A body a parser refused (the `gatehouse` plugin's, `drfErrors`'): DRF's parse error, now that the policies passed.
+    await settleDeferredBody(request, () => context.request.body())
     return undefined
   }
 }
@@ -294,16 +292,22 @@ function frameworkResponse(error: FastifyError, request: FastifyRequest): ApiRes
  * unsupported media type as DRF's 415, a body over the limit as 413, other 4xx as
  * `400 {"detail": "Malformed request."}`), and any other error as a logged
  * `500 {"detail": "A server error occurred."}` (through `api`'s settings when given).
+ * A malformed JSON body is DRF's exact `400 {"detail": "JSON parse error - …"}` on routes
+ * where a parser kept it for DRF's rules: the `gatehouse` plugin's and, app-wide, those of
+ * an app that registered `drfErrors` (which sets this handler too).
  *
  * @example
  * app.setErrorHandler(errorHandler(api))
  */
 export function errorHandler(api?: Api): FastifyErrorHandler {
   const settings = api?.settings ?? DEFAULT_SETTINGS
-  return async (error, request, reply) => {
+  return async (fastifyError, request, reply) => {
+    let error: unknown = fastifyError
+    // A schema refused a body no parser could read: DRF's parse error is the answer, as DRF parses first.
+    if (hasDeferredBody(request) && !isApiError(error)) await settleDeferredBody(request).catch((parseError: unknown) => (error = parseError))
     const context = request.gatehouse
     if (context !== undefined && context !== null) return writeResponse(reply, answerHandlerError(error, context))
-    const framework = frameworkResponse(error, request)
+    const framework = frameworkResponse(error as FastifyError, request)
     if (framework !== null) return writeResponse(reply, framework)
     const apiRequest = apiRequestOf(request)
     return writeResponse(reply, apiRequest === null ? INVALID_HOST_RESPONSE : answerError(error, apiRequest, settings))
@@ -353,9 +357,77 @@ export const gatehouse: FastifyPluginAsync<GatehouseOptions> = async (scope, opt
     // Gatehouse runs first: the app's own preHandlers already see `request.user`.
     routeOptions.preHandler = existing === undefined ? [check] : [check, ...(Array.isArray(existing) ? existing : [existing])]
   })
+  // A route of the scope without policies: a body DRF's parsers refused is their 400, never raw bytes in its handler.
+  scope.addHook('onRoute', judgeDeferredBodyFirst)
   scope.setErrorHandler(errorHandler(options.api))
   if (options.plugin !== undefined) await scope.register(options.plugin)
 }
+
+/**
+ * Makes a route's handler judge a deferred body before it runs (`settleDeferredBody`): the
+ * handler of a route whose policies did not already do so sees DRF's data or never runs.
+ * Requests without a deferred body go straight to the handler.
+ */
+function judgeDeferredBodyFirst(routeOptions: RouteOptions): void {
+  const handler = routeOptions.handler
+  routeOptions.handler = function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    if (!hasDeferredBody(request)) return handler.call(this, request, reply)
+    return settleDeferredBody(request).then(() => handler.call(this, request, reply))
+  }
+}
+
+/** `text` is JSON as JavaScript reads it. */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Options of the `drfErrors` plugin. */
+export interface DrfErrorsOptions {
+  /** Where `errorHandler` takes its settings from (`exceptionHandler`, `logError`). */
+  readonly api?: Api
+}
+
+/**
+ * DRF's error shape for the whole app, the app's own routes included: sets
+ * `errorHandler(api)` on the instance it is registered on, and makes a malformed JSON body
+ * DRF's exact `400 {"detail": "JSON parse error - …"}` instead of Fastify's. Well-formed JSON
+ * is parsed by Fastify's own parser as before (same options, same `request.body`); a body it
+ * refuses is judged by DRF's parser once the route's `policies()` passed (a refusal comes
+ * first, with its `Vary`), or before the handler of a route without them; a body refused only
+ * for `__proto__` or `constructor` (Fastify's `onProtoPoisoning` options) keeps Fastify's
+ * answer. Not encapsulated
+ * (like a `fastify-plugin`): register it on the root instance before your routes and before a
+ * JSON parser of your own, which it would replace.
+ *
+ * @example
+ * await app.register(drfErrors, { api })
+ */
+export const drfErrors: FastifyPluginAsync<DrfErrorsOptions> = async (app, options) => {
+  const config = app.initialConfig
+  const parseJson = app.getDefaultJsonParser(config.onProtoPoisoning ?? 'error', config.onConstructorPoisoning ?? 'error') as (
+    request: FastifyRequest,
+    body: string,
+    done: (error: FastifyError | null, value?: unknown) => void,
+  ) => void
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+    const text = body.toString('utf8')
+    parseJson(request, text, (error, value) => {
+      // JSON that JSON.parse reads was refused for `__proto__`/`constructor` (the app's poisoning options): Fastify's answer stands.
+      if (error?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' && !isJson(text)) done(null, deferBody(body))
+      else done(error, value)
+    })
+  })
+  app.addHook('onRoute', judgeDeferredBodyFirst)
+  app.setErrorHandler(errorHandler(options.api))
+}
+// What `fastify-plugin` sets: the plugin changes the instance it is registered on, not a child scope.
+Object.assign(drfErrors, { [Symbol.for('skip-override')]: true })
 
 function addVary(reply: FastifyReply, names: readonly string[]): void {
   const current = reply.getHeader('vary')
