@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { configDefaults, defineConfig } from 'vitest/config'
+import { webStandardUnitTests } from './test/helpers/web-standard-core.js'
 
 /** `gatehouse/<entry>` → its source file, as tsconfig.json's `paths` say (tsx reads those itself). */
 const source = (path: string): string => fileURLToPath(new URL(path, import.meta.url))
@@ -10,6 +11,16 @@ const source = (path: string): string => fileURLToPath(new URL(path, import.meta
  */
 const PER_FRAMEWORK = ['test/conformance/**/*.test.ts', 'test/oracle/**/*.test.ts']
 const FRAMEWORKS = ['fastify', 'express', 'hono', 'node'] as const
+
+/**
+ * Unit tests of the Web-standard core (what `gatehouse` and `gatehouse/hono` reach) that cannot
+ * run without Node's globals, each with the reason. Everything else there runs twice: as usual,
+ * and in the 'web-standard' project with `Buffer` and `process.getBuiltinModule` removed.
+ */
+const NEEDS_NODE_GLOBALS: readonly string[] = [
+  // RS*/ES* signing keys are PEM, which only node:crypto reads here (jwt-keys.ts); HS* runs anywhere.
+  'src/jwt/asymmetric.test.ts',
+]
 
 export default defineConfig({
   resolve: {
@@ -30,7 +41,16 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'main', include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: [...configDefaults.exclude, ...PER_FRAMEWORK] },
+        test: { name: 'main', include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: [...configDefaults.exclude, ...PER_FRAMEWORK, 'test/web-standard/without-node-globals.test.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'web-standard',
+          include: [...webStandardUnitTests(fileURLToPath(new URL('.', import.meta.url))), 'test/web-standard/without-node-globals.test.ts'],
+          exclude: [...configDefaults.exclude, ...NEEDS_NODE_GLOBALS],
+          setupFiles: ['./test/helpers/without-node-globals.ts'],
+        },
       },
       ...FRAMEWORKS.map((framework) => ({
         extends: true as const,

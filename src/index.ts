@@ -96,6 +96,7 @@ export type { InvalidationBus, InvalidationEvent, InvalidationListener } from '.
 export { LocalInvalidationBus, type LocalInvalidationBusOptions } from './stores/local-invalidation-bus.js'
 export type { SessionStore, SessionRecord } from './stores/session-store.js'
 export { DEFAULT_SCRYPT, hashPassword, needsRehash, verifyPassword, verifyPasswordUniform, type ScryptParams } from './crypto/passwords.js'
+export { scryptHasher, paddedVerifier, type PasswordHasher } from './crypto/password-hasher.js'
 export { generateTokenKey } from './crypto/random.js'
 export { timingSafeEqual } from './crypto/timing-safe-equal.js'
 export type { JsonObject, JsonValue, OpenApiSecurityScheme, OpenApiParameter, OpenApiPaginatedResponse, OpenApiListDescription, OperationDescription } from './core/openapi-types.js'

@@ -197,3 +197,32 @@ describe('KyselyUserStore.setActive without an isActive column', () => {
     await expect(store.setActive(1, false)).rejects.toThrow(ConfigurationError)
   })
 })
+
+describe('KyselyUserStore with a passwordHasher of its own', () => {
+  const backend = BACKENDS.find((b) => b.available)!
+  it('hashes and checks through it', async () => {
+    const t = await openAuthDatabase(await backend.create())
+    try {
+      const hashed: string[] = []
+      const hasher = {
+        hash: async (password: string) => {
+          hashed.push(password)
+          return `mine$${password.length}$${[...password].reverse().join('')}`
+        },
+        verify: async (password: string, encoded: string) => encoded === `mine$${password.length}$${[...password].reverse().join('')}`,
+        needsRehash: (encoded: string) => !encoded.startsWith('mine$'),
+      }
+      const users = new KyselyUserStore({ db: t.db, passwordHasher: hasher })
+      const ann = await users.create({ username: 'ann', password: 'ann-pass' })
+      const row = await t.db.selectFrom('gatehouse_users').select('password').where('username', '=', 'ann').executeTakeFirstOrThrow()
+      expect(row.password).toBe('mine$8$ssap-nna')
+      expect((await users.authenticate('ann', 'ann-pass'))?.id).toBe(ann.id)
+      expect(await users.authenticate('ann', 'ann-pasX')).toBeNull()
+      expect(await users.authenticate('nobody', 'x')).toBeNull()
+      expect(await users.checkPassword(ann, 'ann-pass')).toBe(true)
+      expect(hashed).toContain('ann-pass')
+    } finally {
+      await t.close()
+    }
+  })
+})

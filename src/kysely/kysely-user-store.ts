@@ -1,7 +1,8 @@
 import { sql, type AliasedRawBuilder, type Kysely } from 'kysely'
 import { ConfigurationError } from '../core/errors.js'
 import type { StoredUser, UserId } from '../core/user.js'
-import { DEFAULT_SCRYPT, hashPassword, needsRehash, verifyPasswordUniform, type ScryptParams } from '../crypto/passwords.js'
+import { paddedVerifier, scryptHasher, type PasswordHasher } from '../crypto/password-hasher.js'
+import { DEFAULT_SCRYPT, verifyPasswordUniform, type ScryptParams } from '../crypto/passwords.js'
 import { sessionAuthHashOf } from '../crypto/session-auth-hash.js'
 import { randomUUID } from '../crypto/random.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
@@ -25,6 +26,13 @@ export interface KyselyUserStoreOptions<DB = AuthDatabase> {
    * @default DEFAULT_SCRYPT (OWASP: N=2^17, r=8, p=1)
    */
   readonly scrypt?: ScryptParams
+  /**
+   * Hashes and checks passwords instead of the built-in scrypt (`scrypt` is then unused): a
+   * native implementation where the portable scrypt is too slow or too hungry (an edge
+   * runtime's limits), or another algorithm. A wrong password is padded to the cost of one
+   * `verify` against a dummy hash that `hash` makes once. @default scryptHasher(scrypt)
+   */
+  readonly passwordHasher?: PasswordHasher
   /**
    * Told after `setPassword`, `setActive` and `setStaff` change a user, so token caches drop what they
    * hold about them (the bus your `MemoryTokenCache` listens to). @default none
@@ -83,7 +91,9 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
   private readonly db: Kysely<LooseDatabase>
   private readonly table: string
   private readonly columns: UserColumns
-  private readonly scrypt: ScryptParams
+  private readonly hasher: PasswordHasher
+  /** The hasher's `verify`, padded so that a wrong password costs the same for every account. */
+  private readonly verifyUniform: (password: string, encoded: string | null) => Promise<boolean>
   private readonly invalidation: InvalidationBus | undefined
   private readonly onUserCreated: UserCreatedHook | undefined
 
@@ -94,7 +104,14 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     this.userTable = checkUserTable(options.userTable ?? DEFAULT_USER_TABLE, 'KyselyUserStore option "userTable"')
     this.table = this.userTable.table
     this.columns = this.userTable.columns
-    this.scrypt = options.scrypt ?? DEFAULT_SCRYPT
+    if (options.passwordHasher === undefined) {
+      const scrypt = options.scrypt ?? DEFAULT_SCRYPT
+      this.hasher = scryptHasher(scrypt)
+      this.verifyUniform = (password, encoded) => verifyPasswordUniform(password, encoded, scrypt)
+    } else {
+      this.hasher = options.passwordHasher
+      this.verifyUniform = paddedVerifier(options.passwordHasher)
+    }
     this.invalidation = options.invalidation
     this.onUserCreated = options.onUserCreated
   }
@@ -164,7 +181,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
   async checkPassword(user: StoredUser, password: string): Promise<boolean> {
     const stored = await this.storedHash(user.id)
     // Same hashing work whatever the account, so the answer's timing says nothing about it.
-    const ok = await verifyPasswordUniform(password, stored ?? null, this.scrypt)
+    const ok = await this.verifyUniform(password, stored ?? null)
     if (ok && stored !== undefined) await this.upgradeHash(user.id, stored, password)
     return ok
   }
@@ -181,8 +198,8 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
 
   /** Replaces a hash that verified but is weaker than this store's (Django's `must_update`). */
   private async upgradeHash(userId: UserId, encoded: string, password: string): Promise<void> {
-    if (!needsRehash(encoded, this.scrypt)) return
-    const hash = await hashPassword(password, this.scrypt)
+    if (!this.hasher.needsRehash(encoded)) return
+    const hash = await this.hasher.hash(password)
     // Only if unchanged meanwhile: a concurrent password change wins.
     await this.db
       .updateTable(this.table)
@@ -207,7 +224,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     // Unknown user, unusable password (`!`), legacy hash: padded, so every wrong answer costs the same.
     const hash = row?.['password']
     const stored = typeof hash === 'string' ? hash : undefined
-    const ok = await verifyPasswordUniform(password, stored ?? null, this.scrypt)
+    const ok = await this.verifyUniform(password, stored ?? null)
     if (row === undefined || stored === undefined || !ok) return null
     const user = this.toUser(row)
     if (!user.isActive) return null
@@ -220,7 +237,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
    * @throws UserCreatedHookError when the hook fails (the user exists).
    */
   async create(user: NewUser): Promise<StoredUser> {
-    const password = user.password === null ? '!' : await hashPassword(user.password, this.scrypt)
+    const password = user.password === null ? '!' : await this.hasher.hash(user.password)
     const c = this.columns
     const values: Record<string, unknown> = { [c.username]: user.username, [c.password]: password }
     if (this.userTable.idType === 'uuid') values[c.id] = randomUUID()
@@ -241,7 +258,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
    */
   async setPassword(userId: UserId, password: string | null): Promise<boolean> {
     if (!this.validId(userId)) return false
-    const hash = password === null ? '!' : await hashPassword(password, this.scrypt)
+    const hash = password === null ? '!' : await this.hasher.hash(password)
     return this.update(userId, { [this.columns.password]: hash })
   }
 

@@ -1,9 +1,10 @@
 /**
- * What the cross-runtime password test asks of each runtime: hash with gatehouse's scrypt
- * hasher, verify any stored hash (scrypt or Django's PBKDF2). Written against `gatehouse`
- * alone, so the same code is bundled for Bun, Deno and workerd and imported on Node.
+ * What the cross-runtime password test asks of each runtime: hash with gatehouse's built-in
+ * hasher (`scryptHasher`, what a user store is given), verify any stored hash (scrypt or
+ * Django's PBKDF2) with it. Written against `gatehouse` alone, so the same code is bundled
+ * for Bun, Deno and workerd and imported on Node.
  */
-import { hashPassword, verifyPassword, type ScryptParams } from 'gatehouse'
+import { scryptHasher, type ScryptParams } from 'gatehouse'
 
 /** One step: hash `password` at `params`, or verify it against `encoded`. */
 export type PasswordOp =
@@ -17,7 +18,7 @@ export type PasswordOutcome = string | boolean
 export async function runPasswordOps(ops: readonly PasswordOp[]): Promise<PasswordOutcome[]> {
   const outcomes: PasswordOutcome[] = []
   for (const op of ops) {
-    outcomes.push(op.op === 'hash' ? await hashPassword(op.password, op.params) : await verifyPassword(op.password, op.encoded))
+    outcomes.push(op.op === 'hash' ? await scryptHasher(op.params).hash(op.password) : await scryptHasher().verify(op.password, op.encoded))
   }
   return outcomes
 }

@@ -32,13 +32,13 @@ export interface ReferenceInChromium {
 }
 
 /**
- * Starts the reference API and chromium before the block's tests and closes both after them;
+ * Starts the reference API (with `config`) and chromium before the block's tests and closes both after them;
  * read `server` and `browser` inside the tests (they are set once `beforeAll` ran).
  */
-export function useReferenceInChromium(): ReferenceInChromium {
+export function useReferenceInChromium(config: Parameters<typeof startReference>[1] = {}): ReferenceInChromium {
   const running: { server?: RunningReference; browser?: Browser } = {}
   beforeAll(async () => {
-    running.server = await startReference(freshSqlite())
+    running.server = await startReference(freshSqlite(), config)
     running.browser = await launchChromium()
   }, 60_000)
   afterAll(async () => {
