@@ -120,10 +120,22 @@ function needsSigningKey(codec: JwtCodec, view: string): void {
   if (!codec.canSign) throw new ConfigurationError('ERR_INVALID_SETTING', `${view} issues tokens: its codec needs the JWT setting "signingKey"`)
 }
 
+/**
+ * simplejwt's view docstrings, which DRF shows as the view's description (OPTIONS, the
+ * browsable page): word for word, so OPTIONS answers as simplejwt's views do.
+ */
+const DESCRIPTIONS = {
+  'Token Obtain Pair': 'Takes a set of user credentials and returns an access and refresh JSON web\ntoken pair to prove the authentication of those credentials.',
+  'Token Refresh': 'Takes a refresh type JSON web token and returns an access type JSON web\ntoken if the refresh token is valid.',
+  'Token Verify': "Takes a token and indicates if it is valid.  This view provides no\ninformation about a token's fitness for a particular use.",
+  'Token Blacklist': 'Takes a token and blacklists it. Must be used with the\n`rest_framework_simplejwt.token_blacklist` app installed.',
+} as const
+
 /** The shared parts of a token view's options. */
-function tokenView(options: JwtViewOptions, name: string, post: Handler): ViewOptions {
+function tokenView(options: JwtViewOptions, name: keyof typeof DESCRIPTIONS, post: Handler): ViewOptions {
   return {
     name,
+    description: DESCRIPTIONS[name],
     handlers: { POST: post },
     permissions: [],
     authentication: [challengeOnly(options.codec)],

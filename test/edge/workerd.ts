@@ -3,7 +3,7 @@
  * without the `nodejs_compat` flag: only Web-standard APIs, as on an edge runtime. The
  * worker answers real HTTP on a loopback port.
  */
-import { Miniflare } from 'miniflare'
+import { Log, LogLevel, Miniflare } from 'miniflare'
 
 /** A worker running in workerd. */
 export interface RunningWorker {
@@ -25,6 +25,10 @@ export async function startWorker(code: string): Promise<RunningWorker> {
     compatibilityFlags: [],
     host: '127.0.0.1',
     port: 0,
+    // A placeholder `request.cf`: Miniflare otherwise fetches a real one from Cloudflare outside vitest.
+    cf: false,
+    // The worker's uncaught errors and console.error/warn reach the test output: a 500 names its cause.
+    log: new Log(LogLevel.WARN),
   })
   const url = await miniflare.ready
   return { url, stop: () => miniflare.dispose() }

@@ -9,17 +9,30 @@ import { fileURLToPath } from 'node:url'
 const LIBRARY = fileURLToPath(new URL('../../src/', import.meta.url))
 const nodeBuffer = globalThis.Buffer
 
-/** The frame that read `Buffer`: [0] is "Error", [1] this getter, [2] the reader. */
-function readerFrame(): string {
-  return new Error().stack?.split('\n')[3] ?? ''
+/**
+ * The file of the code that read `Buffer`, from the raw call site: formatting a whole stack
+ * (vitest maps every frame through source maps) would cost milliseconds per read.
+ */
+function readerFile(getter: (...args: never[]) => unknown): string {
+  const { prepareStackTrace, stackTraceLimit } = Error
+  try {
+    Error.stackTraceLimit = 1
+    Error.prepareStackTrace = (_error, sites) => sites
+    const holder: { stack?: NodeJS.CallSite[] } = {}
+    Error.captureStackTrace(holder, getter)
+    return holder.stack?.[0]?.getFileName() ?? ''
+  } finally {
+    Error.prepareStackTrace = prepareStackTrace
+    Error.stackTraceLimit = stackTraceLimit
+  }
 }
 
 Object.defineProperty(globalThis, 'Buffer', {
   configurable: true,
-  get(): typeof nodeBuffer {
-    const frame = readerFrame()
-    if (frame.includes(LIBRARY) && !/\.test\.ts:\d+/.test(frame)) {
-      throw new ReferenceError(`Buffer is not defined (the web-standard project hides it from library modules): ${frame.trim()}`)
+  get: function buffer(): typeof nodeBuffer {
+    const file = readerFile(buffer)
+    if (file.startsWith(LIBRARY) && !file.endsWith('.test.ts')) {
+      throw new ReferenceError(`Buffer is not defined (the web-standard project hides it from library modules): read in ${file}`)
     }
     return nodeBuffer
   },
