@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { TestProject } from 'vitest/node'
-import { simplejwtOracleUnavailable, startSimplejwtOracle, type OracleDatabase, type OracleSettings, type RunningSimplejwtOracle } from './simplejwt-oracle.js'
+import type { OracleDatabase, OracleSettings, RunningSimplejwtOracle } from './simplejwt-oracle.js'
 
 /**
  * vitest global setup (root project only): a loopback broker that starts one simplejwt oracle per
@@ -21,11 +21,14 @@ export default async function setup(project: TestProject): Promise<(() => Promis
       res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body))
     }
     if (database === undefined) return answer(404, { error: 'ask for /oracle/<sqlite|postgres>/<defaults|rotation>' })
-    const unavailable = simplejwtOracleUnavailable(database)
-    if (unavailable !== null) return answer(503, { error: unavailable })
     let oracle = started.get(`${database} ${settings}`)
     if (oracle === undefined) {
-      oracle = startSimplejwtOracle(database, settings)
+      // Loaded on first use: every run (Bun's and Deno's too) loads this file, few ask.
+      oracle = import('./simplejwt-oracle.js').then(({ simplejwtOracleUnavailable, startSimplejwtOracle }) => {
+        const unavailable = simplejwtOracleUnavailable(database)
+        if (unavailable !== null) throw new Error(unavailable)
+        return startSimplejwtOracle(database, settings)
+      })
       started.set(`${database} ${settings}`, oracle)
     }
     oracle.then(
