@@ -7,7 +7,8 @@ import { ConfigurationError, MethodNotAllowed, NotFound } from './errors.js'
 import { Guard, type GuardOptions } from './guard.js'
 import { MEDIA_TYPES, negotiateFormat, type Format } from './request/negotiation.js'
 import { parseQuery } from './request/url-decoding.js'
-import { checkHost, runPolicies, varyOf, type RequestContext } from './pipeline.js'
+import { checkHost, runPolicies, varyOf, type RequestContext, type RequestState } from './pipeline.js'
+import { actionsFor, type ViewActions } from './action-metadata.js'
 import type { OperationDescription } from './openapi-types.js'
 import type { ViewInfo } from './policy-context.js'
 import { finishResponse } from './response-finishing.js'
@@ -65,6 +66,12 @@ export interface ViewOptions extends GuardOptions {
    * parser itself is the same for every view). @default JSON, urlencoded form, multipart form
    */
   readonly parses?: readonly string[]
+  /**
+   * The fields OPTIONS describes under `actions` for the methods that take a body (DRF's
+   * `SimpleMetadata` reading the view's serializer): shown for a method the view has a
+   * handler for, when the requester's permissions let them send it. @default none
+   */
+  readonly actions?: ViewActions
 }
 
 /** A configured DRF-style view: call `handle` with an `ApiRequest`, get an `ApiResponse`. Never throws. */
@@ -88,7 +95,7 @@ export class ApiView {
   constructor(global: Settings, options: ViewOptions) {
     const { handlers, formats } = options
     const where = `view "${options.name ?? 'unnamed'}"`
-    this.guard = new Guard(global, options, { kind: 'view', otherKeys: ['description', 'handlers', 'formats', 'vary', 'finish', 'parses'] })
+    this.guard = new Guard(global, options, { kind: 'view', otherKeys: ['description', 'handlers', 'formats', 'vary', 'finish', 'parses', 'actions'] })
     const middleware = this.guard.settings.responseMiddleware
     this.finishSteps = options.finish === undefined ? middleware : [{ process: options.finish }, ...middleware]
     if (typeof handlers !== 'object' || handlers === null || Object.keys(handlers).length === 0) {
@@ -196,7 +203,7 @@ export class ApiView {
     negotiated.format = format
     const state = await runPolicies(req, this.guard.settings, this.guard.info, consulted)
     const method = req.method === 'HEAD' ? 'GET' : req.method
-    if (method === 'OPTIONS') return this.metadata()
+    if (method === 'OPTIONS') return this.metadata(state)
     const handler = this.options.handlers[method as HandlerMethod]
     if (handler === undefined) throw new MethodNotAllowed(req.method)
     negotiated.handled = true
@@ -233,12 +240,14 @@ export class ApiView {
     return formats
   }
 
-  private metadata(): ApiResponse {
+  private async metadata(state: RequestState): Promise<ApiResponse> {
+    const actions = await actionsFor(this.options.actions, (method) => this.options.handlers[method] !== undefined, state, this.guard.settings)
     return jsonResponse(200, {
       name: this.options.name ?? 'View',
       description: this.options.description ?? '',
       renders: this.formats.map((f) => MEDIA_TYPES[f]),
       parses: this.options.parses ?? DEFAULT_PARSED_MEDIA_TYPES,
+      ...(actions === null ? {} : { actions }),
     })
   }
 }

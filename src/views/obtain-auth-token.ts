@@ -2,6 +2,7 @@ import type { AuthenticationScheme } from '../authentication/authentication-sche
 import { jsonResponse, type ApiResponse } from '../core/api-response.js'
 import type { JsonObject } from '../core/openapi-types.js'
 import type { StoredUser } from '../core/user.js'
+import type { ActionFields } from '../core/action-metadata.js'
 import type { RequestContext, ViewOptions } from '../core/view.js'
 import type { TokenRecord, TokenStore } from '../stores/token-store.js'
 import type { UserStore } from '../stores/user-store.js'
@@ -99,6 +100,13 @@ function tokenResponseSchema(extraFields: TokenResponseFields | undefined): Json
  * api.view(obtainAuthTokenView({ users, tokens, throttles: [loginThrottle] }))
  * api.view(obtainAuthTokenView({ users, tokens, extraFields: userIdAndUsername }))
  */
+/** DRF's `AuthTokenSerializer`: the credentials it reads and the token it answers. */
+const TOKEN_SERIALIZER_FIELDS: ActionFields = {
+  username: { type: 'string', required: true, read_only: false, label: 'Username' },
+  password: { type: 'string', required: true, read_only: false, label: 'Password' },
+  token: { type: 'string', required: false, read_only: true, label: 'Token' },
+}
+
 export function obtainAuthTokenView(options: ObtainAuthTokenOptions): ViewOptions {
   const { users, tokens, extraFields } = options
   const post = async (ctx: RequestContext): Promise<ApiResponse> => {
@@ -124,6 +132,8 @@ export function obtainAuthTokenView(options: ObtainAuthTokenOptions): ViewOption
         },
       }),
     },
+    // DRF's AuthTokenSerializer, as OPTIONS describes it.
+    actions: { POST: TOKEN_SERIALIZER_FIELDS },
     permissions: [],
     throttles: options.throttles ?? [],
     ...(options.throttleScope === undefined ? {} : { throttleScope: options.throttleScope }),

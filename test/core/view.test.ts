@@ -286,6 +286,30 @@ describe('methods, negotiation and headers', () => {
     expect(denied.status).toBe(401)
   })
 
+  it('OPTIONS shows `actions` for the body methods the requester may send, in DRF\'s key order (SimpleMetadata)', async () => {
+    const noop: Handler = async () => jsonResponse(200, {})
+    // Declared out of DRF's key order: the answer is in DRF's order.
+    const title = { max_length: 200, label: 'Title', read_only: false, required: true, type: 'string' } as const
+    const actions = {
+      POST: { id: { type: 'integer', required: false, read_only: true, label: 'ID' }, title },
+      PUT: { title },
+    } as const
+    const readOnlyForAnonymous: Permission = { hasPermission: (ctx) => ctx.user.isAuthenticated || ['GET', 'HEAD', 'OPTIONS'].includes(ctx.request.method) }
+    const v = view({ authentication: [token], permissions: [readOnlyForAnonymous] }, { handlers: { GET: noop, POST: noop }, actions })
+    const anonymous = await v({ method: 'OPTIONS' })
+    expect(anonymous.status).toBe(200)
+    // The permission, asked about POST for the anonymous requester, says no: no actions at all.
+    expect(anonymous.body).not.toHaveProperty('actions')
+    const bob = await v({ method: 'OPTIONS', headers: { Authorization: 'Token b0b' } })
+    // PUT has fields but no handler: left out, as DRF only looks at the view's allowed methods.
+    expect(JSON.stringify((bob.body as { actions: unknown }).actions)).toBe(
+      '{"POST":{"id":{"type":"integer","required":false,"read_only":true,"label":"ID"},"title":{"type":"string","required":true,"read_only":false,"label":"Title","max_length":200}}}',
+    )
+    expect(Object.keys(bob.body as object)).toEqual(['name', 'description', 'renders', 'parses', 'actions'])
+    // Without declared actions, OPTIONS is as before.
+    expect((await view({}, { handlers: { POST: noop } })({ method: 'OPTIONS' })).body).not.toHaveProperty('actions')
+  })
+
   it('a handler error is a 500 with the generic body, logged', async () => {
     const logged: unknown[] = []
     const v = createApi({ logError: (e) => logged.push(e) }).view({

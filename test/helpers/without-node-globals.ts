@@ -18,9 +18,13 @@ function readerFile(getter: (...args: never[]) => unknown): string {
   try {
     Error.stackTraceLimit = 1
     Error.prepareStackTrace = (_error, sites) => sites
-    const holder: { stack?: NodeJS.CallSite[] } = {}
+    const holder: { stack?: NodeJS.CallSite[] | string } = {}
     Error.captureStackTrace(holder, getter)
-    return holder.stack?.[0]?.getFileName() ?? ''
+    const { stack } = holder
+    if (Array.isArray(stack)) return stack[0]?.getFileName() ?? ''
+    // Read while a stack trace is being formatted (source maps do): V8 then formats this one
+    // itself, as text, so take the file from its one frame.
+    return /\(?(?:file:\/\/)?(\/[^()]+?)(?::\d+){2}\)?$/m.exec(stack ?? '')?.[1] ?? ''
   } finally {
     Error.prepareStackTrace = prepareStackTrace
     Error.stackTraceLimit = stackTraceLimit

@@ -63,6 +63,10 @@ export const HTML_REQUESTS: readonly ExchangeRequest[] = [
   // OPTIONS in JSON: renders lists text/html (the default renderers), the token view JSON only.
   { ...html('in JSON', '/api/whoami/', {}, 'OPTIONS'), headers: {} },
   { ...html('in JSON', '/api/schemes/session/', {}, 'OPTIONS'), headers: {} },
+  // OPTIONS lists the POST fields (`actions`) only for a requester allowed to POST.
+  { ...html('in JSON, actions', '/api/auth/token/', {}, 'OPTIONS'), headers: {} },
+  { ...html('in JSON, no actions (anonymous)', '/api/articles/', {}, 'OPTIONS'), headers: {} },
+  { ...html('in JSON, actions (bob)', '/api/articles/', BOB, 'OPTIONS'), headers: BOB },
   html('anonymous', '/api/whoami/', {}, 'HEAD'),
   html('anonymous (401)', '/api/private/', {}, 'HEAD'),
   // Negotiation and the ?format= override.

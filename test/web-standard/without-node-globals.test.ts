@@ -19,6 +19,25 @@ describe('the web-standard project', () => {
     expect(() => runInThisContext('typeof Buffer', { filename: `${LIBRARY}canary.ts` })).toThrow(ReferenceError)
   })
 
+  it('throws there too when the read happens while a stack trace is being formatted (V8 then gives text frames)', () => {
+    const { prepareStackTrace } = Error
+    let seen: unknown
+    Error.prepareStackTrace = () => {
+      try {
+        return runInThisContext('typeof Buffer', { filename: `${LIBRARY}canary.ts` })
+      } catch (error) {
+        seen = error
+        return ''
+      }
+    }
+    try {
+      void new Error('x').stack
+    } finally {
+      Error.prepareStackTrace = prepareStackTrace
+    }
+    expect(seen).toBeInstanceOf(ReferenceError)
+  })
+
   it('still lets tests and the test runner read it', () => {
     expect(runInThisContext('typeof Buffer', { filename: `${LIBRARY}canary.test.ts` })).toBe('function')
     expect(typeof Buffer).toBe('function')

@@ -2,7 +2,7 @@ import { sql, type SqlBool } from 'kysely'
 import { route, type ApiView, type Handler, type Route } from 'gatehouse'
 import { jsonResponse, type ApiResponse } from 'gatehouse'
 import { ValidationError } from 'gatehouse'
-import type { RequestContext } from 'gatehouse'
+import type { ActionFields, RequestContext } from 'gatehouse'
 import { preparePageSource, type ColumnSpec, type OptionalQueryParameters } from 'gatehouse/kysely'
 import { formatResponse } from 'gatehouse'
 import { CursorPagination } from 'gatehouse'
@@ -61,6 +61,15 @@ const NEW_ARTICLE_SCHEMA: JsonObject = {
   type: 'object',
   required: ['title', 'score'],
   properties: { title: { type: 'string', maxLength: 200 }, score: { type: 'integer', minimum: -2147483648, maximum: 2147483647 } },
+}
+
+/** DRF's `ArticleSerializer` (a ModelSerializer of `Article`), as OPTIONS describes it under `actions`. */
+const ARTICLE_FIELDS: ActionFields = {
+  id: { type: 'integer', required: false, read_only: true, label: 'ID' },
+  title: { type: 'string', required: true, read_only: false, label: 'Title', max_length: 200 },
+  author: { type: 'field', required: false, read_only: true, label: 'Author' },
+  score: { type: 'integer', required: true, read_only: false, label: 'Score' },
+  created: { type: 'datetime', required: false, read_only: true, label: 'Created' },
 }
 
 /** Every article list's filter; next/previous links keep it. */
@@ -264,7 +273,7 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
   const common = { permissions, formats: ['json', 'html'] as const }
 
   // The global default style (context.ts sets page number); the fallback keeps the route paginated regardless.
-  add('/api/articles/', api.view({ name: 'Article List', description: 'Global default pagination (page number, 10); POST creates.', ...common, handlers: {
+  add('/api/articles/', api.view({ name: 'Article List', description: 'Global default pagination (page number, 10); POST creates.', ...common, actions: { POST: ARTICLE_FIELDS }, handlers: {
     GET: list,
     POST: describeHandler((ctx) => createArticle(ref, ctx), { status: 201, requestBody: NEW_ARTICLE_SCHEMA, response: ARTICLE_SCHEMA }),
   } }))
