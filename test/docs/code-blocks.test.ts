@@ -9,20 +9,35 @@
  * `declare const users: UserStore` lines, so a reader sees their types too. There is no
  * opt-out marker.
  */
-import { spawnSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { promisify } from 'node:util'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { forbiddenUses } from './api-names.js'
+import type { BlockProblem } from './check-blocks.js'
 import { documentationBlocks, documentationFiles, extractBlocks, type CodeBlock } from './markdown-blocks.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx')
 const RUN_TIMEOUT_MS = 60_000
+const run = promisify(execFile)
+
+/** A child process's outcome, as `spawnSync` reported it: the exit status and both outputs (never throws). */
+async function runChild(file: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeout: number }): Promise<{ status: number | null; stdout: string; stderr: string; error?: string }> {
+  try {
+    const { stdout, stderr } = await run(file, [...args], { ...options, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+    return { status: 0, stdout, stderr }
+  } catch (caught) {
+    const failed = caught as { code?: number | string; killed?: boolean; signal?: string; stdout?: string; stderr?: string; message: string }
+    const status = typeof failed.code === 'number' ? failed.code : null
+    return { status, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', ...(status === null ? { error: failed.killed === true ? `killed (${failed.signal ?? 'timeout'})` : failed.message } : {}) }
+  }
+}
 
 const blocks = documentationBlocks(ROOT)
 const runnable = blocks.filter((block) => block.runnable)
@@ -58,16 +73,15 @@ function moduleName(block: CodeBlock): string {
   return `${block.file.replace(/[^A-Za-z0-9]+/g, '_')}_L${block.line}.ts`
 }
 
-/** A diagnostic as `docs/pagination.md:127:45 TS2339 <message>` (the Markdown file's own line). */
-function describeDiagnostic(diagnostic: ts.Diagnostic): string {
-  const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n  ')
-  if (diagnostic.file === undefined || diagnostic.start === undefined) return `TS${diagnostic.code} ${message}`
-  const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start)
-  const block = modules.get(resolve(diagnostic.file.fileName))
-  if (block === undefined) return `${diagnostic.file.fileName}:${line + 1}:${character + 1} TS${diagnostic.code} ${message}`
+/** A problem as `docs/pagination.md:127:45 TS2339 <message>` (the Markdown file's own line). */
+function describeProblem(problem: BlockProblem): string {
+  const code = problem.code === undefined ? '' : `TS${problem.code} `
+  if (problem.fileName === undefined || problem.line === undefined || problem.character === undefined) return describeLocation(`${code}${problem.message}`)
+  const block = modules.get(resolve(problem.fileName))
+  if (block === undefined) return `${problem.fileName}:${problem.line + 1}:${problem.character + 1} ${code}${problem.message}`
   // The block's first line is the line after its opening fence.
-  const source = block.code.split('\n')[line]?.trim() ?? ''
-  return `${block.file}:${block.line + 1 + line}:${character + 1} TS${diagnostic.code} ${message}\n    ${source}`
+  const source = block.code.split('\n')[problem.line]?.trim() ?? ''
+  return `${block.file}:${block.line + 1 + problem.line}:${problem.character + 1} ${code}${problem.message}\n    ${source}`
 }
 
 /** `gatehouse`, `gatehouse/kysely`, …: the specifiers package.json's `exports` allow. */
@@ -76,7 +90,7 @@ function packageEntries(): ReadonlySet<string> {
   return new Set(Object.keys(pkg.exports).map((key) => (key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`)))
 }
 
-/** `<module path>:line:col message` → the Markdown file's own line, as `describeDiagnostic` does. */
+/** `<module path>:line:col message` → the Markdown file's own line, as `describeProblem` does. */
 function describeLocation(problem: string): string {
   const match = /^(.*?):(\d+):(\d+) (.*)$/s.exec(problem)
   const block = match === null ? undefined : modules.get(resolve(match[1] ?? ''))
@@ -116,7 +130,7 @@ describe('documentation code blocks', () => {
     expect(runnable.length).toBeGreaterThan(0)
   })
 
-  it('type-checks every TypeScript block under the repository compiler options', () => {
+  it('type-checks every TypeScript block under the repository compiler options', async () => {
     const parsed = repositoryOptions()
     const options: ts.CompilerOptions = {
       ...parsed.options,
@@ -128,20 +142,22 @@ describe('documentation code blocks', () => {
     // The blocks live outside the repository, so the repository's rootDir/outDir do not apply.
     delete options.rootDir
     delete options.outDir
-    const program = ts.createProgram({ rootNames: [...modules.keys()], options })
-    const problems = ts.getPreEmitDiagnostics(program).map(describeDiagnostic)
-    // Only the current API: no deprecated name, no internal module (the compiler already refuses names an entry does not export).
-    problems.push(...forbiddenUses(program, [...modules.keys()], packageEntries()).map(describeLocation))
+    // In a child process: the compiler's synchronous minute must not block this worker (see check-blocks.ts).
+    const request = join(work, 'check-request.json')
+    writeFileSync(request, JSON.stringify({ options, files: [...modules.keys()], entries: [...packageEntries()] }))
+    const result = await runChild(TSX, [join(ROOT, 'test', 'docs', 'check-blocks.ts'), request], { cwd: ROOT, timeout: 170_000 })
+    expect(result.status, `the block type-check did not finish (${result.error ?? `exit code ${String(result.status)}`}):\n${result.stderr.slice(-3000)}`).toBe(0)
+    const problems = (JSON.parse(result.stdout) as BlockProblem[]).map(describeProblem)
     if (problems.length > 0) expect.fail(`${problems.length} problem(s) in documentation blocks:\n${problems.join('\n')}`)
   }, 180_000)
 
-  it.each(runnable.map((block) => [`${block.file}:${block.line}`, block] as const))('runs %s to exit 0', (_label, block) => {
+  it.each(runnable.map((block) => [`${block.file}:${block.line}`, block] as const))('runs %s to exit 0', async (_label, block) => {
     const cwd = mkdtempSync(join(work, 'run-'))
     const env: NodeJS.ProcessEnv = { ...process.env, TSX_TSCONFIG_PATH: join(work, 'tsconfig.json') }
     // A runnable block uses its own throwaway stores, never the test run's shared services.
     delete env['DATABASE_URL']
     delete env['REDIS_URL']
-    const result = spawnSync(TSX, [join(work, 'blocks', moduleName(block))], { cwd, env, encoding: 'utf8', timeout: RUN_TIMEOUT_MS })
+    const result = await runChild(TSX, [join(work, 'blocks', moduleName(block))], { cwd, env, timeout: RUN_TIMEOUT_MS })
     // Stack frames in the temporary module are shown as lines of the Markdown file.
     const output = `${result.stdout}\n${result.stderr}`
       .replaceAll(new RegExp(`[^\\s(]*${moduleName(block).replaceAll('.', '\\.')}:(\\d+)(?::(\\d+))?`, 'g'), (_match, line: string, column?: string) =>
@@ -150,7 +166,7 @@ describe('documentation code blocks', () => {
       .split('\n')
       .slice(-30)
       .join('\n')
-    const failure = result.error !== undefined ? `${result.error.message}` : `exit code ${String(result.status)}`
+    const failure = result.error ?? `exit code ${String(result.status)}`
     expect(result.status, `${block.file}:${block.line}: the runnable block failed (${failure}):\n${output}`).toBe(0)
   }, RUN_TIMEOUT_MS + 10_000)
 })

@@ -5,9 +5,10 @@
  * Node runs gatehouse from source in this process; Bun and Deno run it bundled as an npm
  * install resolves it; workerd runs the browser-platform build with no Node compatibility.
  */
-import { spawnSync } from 'node:child_process'
+import { tmpdir } from 'node:os'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_SCRYPT, type ScryptParams } from 'gatehouse'
+import { runCommand } from '../helpers/run-command.js'
 import { runPasswordOps, type PasswordOp, type PasswordOutcome } from './password-ops.js'
 import { runScript } from './runtimes.js'
 import { bundleScript, bundleWorker } from './worker-bundle.js'
@@ -51,7 +52,7 @@ async function on(runtime: Runtime, ops: readonly PasswordOp[]): Promise<Passwor
  * `make_password`, at fewer iterations than its default (the count is in the hash, and the
  * check does not depend on it) so that Deno's slower PBKDF2 keeps the test short.
  */
-function djangoHashes(passwords: readonly string[]): string[] {
+async function djangoHashes(passwords: readonly string[]): Promise<string[]> {
   const program = [
     'import json, sys',
     'from django.conf import settings',
@@ -60,8 +61,11 @@ function djangoHashes(passwords: readonly string[]): string[] {
     "hasher = get_hasher('pbkdf2_sha256')",
     'print(json.dumps([hasher.encode(p, hasher.salt(), iterations=20000) for p in json.loads(sys.stdin.read())]))',
   ].join('\n')
-  const result = spawnSync('/usr/bin/python3', ['-c', program], { input: JSON.stringify(passwords), encoding: 'utf8', timeout: 120_000 })
-  if (result.status !== 0) throw new Error(`Django's PBKDF2 hasher failed: ${result.stderr}`)
+  // Debian's Python and its Django, whatever Python environment the test run was started in.
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  for (const name of ['PYTHONPATH', 'PYTHONHOME', 'VIRTUAL_ENV']) delete env[name]
+  const result = await runCommand('/usr/bin/python3', ['-c', program], { cwd: tmpdir(), env, input: JSON.stringify(passwords), timeoutMs: 120_000 })
+  if (result.code !== 0) throw new Error(`Django's PBKDF2 hasher failed: ${result.stderr}`)
   return JSON.parse(result.stdout) as string[]
 }
 
@@ -109,7 +113,7 @@ describe('password hashes across Node, Bun, Deno and workerd', () => {
       for (const encoded of hashes) expect(encoded, runtime).toMatch(/^scrypt\$16384\$8\$1\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{43}=$/)
       made.set(runtime, hashes.map((encoded, i) => ({ password: PASSWORDS[i] ?? '', encoded: encoded as string })))
     }
-    const django = djangoHashes(PASSWORDS).map((encoded, i) => ({ password: PASSWORDS[i] ?? '', encoded }))
+    const django = (await djangoHashes(PASSWORDS)).map((encoded, i) => ({ password: PASSWORDS[i] ?? '', encoded }))
     for (const { encoded } of django) expect(encoded).toMatch(/^pbkdf2_sha256\$20000\$[A-Za-z0-9]+\$[A-Za-z0-9+/]{43}=$/)
 
     // …and checks everyone's, its own included, and Django's.

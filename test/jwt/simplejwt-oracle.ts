@@ -23,6 +23,7 @@ export type OracleSettings = 'defaults' | 'rotation'
 
 const OVERLAY = fileURLToPath(new URL('./oracle/settings_overlay.py', import.meta.url))
 const URLCONF = fileURLToPath(new URL('./oracle/jwt_urls.py', import.meta.url))
+const WATCHDOG = fileURLToPath(new URL('./oracle/run-while-owner-lives.sh', import.meta.url))
 
 /** Why the simplejwt oracle cannot run here, or `null` when it can. */
 export function simplejwtOracleUnavailable(database: OracleDatabase): string | null {
@@ -49,10 +50,16 @@ export async function startSimplejwtOracle(database: OracleDatabase, settings: O
     cpSync(dirname(ORACLE_RUN_SH), copy, { recursive: true })
     appendFileSync(join(copy, 'oracle_site', 'settings.py'), `\n${readFileSync(OVERLAY, 'utf8')}`)
     copyFileSync(URLCONF, join(copy, 'oracle_site', 'jwt_urls.py'))
+    copyFileSync(WATCHDOG, join(copy, 'run-while-owner-lives.sh'))
     pg = database === 'postgres' ? await freshPostgres({ prefix: 'gh_jwt_oracle_' }) : undefined
     const oracle = await startOracle({
-      runSh: join(copy, 'run.sh'),
+      runSh: join(copy, 'run-while-owner-lives.sh'),
+      // Stopped within vitest's 10 s teardownTimeout even on a loaded machine: a killed oracle
+      // leaves nothing behind, its SQLite file (TMPDIR) being inside the copy removed below.
+      graceMs: 3_000,
       env: {
+        TMPDIR: copy,
+        ORACLE_OWNER_PID: String(process.pid),
         GATEHOUSE_JWT_SIGNING_KEY: JWT_ORACLE_KEY,
         ...(pg === undefined ? {} : { ORACLE_DATABASE_URL: pg.url }),
         ...(settings === 'rotation' ? { ORACLE_JWT_ROTATION: '1' } : {}),

@@ -52,6 +52,12 @@ export interface OracleStartOptions {
   /** A copy's start script (test/jwt/simplejwt-oracle.ts makes one with simplejwt added). @default ORACLE_RUN_SH */
   readonly runSh?: string
   readonly env?: Readonly<Record<string, string>>
+  /**
+   * How long `close()` lets gunicorn stop gracefully before killing the process group. A caller
+   * inside vitest's global teardown must finish within its `teardownTimeout` (10 s), after which
+   * vitest exits and leaves the oracle running. @default 10_000
+   */
+  readonly graceMs?: number
 }
 
 /**
@@ -59,7 +65,7 @@ export interface OracleStartOptions {
  * returns a handle whose `close()` ends that group (and only it).
  */
 export async function startOracle(options: OracleStartOptions = {}): Promise<RunningOracle> {
-  const { timeoutMs = 60_000, runSh = ORACLE_RUN_SH, env = {} } = options
+  const { timeoutMs = 60_000, runSh = ORACLE_RUN_SH, env = {}, graceMs = 10_000 } = options
   const port = await freePort()
   const child = spawn('bash', [runSh, String(port)], { detached: true, stdio: 'ignore', env: { ...process.env, ...env } })
   const baseUrl = `http://127.0.0.1:${port}`
@@ -75,7 +81,14 @@ export async function startOracle(options: OracleStartOptions = {}): Promise<Run
     } catch {
       return
     }
-    await Promise.race([gone, new Promise((r) => setTimeout(r, 10_000))])
+    const stopped = await Promise.race([gone.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), graceMs))])
+    if (stopped) return
+    try {
+      process.kill(-child.pid, 'SIGKILL')
+    } catch {
+      return
+    }
+    await Promise.race([gone, new Promise((r) => setTimeout(r, 2_000))])
   }
   const deadline = Date.now() + timeoutMs
   for (;;) {
