@@ -17,7 +17,7 @@ import {
   type PaginateOptions,
   type SeekSource,
 } from './paginator.js'
-import { absoluteUrl, queryParam, queryParamReplacer, removeQueryParam } from './query-params.js'
+import { absoluteUrl, queryParam, queryParamReplacer } from './query-params.js'
 
 /** Options of `CursorPagination` (spec 4.3); the controls default to `'previousNext'`. */
 export interface CursorPaginationOptions extends BasePaginationOptions {
@@ -296,8 +296,9 @@ export class CursorPagination extends BasePagination<CursorState> {
     const last = inOrder[inOrder.length - 1]
     let next: string | null = null
     if (hasNext) {
-      // Rows strictly after the last one shown; from an empty reversed page, the first page.
-      next = last !== undefined ? link({ reverse: false, key: source.keyOf(last, plan.ordering) }) : removeQueryParam(url, this.cursorQueryParam)
+      // Rows strictly after the last one shown; from an empty reversed page, the first page,
+      // still as a cursor link (DRF's next always carries one; its position there skips rows).
+      next = link({ reverse: false, key: last !== undefined ? source.keyOf(last, plan.ordering) : null })
     }
     let previous: string | null = null
     if (hasPrevious) {
