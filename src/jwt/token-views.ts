@@ -1,6 +1,7 @@
 import { AuthenticationFailed, ConfigurationError, ValidationError } from '../core/errors.js'
 import { jsonResponse, type ApiResponse } from '../core/api-response.js'
 import type { JsonObject } from '../core/openapi-types.js'
+import type { ActionField, ActionFields } from '../core/action-metadata.js'
 import type { StoredUser, UserId } from '../core/user.js'
 import type { Handler, RequestContext, ViewOptions } from '../core/view.js'
 import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
@@ -131,11 +132,27 @@ const DESCRIPTIONS = {
   'Token Blacklist': 'Takes a token and blacklists it. Must be used with the\n`rest_framework_simplejwt.token_blacklist` app installed.',
 } as const
 
+/** A writable string field of a simplejwt serializer, as DRF's OPTIONS `actions` describes it. */
+const input = (label: string): ActionField => ({ type: 'string', required: true, read_only: false, label })
+
+/**
+ * simplejwt 5.2.2's serializer fields per view, shown under OPTIONS `actions` as its views
+ * show them (TokenObtainPairSerializer, TokenRefreshSerializer, TokenVerifySerializer,
+ * TokenBlacklistSerializer), in their order.
+ */
+const SERIALIZER_FIELDS: Readonly<Record<keyof typeof DESCRIPTIONS, ActionFields>> = {
+  'Token Obtain Pair': { username: input('Username'), password: input('Password') },
+  'Token Refresh': { refresh: input('Refresh'), access: { type: 'string', required: false, read_only: true, label: 'Access' } },
+  'Token Verify': { token: input('Token') },
+  'Token Blacklist': { refresh: input('Refresh') },
+}
+
 /** The shared parts of a token view's options. */
 function tokenView(options: JwtViewOptions, name: keyof typeof DESCRIPTIONS, post: Handler): ViewOptions {
   return {
     name,
     description: DESCRIPTIONS[name],
+    actions: { POST: SERIALIZER_FIELDS[name] },
     handlers: { POST: post },
     permissions: [],
     authentication: [challengeOnly(options.codec)],
