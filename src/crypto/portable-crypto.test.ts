@@ -5,20 +5,7 @@ import { Buffer } from 'node:buffer'
 import * as nodeCrypto from 'node:crypto'
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-
-/**
- * Any UTF-16 text, lone surrogates included: ASCII, the BMP, astral pairs and bare surrogates
- * (built by hand: fast-check's 'binary' unit takes seconds to warm up).
- */
-const anyText = (maxLength: number): fc.Arbitrary<string> =>
-  fc.string({
-    unit: fc.oneof(
-      fc.integer({ min: 0, max: 0x7f }).map((code) => String.fromCharCode(code)),
-      fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
-      fc.integer({ min: 0x10000, max: 0x10ffff }).map((code) => String.fromCodePoint(code)),
-    ),
-    maxLength,
-  })
+import { anyText, hex } from '../../test/helpers/unicode-text.js'
 
 type Modules = {
   readonly passwords: typeof import('./passwords.js')
@@ -71,7 +58,6 @@ function nodePbkdf2Verify(password: string, encoded: string): boolean {
   return nodeCrypto.timingSafeEqual(nodeCrypto.pbkdf2Sync(password, salt, Number(iterations), expected.length, 'sha256'), expected)
 }
 
-const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex')
 /** Passwords worth checking: empty, non-ASCII, needing NFKC, a lone surrogate. */
 const PASSWORDS = ['', 'correct horse battery staple', 'pässwörd:x', 'pa\u0308ss', '\ufb01', '\ud800lone', '😀 emoji']
 

@@ -2,23 +2,9 @@
 import { Buffer } from 'node:buffer'
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-
-/**
- * Any UTF-16 text, lone surrogates included: ASCII, the BMP, astral pairs and bare surrogates
- * (built by hand: fast-check's 'binary' unit takes seconds to warm up).
- */
-const anyText = (maxLength: number): fc.Arbitrary<string> =>
-  fc.string({
-    unit: fc.oneof(
-      fc.integer({ min: 0, max: 0x7f }).map((code) => String.fromCharCode(code)),
-      fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
-      fc.integer({ min: 0x10000, max: 0x10ffff }).map((code) => String.fromCodePoint(code)),
-    ),
-    maxLength,
-  })
+import { anyText, hex } from '../../../test/helpers/unicode-text.js'
 
 const RUNS = { numRuns: 400 }
-const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex')
 
 type Codec = typeof import('./base64.js')
 
