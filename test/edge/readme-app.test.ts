@@ -6,20 +6,10 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { extractBlocks } from '../docs/markdown-blocks.js'
+import { sectionBlocks } from '../docs/markdown-blocks.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const HEADING = '### Cloudflare Workers and other edge runtimes'
-
-/** The TypeScript blocks of the README section under `heading`, up to the next heading of any level. */
-function sectionBlocks(readme: string, heading: string): string[] {
-  const lines = readme.split('\n')
-  const start = lines.indexOf(heading)
-  if (start === -1) throw new Error(`README.md has no "${heading}" heading`)
-  let end = lines.findIndex((line, index) => index > start && /^#{1,6} /.test(line))
-  if (end === -1) end = lines.length
-  return extractBlocks('README.md', lines.slice(start, end).join('\n')).map((block) => block.code)
-}
 
 describe('the README edge app', () => {
   it('is the tested example, word for word', () => {
