@@ -1,32 +1,18 @@
 // Node's Buffer is the oracle here, imported explicitly: the code under test must not need the global.
 import { Buffer } from 'node:buffer'
 import fc from 'fast-check'
-import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { importWithNodeBuffer, NATIVE_BUFFER_VARIANTS } from '../../../test/helpers/native-buffer-variants.js'
 import { anyText, hex } from '../../../test/helpers/unicode-text.js'
 
 const RUNS = { numRuns: 400 }
 
 type Codec = typeof import('./text.js')
 
-/** The module loaded afresh, with Node's Buffer (the fast path) or without it (what edge runtimes run). */
-async function load(withNodeBuffer: boolean): Promise<Codec> {
-  vi.resetModules()
-  if (!withNodeBuffer) vi.doMock('./native-buffer.js', () => ({ nativeBuffer: undefined }))
-  try {
-    return await import('./text.js')
-  } finally {
-    vi.doUnmock('./native-buffer.js')
-    vi.resetModules()
-  }
-}
-
-describe.each([
-  ['with node:buffer', true],
-  ['portable (no node:buffer)', false],
-])('%s', (_name, withNodeBuffer) => {
+describe.each(NATIVE_BUFFER_VARIANTS)('%s', (_name, withNodeBuffer) => {
   let codec: Codec
   beforeAll(async () => {
-    codec = await load(withNodeBuffer)
+    codec = await importWithNodeBuffer(withNodeBuffer, () => import('./text.js'))
   })
 
   describe('UTF-8', () => {

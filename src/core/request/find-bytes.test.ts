@@ -1,32 +1,18 @@
 // Node's Buffer is the oracle, imported explicitly: the code under test must not need the global.
 import { Buffer } from 'node:buffer'
 import fc from 'fast-check'
-import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { importWithNodeBuffer, NATIVE_BUFFER_VARIANTS } from '../../../test/helpers/native-buffer-variants.js'
 
 type Search = typeof import('./find-bytes.js')
-
-/** The module loaded afresh, with Node's Buffer (its native indexOf) or without it (the portable search). */
-async function load(withNodeBuffer: boolean): Promise<Search> {
-  vi.resetModules()
-  if (!withNodeBuffer) vi.doMock('../encoding/native-buffer.js', () => ({ nativeBuffer: undefined }))
-  try {
-    return await import('./find-bytes.js')
-  } finally {
-    vi.doUnmock('../encoding/native-buffer.js')
-    vi.resetModules()
-  }
-}
 
 // Two-letter alphabets make matches, near misses and overlaps common.
 const bytes = (maxLength: number): fc.Arbitrary<Uint8Array> => fc.array(fc.constantFrom(0x61, 0x62), { maxLength }).map((a) => Uint8Array.from(a))
 
-describe.each([
-  ['with node:buffer', true],
-  ['portable (no node:buffer)', false],
-])('findBytes, %s', (_name, withNodeBuffer) => {
+describe.each(NATIVE_BUFFER_VARIANTS)('findBytes, %s', (_name, withNodeBuffer) => {
   let search: Search
   beforeAll(async () => {
-    search = await load(withNodeBuffer)
+    search = await importWithNodeBuffer(withNodeBuffer, () => import('./find-bytes.js'))
   })
 
   it("finds what Buffer's indexOf finds, from any start", () => {
