@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import { topologyDatabaseUrl } from './topology.js'
 
 /** A database a test may create tables in and throw away. */
 export interface TestDatabase {
@@ -54,7 +55,8 @@ export async function freshPostgres(
   url.pathname = `/${name}`
   return {
     name: 'postgres',
-    url: url.toString(),
+    // Through PgBouncer when GATEHOUSE_TEST_POSTGRES_VIA says so; created and dropped directly.
+    url: topologyDatabaseUrl(url.toString()),
     drop: () => runOnServer(base, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   }
 }
