@@ -187,23 +187,34 @@ export function createRedisClusterClient(
     connection.once('end', settle)
   })
 
-  /** Runs `command` after the first connection settled; fails at `commandTimeoutMs` at the latest. */
-  const bounded = async <T>(command: () => Promise<T>): Promise<T> => {
+  /** Fails with a timeout after `ms`; `cancel` stops the timer. */
+  const timeoutAfter = (ms: number): { promise: Promise<never>; cancel: () => void } => {
     let timer: NodeJS.Timeout | undefined
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new RedisClusterTimeout(commandTimeoutMs)), commandTimeoutMs)
+    const promise = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new RedisClusterTimeout(ms)), ms)
     })
-    const run = async (): Promise<T> => {
-      if (phase === 'initial') await firstOutcome
-      return command()
+    promise.catch(() => undefined)
+    return { promise, cancel: () => clearTimeout(timer) }
+  }
+
+  /**
+   * Runs `command`, failing at `commandTimeoutMs` at the latest. Before the first connection
+   * settles, commands first wait for it (up to the command timeout too), as with `createRedisClient`.
+   */
+  const bounded = async <T>(command: () => Promise<T>): Promise<T> => {
+    if (phase === 'initial') {
+      const wait = timeoutAfter(commandTimeoutMs)
+      await Promise.race([firstOutcome, wait.promise.catch(() => undefined)])
+      wait.cancel()
     }
-    const running = run()
+    const deadline = timeoutAfter(commandTimeoutMs)
+    const running = command()
     // A command that loses the race still settles later: nobody waits for it then.
     running.catch(() => undefined)
     try {
-      return await Promise.race([running, deadline])
+      return await Promise.race([running, deadline.promise])
     } finally {
-      clearTimeout(timer)
+      deadline.cancel()
     }
   }
 

@@ -51,7 +51,8 @@ describe.skipIf(REDIS_CLUSTER_NODES === undefined)('Redis stores on a Redis Clus
   const prefix = uniquePrefix()
   const clients: RedisClusterClient[] = []
   const client = (): RedisClusterClient => {
-    const c = createRedisClusterClient(seeds, { onError: () => {} })
+    // Generous timeouts: the contracts are under test here, not the machine's load (redis-cluster-failover.test.ts bounds them).
+    const c = createRedisClusterClient(seeds, { onError: () => {}, commandTimeoutMs: 15_000, connectTimeoutMs: 10_000 })
     clients.push(c)
     return c
   }
