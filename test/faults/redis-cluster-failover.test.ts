@@ -148,6 +148,11 @@ describe.skipIf(!available)('Redis Cluster failover under load (throwaway 3+3 cl
       return owner?.port ?? -1
     }
     try {
+      // A loaded machine may take a while to connect the API to the new cluster: wait for a first login.
+      await waitFor('a first login on the cluster', 60_000, async () => {
+        await login(baseUrl, 'alice', 'alice-pass-1')
+        return true
+      })
       for (let i = 0; sessions.length < 12 || new Set(sessions.map((s) => s.port)).size < 3; i++) {
         if (i > 60) throw new Error('sessions did not spread over the three masters')
         const [user, password] = USERS[i % USERS.length] ?? USERS[0]
