@@ -4,7 +4,7 @@
  * server process), bytes allocated on the V8 heap (heap growth plus what every GC freed, from
  * `v8.GCProfiler`) and promises created (an `async_hooks` init counter, in a pass of its own
  * since hooks slow every promise). Each server runs in a child process; the parent sends
- * `--count` sequential keep-alive requests per round and the child reports its own figures.
+ * `--count` requests per round over 8 keep-alive connections and the child reports its own figures.
  *
  *   npx tsx bench/adapter-cost.ts [--count 5000] [--rounds 3] [--frameworks fastify,express,hono,node] [--json out.json]
  *
@@ -154,8 +154,16 @@ function ask(proc: ChildProcess, message: object, answer: string): Promise<Recor
   })
 }
 
-/** `count` sequential GETs on one keep-alive connection; checks every answer is the body. */
+/** `count` GETs over `CONNECTIONS` keep-alive connections, each sequential; checks every answer is the body. */
 async function drive(port: number, count: number, agent: Agent): Promise<void> {
+  const each = Math.ceil(count / CONNECTIONS)
+  await Promise.all(Array.from({ length: CONNECTIONS }, () => driveOne(port, each, agent)))
+}
+
+/** Several connections at once: the per-wake-up cost of the event loop is shared, as under load. */
+const CONNECTIONS = 8
+
+async function driveOne(port: number, count: number, agent: Agent): Promise<void> {
   for (let i = 0; i < count; i++) {
     await new Promise<void>((resolve, reject) => {
       const req = httpRequest({ host: '127.0.0.1', port, path: PATH, agent, headers: { host: 'localhost', accept: 'application/json' } }, (res) => {
@@ -186,7 +194,7 @@ async function measureServer(framework: Framework, mode: Mode, count: number, ro
   })
   try {
     const { port } = (await new Promise((resolve) => proc.once('message', resolve))) as { port: number }
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS })
     await drive(port, Math.max(1000, count), agent)
     const cpu: number[] = []
     const bytes: number[] = []
@@ -278,7 +286,7 @@ async function main(): Promise<void> {
     process.stderr.write(`${framework} done\n`)
   }
   const f = (v: number, digits = 1): string => v.toFixed(digits)
-  console.log(`### Adapter cost per request (\`GET ${PATH}\`, ${options.count} sequential requests, median of ${options.rounds})`)
+  console.log(`### Adapter cost per request (\`GET ${PATH}\`, ${options.count} requests over 8 connections, median of ${options.rounds})`)
   console.log('')
   console.log(`core (view.handle alone): ${f(core.cpuUs)} µs, ${f(core.bytes, 0)} B, ${f(core.promises)} promises`)
   console.log('')
