@@ -236,7 +236,7 @@ describe.skipIf(sqlite === undefined)('JWT routes with ES256 and the JWKS docume
     expect(refreshed.status).toBe(200)
 
     const url = `${server.baseUrl}/api/jwt/jwks/`
-    const resourceServer = new JwtCodec(resolveJwtSettings({ algorithm: 'ES256', jwkUrl: url }))
+    const resourceServer = new JwtCodec(resolveJwtSettings({ algorithm: 'ES256', jwkUrl: url, allowInsecureJwkUrl: true }))
     expect((await resourceServer.decode(access, 'access'))['user_id']).toBe(2)
     const [theirs] = await simplejwt(KEY, [{ op: 'check', token: (refreshed.body as { access: string }).access, class: 'access' }], { ALGORITHM: 'ES256', JWK_URL: url })
     expect(theirs?.payload?.['user_id']).toBe(2)
