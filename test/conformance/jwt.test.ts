@@ -204,6 +204,50 @@ for (const backend of BACKENDS) {
   })
 }
 
+// Rotation with blacklist-after-rotation: a refresh token is single-use even when sent
+// several times at once (the old token is claimed in one atomic write before anything is issued).
+for (const backend of BACKENDS) {
+  describe.skipIf(!backend.available)(`JWT rotation races on ${backend.name}`, () => {
+    let server: RunningReference
+    const post = (path: string, body: unknown): Promise<ExchangeResult> =>
+      send(server.baseUrl, 'POST', path, { 'Content-Type': 'application/json' }, JSON.stringify(body))
+    const blacklisted = { detail: 'Token is blacklisted', code: 'token_not_valid' }
+
+    beforeAll(async () => {
+      server = await startReference(await backend.create(), { jwtSigningKey: KEY, jwtSettings: { rotateRefreshTokens: true, blacklistAfterRotation: true } })
+    }, 60_000)
+    afterAll(async () => server?.close())
+
+    it('three concurrent refreshes of one refresh token: exactly one 200 with a new pair, the others 401 "Token is blacklisted" (each of 5 rounds)', async () => {
+      for (let round = 0; round < 5; round++) {
+        const obtained = await post('/api/jwt/', { username: 'alice', password: 'alice-pass-1' })
+        const { refresh } = obtained.body as { refresh: string }
+        const answers = await Promise.all([0, 1, 2].map(() => post('/api/jwt/refresh/', { refresh })))
+        const ok = answers.filter((a) => a.status === 200)
+        expect(ok.length, `round ${round}: ${answers.map((a) => a.status).join(', ')}`).toBe(1)
+        expect(Object.keys(ok[0]?.body as object)).toEqual(['access', 'refresh'])
+        for (const refused of answers.filter((a) => a.status !== 200)) {
+          expect(refused.status).toBe(401)
+          expect(refused.body).toEqual(blacklisted)
+          expect(refused.headers['www-authenticate']).toBe(CHALLENGE)
+        }
+        // The one new refresh token works once more; the old one never again.
+        expect((await post('/api/jwt/refresh/', { refresh: (ok[0]?.body as { refresh: string }).refresh })).status).toBe(200)
+        expect((await post('/api/jwt/refresh/', { refresh })).body).toEqual(blacklisted)
+      }
+    }, 60_000)
+
+    it('three concurrent logouts (blacklist) of one refresh token: one 200, the others 401 "Token is blacklisted"', async () => {
+      for (let round = 0; round < 3; round++) {
+        const { refresh } = (await post('/api/jwt/', { username: 'bob', password: 'bob-pass-2' })).body as { refresh: string }
+        const answers = await Promise.all([0, 1, 2].map(() => post('/api/jwt/blacklist/', { refresh })))
+        expect(answers.map((a) => a.status).sort()).toEqual([200, 401, 401])
+        for (const refused of answers.filter((a) => a.status !== 200)) expect(refused.body).toEqual(blacklisted)
+      }
+    }, 60_000)
+  })
+}
+
 // ES256 as simplejwt configures it (SIGNING_KEY a private PEM): on SQLite only, since nothing here touches the database differently.
 const sqlite = BACKENDS.find((b) => b.name === 'sqlite')
 describe.skipIf(sqlite === undefined)('JWT routes with ES256 and the JWKS document', () => {
