@@ -22,7 +22,8 @@ const notValid = (message: string): unknown => ({
   code: 'token_not_valid',
   messages: [{ token_class: 'AccessToken', token_type: 'access', message }],
 })
-const me = (username: string): unknown => ({ username, authenticated: true, auth: null })
+/** The who-am-I body of a JWT request: `auth` is the raw access token (reference-api.md, simplejwt's `str(request.auth)`). */
+const me = (username: string, access: string): unknown => ({ username, authenticated: true, auth: access })
 
 for (const backend of BACKENDS) {
   describe.skipIf(!backend.available)(`JWT routes on ${backend.name}`, () => {
@@ -84,7 +85,7 @@ for (const backend of BACKENDS) {
       const { refresh, access } = await pair('bob', 'bob-pass-2')
       const ok = await whoami(`Bearer ${access}`)
       expect(ok.status).toBe(200)
-      expect(ok.body).toEqual(me('bob'))
+      expect(ok.body).toEqual(me('bob', access))
       const rows: [string | undefined, unknown][] = [
         [undefined, { detail: 'Authentication credentials were not provided.' }],
         [`bearer ${access}`, { detail: 'Authentication credentials were not provided.' }],
@@ -112,7 +113,7 @@ for (const backend of BACKENDS) {
       const body = refreshed.body as { access: string }
       expect(Object.keys(body)).toEqual(['access'])
       expect((await codec.decode(body.access, 'access'))['iat']).toBe((await codec.decode(refresh, 'refresh'))['iat'])
-      expect((await whoami(`Bearer ${body.access}`)).body).toEqual(me('alice'))
+      expect((await whoami(`Bearer ${body.access}`)).body).toEqual(me('alice', body.access))
       const wrongType = await post('/api/jwt/refresh/', { refresh: access })
       expect(wrongType.status).toBe(401)
       expect(wrongType.body).toEqual({ detail: 'Token has wrong type', code: 'token_not_valid' })
@@ -195,7 +196,7 @@ for (const backend of BACKENDS) {
 
     it('a pair minted by the real simplejwt 5.2.2 with the same key works on the wire', async () => {
       const [minted] = await simplejwt(KEY, [{ op: 'mint', user_id: 2 }])
-      expect((await whoami(`Bearer ${minted?.access ?? ''}`)).body).toEqual(me('bob'))
+      expect((await whoami(`Bearer ${minted?.access ?? ''}`)).body).toEqual(me('bob', minted?.access ?? ''))
       const refreshed = await post('/api/jwt/refresh/', { refresh: minted?.refresh })
       expect(refreshed.status).toBe(200)
       const [check] = await simplejwt(KEY, [{ op: 'check', token: (refreshed.body as { access: string }).access, class: 'access' }])
@@ -275,7 +276,7 @@ describe.skipIf(sqlite === undefined)('JWT routes with ES256 and the JWKS docume
     expect(body.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid: header.kid })
     expect(Object.keys(body.keys[0] ?? {})).not.toContain('d')
 
-    expect((await send(server.baseUrl, 'GET', '/api/schemes/jwt/', { Authorization: `Bearer ${access}` })).body).toEqual(me('bob'))
+    expect((await send(server.baseUrl, 'GET', '/api/schemes/jwt/', { Authorization: `Bearer ${access}` })).body).toEqual(me('bob', access))
     const refreshed = await post('/api/jwt/refresh/', { refresh })
     expect(refreshed.status).toBe(200)
 
