@@ -6,11 +6,14 @@
  * statuses and pagination envelope, is the same on all four, is served by `openApiView`
  * over a real socket, and the real answers of each app are what it documents.
  */
+import { createRequire } from 'node:module'
 import swagger from '@fastify/swagger'
 import { Validator } from '@seriousme/openapi-schema-validator'
+import express from 'express'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { IsAuthenticated } from 'gatehouse'
+import * as ex from 'gatehouse/express'
 import * as fa from 'gatehouse/fastify'
 import { OpenApiAnswers } from '../helpers/openapi-answers.js'
 import { BOOK, BOOK_INPUT, INFO, makeApi, OWN_ROUTES_APPS, policyOptions, TOKEN, type Running } from '../helpers/own-routes-apps.js'
@@ -153,4 +156,31 @@ describe('@fastify/swagger with openApiRoutes(app)', () => {
     // A route without policies keeps @fastify/swagger's own description.
     expect(at(doc, 'paths', '/health', 'get', 'responses', '200')).toBeDefined()
   })
+})
+
+describe('openApiRoutes on Express 4 and 5', () => {
+  // `express4` is the npm alias of Express 4; it ships no types, so it is typed as Express 5's factory.
+  const express4 = createRequire(import.meta.url)('express4') as typeof express
+  for (const [name, factory] of [['Express 4', express4], ['Express 5', express]] as const) {
+    it(`${name}: finds routes in routers mounted at a path, and refuses to guess the path of one mounted at a pattern`, () => {
+      const api = makeApi()
+      const app = factory()
+      const books = factory.Router({ strict: true })
+      const noop: express.RequestHandler = (_req, res) => void res.end()
+      books.get('/books/:id/', ex.policies(api, { name: 'Book' }), noop)
+      const inner = factory.Router()
+      inner.post('/items/', ex.policies(api), noop)
+      books.use('/shop', inner)
+      // Middleware on every method describes no operation.
+      books.use(ex.policies(api))
+      app.use('/api', books)
+      app.get('/top/', ex.policies(api), noop)
+      expect(ex.openApiRoutes(app).map((r) => ('method' in r ? `${r.method} ${r.path}` : r.path))).toEqual(['GET /api/books/:id/', 'POST /api/shop/items/', 'GET /top/'])
+
+      const patterned = factory()
+      patterned.use(/^\/v[0-9]+/, books)
+      expect(() => ex.openApiRoutes(patterned)).toThrow(/openApiRoutes\(router, \{ prefix \}\)/)
+      expect(ex.openApiRoutes(books, { prefix: '/v1' }).map((r) => r.path)).toEqual(['/v1/books/:id/', '/v1/shop/items/'])
+    })
+  }
 })
