@@ -106,7 +106,7 @@ interface PgClient {
  * connection instead of on every request. The name is a digest of the text, so one name
  * never stands for two texts.
  */
-export function withPreparedStatements(pool: { connect(): Promise<unknown>; end(): Promise<void> }, max = 256): PostgresPool {
+export function withPreparedStatements(pool: { connect(): Promise<unknown>; end(): Promise<void>; readonly options?: object }, max = 256): PostgresPool {
   const names = new Map<string, string | null>()
   const nameOf = (text: string): string | undefined => {
     let name = names.get(text)
@@ -137,6 +137,8 @@ export function withPreparedStatements(pool: { connect(): Promise<unknown>; end(
       return wrapper
     },
     end: () => pool.end(),
+    // Kysely 0.29 reads the pool's settings (to cancel a query on another connection).
+    options: pool.options ?? {},
   }
 }
 

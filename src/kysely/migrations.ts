@@ -1,5 +1,6 @@
-import { Migrator, sql, type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationResultSet } from 'kysely'
+import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely'
 import type { DialectName } from './database.js'
+import { runMigrations, type Migration, type MigrationResultSet } from './migration-runner.js'
 import { withStatementTimeout } from './statement-timeout.js'
 import { checkUserTable, type UserTable } from './user-table.js'
 
@@ -126,8 +127,9 @@ export function authMigrations(dialect: DialectName, options: AuthMigrationOptio
 const MIGRATION_STATEMENT_TIMEOUT_MS = 600_000
 
 /**
- * Runs migrations to the latest version, tracked in `tableName`. Throws with the
- * failing migration's name when one fails (nothing half-applied: each runs in a transaction).
+ * Runs migrations to the latest version, tracked in `tableName` (the table format of Kysely's
+ * `Migrator`; works with Kysely 0.28 and 0.29). Throws with the failing migration's name when
+ * one fails (nothing half-applied on PostgreSQL: the pending migrations run in one transaction).
  * Statements may run for up to 10 minutes each (`withStatementTimeout`), not the 2 s a request gets.
  */
 export async function migrate<DB>(
@@ -135,15 +137,9 @@ export async function migrate<DB>(
   migrations: Record<string, Migration>,
   tableName = 'gatehouse_migrations',
 ): Promise<MigrationResultSet> {
-  const migrator = new Migrator({
-    // Migrations create the schema, so they see the database untyped.
-    db: db as unknown as Kysely<unknown>,
-    provider: { getMigrations: async () => migrations },
-    migrationTableName: tableName,
-    migrationLockTableName: `${tableName}_lock`,
-  })
   // A migration may rewrite a big table: it is not held to a request's statement timeout.
-  const result = await withStatementTimeout(MIGRATION_STATEMENT_TIMEOUT_MS, () => migrator.migrateToLatest())
+  // Migrations create the schema, so they see the database untyped.
+  const result = await withStatementTimeout(MIGRATION_STATEMENT_TIMEOUT_MS, () => runMigrations(db as unknown as Kysely<unknown>, migrations, tableName))
   if (result.error !== undefined) {
     const failed = result.results?.find((r) => r.status === 'Error')
     throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${String(result.error)}`, {

@@ -45,6 +45,8 @@ interface PgClient {
 interface PgPool {
   connect(): Promise<unknown>
   end(): Promise<void>
+  /** node-postgres' pool settings: Kysely 0.29 reads them (`PostgresPool.options`). */
+  readonly options?: object
 }
 
 /** Timeouts `guardPool` applies. */
@@ -92,6 +94,7 @@ export function guardPool(pool: PgPool, timeouts: PoolTimeouts): PostgresPool {
       return wrapper
     },
     end: () => pool.end(),
+    options: pool.options ?? {},
   }
 }
 
