@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 
 /**
  * One migration: `up` applies it, `down` (optional) undoes it. The same shape as Kysely's own
@@ -123,14 +123,26 @@ export async function runMigrations(
 
 /** Creates a table unless it exists; a concurrent creator's "already exists" error is not a failure. */
 async function ensureTable(db: Kysely<unknown>, table: string, create: () => Promise<void>): Promise<void> {
-  const exists = async (): Promise<boolean> =>
-    (await db.introspection.getTables({ withInternalKyselyTables: true })).some((t) => t.name === table)
-  if (await exists()) return
+  if (await tableExists(db, table)) return
   try {
     await create()
   } catch (error) {
     // On PostgreSQL `if not exists` still throws when another session creates it at the same moment.
-    if (!(await exists())) throw error
+    if (!(await tableExists(db, table))) throw error
+  }
+}
+
+/**
+ * Whether `table` exists: a query that reads no row of it. (Not `db.introspection`, which
+ * lists every table and, on Kysely 0.28.0, prints a deprecation warning of its own.)
+ * Never inside a transaction: on PostgreSQL a failed statement would abort it.
+ */
+async function tableExists(db: Kysely<unknown>, table: string): Promise<boolean> {
+  try {
+    await sql`select 1 from ${sql.table(table)} where 1 = 0`.execute(db)
+    return true
+  } catch {
+    return false
   }
 }
 
