@@ -2,6 +2,9 @@ import type { ConnectionOptions } from 'node:tls'
 import { Cluster, Redis, type RedisOptions } from 'ioredis'
 import { fromIoredis, type RedisClientOptions, type RedisLike } from './redis-client.js'
 
+/** A node connection's options. ioredis 6 types `replyMapping` as optional-or-undefined where its constructor wants it exact: no gatehouse code sets it. */
+type NodeOptions = Omit<RedisOptions, 'replyMapping'>
+
 /** One seed node of a Redis Cluster. */
 export interface RedisClusterNode {
   readonly host: string
@@ -43,7 +46,7 @@ export interface RedisClusterClient extends RedisLike {
    * (`'end'`), so its owner opens the next one on another node instead of waiting for a
    * node that a failover has removed.
    */
-  subscriberConnection(options?: RedisOptions): Redis
+  subscriberConnection(options?: NodeOptions): Redis
   /** Closes every connection; pending commands fail. */
   close(): Promise<void>
 }
@@ -139,7 +142,7 @@ export function createRedisClusterClient(
   const password = options.password ?? parsed.password
   const tlsOption = options.tls ?? parsed.tls
   const tls: ConnectionOptions | undefined = tlsOption === false ? undefined : tlsOption === true ? {} : tlsOption
-  const nodeOptions: RedisOptions = {
+  const nodeOptions: NodeOptions = {
     commandTimeout: commandTimeoutMs,
     connectTimeout: connectTimeoutMs,
     maxRetriesPerRequest: 1,
@@ -227,7 +230,7 @@ export function createRedisClusterClient(
     set: (key, value, ttlMs) => bounded(() => adapted.set(key, value, ttlMs)),
     del: (key) => bounded(() => adapted.del(key)),
     publish: (channel, message) => bounded(() => connection.publish(channel, message)),
-    subscriberConnection(extra: RedisOptions = {}) {
+    subscriberConnection(extra: NodeOptions = {}) {
       // The nodes the cluster knows now (a promoted replica included), else the seeds.
       const known: RedisClusterNode[] = connection.nodes('all').map((n) => ({ host: n.options.host ?? '127.0.0.1', port: n.options.port ?? 6379 }))
       const candidates = known.length > 0 ? known : parsed.nodes
