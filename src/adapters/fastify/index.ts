@@ -17,7 +17,7 @@ import { isApiError, PayloadTooLarge, UnsupportedMediaType } from '../../core/er
 import { answerHandlerError, resolveGuard, type Guard, type GuardOptions } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { createApiRequest, type RawRequest } from '../../core/request/request-factory.js'
-import type { Route } from '../../core/route.js'
+import { routeParamsMatch, type Route } from '../../core/route.js'
 import { routingPath, targetPath } from '../../core/request/url-decoding.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import type { User } from '../../core/user.js'
@@ -142,7 +142,8 @@ function routeEveryMethod(app: FastifyInstance): void {
   for (const method of METHODS) if (method !== 'CONNECT' && !known.has(method)) app.addHttpMethod(method)
 }
 
-function mountOne(app: FastifyInstance, path: string, view: ApiView, views: Map<string, ApiView>): void {
+function mountOne(app: FastifyInstance, r: Route, views: Map<string, ApiView>): void {
+  const { path, view } = r
   // Keyed as Fastify reports the route (`request.routeOptions.url`), register prefix included.
   views.set(`${app.prefix}${path}`, view)
   app.route({
@@ -153,6 +154,8 @@ function mountOne(app: FastifyInstance, path: string, view: ApiView, views: Map<
     // without a route `schema` (which would make Fastify validate and serialize).
     config: { swaggerTransform: swaggerTransformFor(view) },
     handler: async (request, reply) => {
+      // A parameter the route's converter refuses (`{ id: 'int' }` and `/abc/`): no route, as in Django.
+      if (!routeParamsMatch(r, stringParams(request.params))) return reply.callNotFound()
       const url = requestUrl(request)
       if (url === null) return writeResponse(reply, INVALID_HOST_RESPONSE)
       return writeResponse(reply, await view.handle(toApiRequest(request, url)))
@@ -206,7 +209,7 @@ const viewsPlugin: FastifyPluginAsync<ViewsPluginOptions> = async (scope, option
   const views = new Map<string, ApiView>()
   installDrfScope(scope, views)
   routeEveryMethod(scope)
-  for (const r of options.routes) mountOne(scope, r.path, r.view, views)
+  for (const r of options.routes) mountOne(scope, r, views)
 }
 
 /**

@@ -10,7 +10,7 @@ import { answerHandlerError, resolveGuard, type Guard, type GuardOptions } from 
 import type { RequestContext } from '../../core/pipeline.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import { createApiRequest } from '../../core/request/request-factory.js'
-import type { Route } from '../../core/route.js'
+import { routeParamsMatch, type Route } from '../../core/route.js'
 import { routingPath, targetPath } from '../../core/request/url-decoding.js'
 import type { User } from '../../core/user.js'
 import { clientAddress, type ConnInfoReader } from './client-address.js'
@@ -237,8 +237,12 @@ function rawPathOf(url: string): string {
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any Hono app, whatever its env and schema
 export function mountRoutes<A extends Hono<any, any, any>>(app: A, routes: readonly Route[], options: HonoOptions = {}): A {
-  for (const { path, view } of routes) {
-    app.all(path, async (c) => toResponse(await view.handle(toApiRequest(c, options))))
+  for (const r of routes) {
+    app.all(r.path, async (c, next) => {
+      // A parameter the route's converter refuses (`{ id: 'int' }` and `/abc/`): no route, as in Django.
+      if (!routeParamsMatch(r, c.req.param() as Record<string, string>)) return next()
+      return toResponse(await r.view.handle(toApiRequest(c, options)))
+    })
   }
   return app
 }
