@@ -107,6 +107,7 @@ export type { JsonObject, JsonValue, OpenApiSecurityScheme, OpenApiParameter, Op
 export { openApiDocument, type OpenApiDocument, type OpenApiDocumentOptions } from './openapi/document.js'
 export { openApiView, type OpenApiViewOptions } from './openapi/openapi-view.js'
 export { describeHandler } from './openapi/describe-handler.js'
+export { policyRoute, type DescribedRoute, type OpenApiRouteOptions, type PolicyRoute } from './openapi/policy-route.js'
 export { namedSchema } from './core/named-schema.js'
 export type { OpenApiLicense } from './openapi/document.js'
 export { resolveJwtSettings, type JwtSettings, type ResolvedJwtSettings } from './jwt/jwt-settings.js'

@@ -296,7 +296,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
   const loginFailures =
     config.loginFailures === undefined
       ? undefined
-      : new LoginFailureThrottle({ store: throttleStore, rate: config.loginFailures, numProxies: config.numProxies ?? 0 })
+      : new LoginFailureThrottle({ store: throttleStore, rate: config.loginFailures })
   const schemes = {
     // DRF tokens first (a 44-character gth_ token is skipped there without a query), then named tokens.
     token: new TokenAuthentication({ tokens: chainTokenStores(tokens, namedTokens), users, cache: tokenCache }),

@@ -5,6 +5,7 @@ import type { ApiResponse } from '../core/api-response.js'
 import type { Handler } from '../core/view.js'
 import { csrfCookieHeader, expiredSessionCookieHeader, newSessionKey, sessionCookieHeader } from '../views/session-cookies.js'
 import { csrfRefusal, pageCsrf, sessionUser } from './admin-auth.js'
+import { failureUsername } from '../throttling/login-failure-throttle.js'
 import { adminHandler, formField } from './admin-handler.js'
 import type { ResolvedAdminOptions } from './admin-options.js'
 import { csrfInput, h, htmlResponse, redirect, renderPage } from './admin-page.js'
@@ -57,7 +58,7 @@ export function loginHandlers(options: ResolvedAdminOptions): { GET: Handler; PO
     const next = safeNext(formField(data, 'next'), options.prefix)
     if (username === '' || password === '' || username.length > 150) return loginForm(req, options, next, STAFF_LOGIN_MESSAGE, username.slice(0, 150), 200)
     const check = (): ReturnType<typeof options.users.authenticate> => options.users.authenticate(username, password)
-    const user = options.loginFailures === undefined ? await check() : await options.loginFailures.guard(req, username, check)
+    const user = options.loginFailures === undefined ? await check() : await options.loginFailures.guard(req, failureUsername(options.users, username), check)
     // Not staff answers as a wrong password does (Django's admin): the form says nothing about the account.
     if (user === null || !user.isStaff) return loginForm(req, options, next, STAFF_LOGIN_MESSAGE, username, 200)
     const previous = req.cookie(options.cookies.cookieName)

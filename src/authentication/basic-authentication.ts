@@ -6,13 +6,13 @@ import {
   splitAuthorizationHeader,
 } from '../http/authorization-header.js'
 import type { UserStore } from '../stores/user-store.js'
-import type { LoginFailureThrottle } from '../throttling/login-failure-throttle.js'
+import { failureUsername, type LoginFailureThrottle } from '../throttling/login-failure-throttle.js'
 import type { OpenApiSecurityScheme } from '../core/openapi-types.js'
 import type { Authenticated, AuthenticationScheme } from './authentication-scheme.js'
 
 /** Options for `BasicAuthentication`. */
 export interface BasicAuthenticationOptions {
-  readonly users: Pick<UserStore, 'authenticate'>
+  readonly users: Pick<UserStore, 'authenticate' | 'canonicalUsername'>
   /** The realm in `WWW-Authenticate: Basic realm="…"`. @default 'api' */
   readonly realm?: string
   /**
@@ -29,7 +29,7 @@ export interface BasicAuthenticationOptions {
  */
 export class BasicAuthentication implements AuthenticationScheme<null> {
   readonly name: string = 'BasicAuthentication'
-  private readonly users: Pick<UserStore, 'authenticate'>
+  private readonly users: Pick<UserStore, 'authenticate' | 'canonicalUsername'>
   private readonly realm: string
   private readonly loginFailures: LoginFailureThrottle | undefined
 
@@ -58,7 +58,7 @@ export class BasicAuthentication implements AuthenticationScheme<null> {
     if (this.loginFailures === undefined) return this.authenticateCredentials(username, password)
     // A failed check throws AuthenticationFailed: told to the throttle as `null`, then rethrown.
     let failure: AuthenticationFailed | null = null
-    const outcome = await this.loginFailures.guard(req, username, async () => {
+    const outcome = await this.loginFailures.guard(req, failureUsername(this.users, username), async () => {
       try {
         return await this.authenticateCredentials(username, password)
       } catch (error) {

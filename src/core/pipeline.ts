@@ -4,6 +4,7 @@ import { schemeName, type AuthenticationScheme } from './authentication-scheme.j
 import { isAllowedHost } from './allowed-hosts.js'
 import { isApiError, NotAuthenticated, ParseError, PermissionDenied, Throttled, WrappedSchemeError } from './errors.js'
 import type { PolicyContext, ViewInfo } from './policy-context.js'
+import { rememberSettings } from './request-settings.js'
 import type { Settings } from './settings.js'
 import type { User } from './user.js'
 
@@ -46,6 +47,7 @@ export async function authenticate(
   settings: Settings,
   consulted?: AuthenticationScheme[],
 ): Promise<Identity> {
+  rememberSettings(req, settings)
   for (const scheme of settings.authentication) {
     consulted?.push(scheme)
     let result

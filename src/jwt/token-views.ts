@@ -41,7 +41,7 @@ export interface JwtBlacklistViewOptions extends JwtViewOptions {
 /** Options for `jwtObtainPairView`. */
 export interface JwtObtainPairOptions extends JwtViewOptions {
   /** Checks the credentials; with the `updateLastLogin` setting, also records the login (`updateLastLogin`). */
-  readonly users: Pick<UserStore, 'authenticate' | 'updateLastLogin'>
+  readonly users: Pick<UserStore, 'authenticate' | 'updateLastLogin' | 'canonicalUsername'>
   /** Counts failed password checks; past its rate the view answers 429. Share it with the other login views. @default none */
   readonly loginFailures?: LoginFailureThrottle | undefined
 }

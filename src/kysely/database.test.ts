@@ -80,4 +80,25 @@ describe('redactUrl', () => {
       }),
     )
   })
+
+  it('masks a password given as a query parameter (password, sslpassword, any case, percent-encoded name)', () => {
+    expect(redactUrl('postgres://app@db/app?password=hunter2')).toBe('postgres://***@db/app?password=***')
+    expect(redactUrl('postgres://db/app?sslmode=require&SSLPassword=hunter2&application_name=x')).toBe('postgres://db/app?sslmode=require&SSLPassword=***&application_name=x')
+    expect(redactUrl('postgresql://db/app?pass%77ord=hunter2')).toBe('postgresql://db/app?pass%77ord=***')
+    // An `@` in the query masks up to it, and the parameter after it still.
+    expect(redactUrl('postgres://db/app?user=a@b&password=hunter2')).toBe('postgres://***@b&password=***')
+    expect(redactUrl('postgres://db/app?passwords=shown&user=x')).toBe('postgres://db/app?passwords=shown&user=x')
+  })
+
+  it('never shows a password given as a query parameter, among others (property)', () => {
+    const name = fc.constantFrom('password', 'sslpassword').chain((n) => fc.array(fc.boolean(), { minLength: n.length, maxLength: n.length }).map((upper) => [...n].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join('')))
+    const other = fc.tuple(fc.constantFrom('sslmode', 'user', 'application_name', 'host'), fc.string()).map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+    fc.assert(
+      fc.property(fc.constantFrom('postgres', 'postgresql'), fc.array(other, { maxLength: 3 }), name, fc.string({ minLength: 1 }), fc.array(other, { maxLength: 3 }), (scheme, before, key, password, after) => {
+        const query = [...before, `${key}=${encodeURIComponent(password)}`, ...after].join('&')
+        const expected = [...before, `${key}=***`, ...after].join('&')
+        expect(redactUrl(`${scheme}://db.example/app?${query}`)).toBe(`${scheme}://db.example/app?${expected}`)
+      }),
+    )
+  })
 })

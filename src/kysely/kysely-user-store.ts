@@ -51,6 +51,14 @@ export interface KyselyUserStoreOptions<DB = AuthDatabase> {
    * @default DEFAULT_USER_TABLE (gatehouse's own `gatehouse_users`)
    */
   readonly userTable?: UserTableOf<DB>
+  /**
+   * The one spelling your username column finds a name by, when its lookup is not exact: for
+   * a `citext` (PostgreSQL) or `COLLATE NOCASE` (SQLite) column,
+   * `(name) => name.toLowerCase()`. `LoginFailureThrottle` counts failures under it, so case
+   * variants of one account share its budget instead of each having their own.
+   * @default the name as sent (gatehouse's own table matches exactly)
+   */
+  readonly canonicalUsername?: ((username: string) => string) | undefined
 }
 
 /** What `KyselyUserStore`'s options must add for database `DB`: `userTable`, when `DB` has no `gatehouse_users`. */
@@ -96,6 +104,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
   private readonly verifyUniform: (password: string, encoded: string | null) => Promise<boolean>
   private readonly invalidation: InvalidationBus | undefined
   private readonly onUserCreated: UserCreatedHook | undefined
+  private readonly canonical: ((username: string) => string) | undefined
 
   /** @throws ConfigurationError when `userTable` lacks a table, `id`, `username` or `password`, or its `idType` is unknown. */
   constructor(options: KyselyUserStoreOptions<DB> & RequiredUserTable<DB>) {
@@ -114,6 +123,12 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     }
     this.invalidation = options.invalidation
     this.onUserCreated = options.onUserCreated
+    this.canonical = options.canonicalUsername
+  }
+
+  /** The spelling lookups resolve `username` by: the `canonicalUsername` option's, else `username`. */
+  canonicalUsername(username: string): string {
+    return this.canonical === undefined ? username : this.canonical(username)
   }
 
   /** True when `id` can be an id of this table; anything else would be a driver error on PostgreSQL. */

@@ -5,7 +5,8 @@ import { namedSchema, schemaName } from '../core/named-schema.js'
 import type { JsonObject, JsonValue, OperationDescription } from '../core/openapi-types.js'
 import type { Paginator } from '../core/paginator.js'
 import type { Settings } from '../core/settings.js'
-import { HANDLER_METHODS, type ApiView, type Handler, type HandlerMethod } from '../core/view.js'
+import { HANDLER_METHODS, type ApiView, type HandlerMethod } from '../core/view.js'
+import type { PolicyRoute } from './policy-route.js'
 import { toOpenApi30 } from './openapi-30.js'
 import {
   ERROR_SCHEMA,
@@ -15,6 +16,29 @@ import {
   VALIDATION_ERROR_SCHEMA_NAME,
   errorResponse,
 } from './error-responses.js'
+
+/**
+ * What an operation is described from besides its handler's own description: a view, or
+ * an own route's `policies()`. One description path for both styles; they differ only in
+ * what a view adds (format negotiation, 405) and in the bodies each reads.
+ */
+interface OperationSource {
+  readonly name: string | undefined
+  readonly description: string | undefined
+  /** The resolved settings: schemes, permissions, throttles, paginator. */
+  readonly settings: Settings
+  /**
+   * A DRF-style view: it negotiates a format (`?format=` unknown: 404; `Accept`: 406), answers
+   * 405 for a method it lacks, and parses JSON, form and multipart bodies. An own route answers
+   * JSON, its body read by the app (JSON), and its framework answers unknown methods.
+   */
+  readonly view: boolean
+  /** List `text/html` beside JSON (a view rendering HTML, when the document asks). */
+  readonly html: boolean
+}
+
+/** The media types an own route's body is described with: the app reads it, as JSON. */
+const OWN_ROUTE_MEDIA_TYPES: readonly string[] = ['application/json']
 
 /** A mutable OpenAPI document the builder writes into (a fresh one, or @fastify/swagger's). */
 export interface OpenApiTarget {
@@ -172,33 +196,47 @@ export class OpenApiBuilder {
 
   /** Describes `view` at `path` (`:name` parameters, as routes declare them). */
   addRoute(path: string, view: ApiView): void {
-    const { path: openPath, params } = openApiPath(path)
-    const item = (this.target.paths[openPath] ??= {})
-    const handlers = view.declared.handlers
+    const declared = view.declared
+    const source: OperationSource = { name: declared.name, description: declared.description, settings: view.settings, view: true, html: this.html && view.formats.includes('html') }
+    const operations: Partial<Record<HandlerMethod, OperationDescription>> = {}
     for (const method of HANDLER_METHODS) {
-      const handler = handlers[method]
-      if (handler !== undefined) item[method.toLowerCase()] = this.written(this.refs(this.operation(path, params, view, method, handler)))
+      const handler = declared.handlers[method]
+      if (handler !== undefined) operations[method] = handler.openApi ?? {}
     }
+    this.addOperations(path, source, operations)
     // A method the path does not list answers 405: OpenAPI has no place for it in a path, so it is a reusable response.
     this.component('responses', METHOD_NOT_ALLOWED, errorResponse(405, { $ref: this.errorRef() }, "A method a path does not list: 405 with `Allow`, once the path's authentication, permissions and throttles passed (they answer first, as for the path's operations)."))
+  }
+
+  /** Describes one operation of an app's own route guarded by `policies()`. */
+  addPolicyRoute(route: PolicyRoute): void {
+    const source: OperationSource = { name: route.name, description: undefined, settings: route.guard.settings, view: false, html: false }
+    this.addOperations(route.path, source, { [route.method]: route.openApi })
+  }
+
+  private addOperations(path: string, source: OperationSource, operations: Partial<Record<HandlerMethod, OperationDescription>>): void {
+    const { path: openPath, params } = openApiPath(path)
+    const item = (this.target.paths[openPath] ??= {})
+    for (const method of HANDLER_METHODS) {
+      const d = operations[method]
+      if (d !== undefined) item[method.toLowerCase()] = this.written(this.refs(this.operation(path, params, source, method, d)))
+    }
   }
 
   private errorRef(): string {
     return `#/components/schemas/${this.component('schemas', ERROR_SCHEMA_NAME, ERROR_SCHEMA)}`
   }
 
-  private operation(path: string, pathParams: readonly string[], view: ApiView, method: HandlerMethod, handler: Handler): JsonObject {
-    const declared = view.declared
-    const settings = view.settings
-    const d: OperationDescription = handler.openApi ?? {}
+  private operation(path: string, pathParams: readonly string[], source: OperationSource, method: HandlerMethod, d: OperationDescription): JsonObject {
+    const settings = source.settings
     const op: Record<string, JsonValue> = {}
 
-    const name = declared.name ?? ''
+    const name = source.name ?? ''
     const base = pascal(name) || pascal(path) || 'Root'
     op['operationId'] = this.uniqueOperationId(action(method, d.list !== undefined) + base)
     const summary = d.summary ?? (name === '' ? undefined : name)
     if (summary !== undefined) op['summary'] = summary
-    const description = d.description ?? declared.description
+    const description = d.description ?? source.description
     if (description !== undefined && description !== '') op['description'] = description
     const tag = tagOf(path)
     const tags = d.tags ?? (tag === null ? [] : [tag])
@@ -215,7 +253,7 @@ export class OpenApiBuilder {
 
     if (d.requestBody !== undefined) {
       const content: Record<string, JsonValue> = {}
-      for (const media of DEFAULT_PARSED_MEDIA_TYPES) content[media] = { schema: d.requestBody }
+      for (const media of source.view ? DEFAULT_PARSED_MEDIA_TYPES : OWN_ROUTE_MEDIA_TYPES) content[media] = { schema: d.requestBody }
       op['requestBody'] = { required: true, content }
     }
 
@@ -223,7 +261,7 @@ export class OpenApiBuilder {
     op['security'] = [...security]
     if (undescribed.length > 0) op['x-undescribed-authentication'] = undescribed
 
-    op['responses'] = this.responses(d, paginator, pathParams.length > 0, view, anonymous)
+    op['responses'] = this.responses(d, paginator, pathParams.length > 0, source, anonymous)
     return op
   }
 
@@ -255,8 +293,8 @@ export class OpenApiBuilder {
     return { security, undescribed, anonymous }
   }
 
-  private responses(d: OperationDescription, paginator: Paginator | null, hasParams: boolean, view: ApiView, anonymous: boolean): JsonObject {
-    const settings = view.settings
+  private responses(d: OperationDescription, paginator: Paginator | null, hasParams: boolean, source: OperationSource, anonymous: boolean): JsonObject {
+    const settings = source.settings
     const responses: Record<string, JsonValue> = {}
     const status = d.status ?? 200
     const success: Record<string, JsonValue> = { description: reasonPhrase(status) ?? 'Success' }
@@ -278,7 +316,10 @@ export class OpenApiBuilder {
     responses[String(status)] = success
 
     const error = { $ref: this.errorRef() }
-    const errors = new Set<number>([404, 406, ...(d.errors ?? [])])
+    // A view negotiates: an unknown `?format=` is a 404, an `Accept` it cannot render a 406.
+    // An own route answers JSON without negotiating; its 404s are its handler's to list.
+    const errors = new Set<number>([...(source.view ? [404, 406] : []), ...(d.errors ?? [])])
+    if (!source.view && paginator !== null) errors.add(404)
     // Only a handler that reads a body (and says so) answers a body's 400 and 415.
     const readsBody = d.requestBody !== undefined
     if (readsBody) errors.add(400).add(415)
@@ -296,12 +337,12 @@ export class OpenApiBuilder {
           content: { 'application/json': { schema: { anyOf: [invalid, error] } } },
         }
       } else if (code === 404) {
-        const why = paginator !== null ? 'an invalid page or cursor, or ' : hasParams ? 'no such object, or ' : ''
-        responses['404'] = errorResponse(404, error, `Not found: ${why}an unknown \`?format=\`.`)
+        const why = [...(paginator !== null ? ['an invalid page or cursor'] : hasParams ? ['no such object'] : []), ...(source.view ? ['an unknown `?format=`'] : [])]
+        responses['404'] = errorResponse(404, error, why.length === 0 ? undefined : `Not found: ${why.join(', or ')}.`)
       } else {
         responses[String(code)] = errorResponse(code, error)
       }
     }
-    return this.html && view.formats.includes('html') ? withHtmlPages(responses) : responses
+    return source.html ? withHtmlPages(responses) : responses
   }
 }

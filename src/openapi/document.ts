@@ -1,6 +1,6 @@
 import type { JsonObject, JsonValue } from '../core/openapi-types.js'
-import type { Route } from '../core/route.js'
 import { OpenApiBuilder, type OpenApiTarget } from './builder.js'
+import type { DescribedRoute } from './policy-route.js'
 
 /** The Info Object's License Object: `name`, and an SPDX `identifier` or a `url`. */
 export interface OpenApiLicense {
@@ -38,7 +38,10 @@ export interface OpenApiDocument {
 }
 
 /**
- * The OpenAPI 3.1 document of `routes`, for any framework: an operation per handler, with
+ * The OpenAPI 3.1 document of `routes`, for any framework: DRF-style views
+ * (`route(path, view)`) and the app's own routes guarded by `policies()` (`openApiRoutes(app)`
+ * finds both on Fastify, Express and Hono; `policyRoute` declares one on node:http), one
+ * description path for both. An operation per handler, with
  * its security requirements (from the view's schemes and permissions), pagination
  * parameters and paginated response (from its paginator), path parameters, request body
  * and the error responses its schemes, policies and body can give. Every piece describes
@@ -52,10 +55,13 @@ export interface OpenApiDocument {
  * @example
  * const doc = openApiDocument(routes, { info: { title: 'Books', version: '1.0.0' } })
  */
-export function openApiDocument(routes: readonly Route[], options: OpenApiDocumentOptions): OpenApiDocument {
+export function openApiDocument(routes: readonly DescribedRoute[], options: OpenApiDocumentOptions): OpenApiDocument {
   const target: OpenApiTarget = { paths: {}, components: { securitySchemes: {}, schemas: {} } }
   const builder = new OpenApiBuilder(target, { html: options.html ?? false })
-  for (const r of routes) builder.addRoute(r.path, r.view)
+  for (const r of routes) {
+    if ('view' in r) builder.addRoute(r.path, r.view)
+    else builder.addPolicyRoute(r)
+  }
   const info: Record<string, JsonValue> = { title: options.info.title, version: options.info.version }
   if (options.info.description !== undefined) info['description'] = options.info.description
   const license = options.info.license

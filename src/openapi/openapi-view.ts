@@ -1,16 +1,17 @@
 import { jsonResponse, type ApiResponse } from '../core/api-response.js'
-import type { Route } from '../core/route.js'
 import type { RequestContext, ViewOptions } from '../core/view.js'
 import { AllowAny } from '../permissions/allow-any.js'
 import { openApiDocument, type OpenApiDocument, type OpenApiDocumentOptions } from './document.js'
+import type { DescribedRoute } from './policy-route.js'
 
 /** Options of `openApiView`. */
 export interface OpenApiViewOptions extends OpenApiDocumentOptions {
   /**
    * The routes to describe. A function, so the view can describe a list that includes its
-   * own route: it is called once, on the first request.
+   * own route: it is called once, on the first request (`() => openApiRoutes(app)` finds
+   * them then, on Fastify, Express and Hono).
    */
-  readonly routes: () => readonly Route[]
+  readonly routes: () => readonly DescribedRoute[]
   /** @default 'OpenAPI Schema' */
   readonly name?: string
 }
@@ -41,7 +42,7 @@ export function openApiView(options: OpenApiViewOptions): ViewOptions {
   let ownPath: string | null = null
   const get = async (ctx: RequestContext): Promise<ApiResponse> => {
     const all = routes()
-    ownPath ??= all.find((r) => r.view.declared.handlers.GET === get)?.path ?? ''
+    ownPath ??= all.find((r) => 'view' in r && r.view.declared.handlers.GET === get)?.path ?? ''
     const path = ctx.request.url.pathname
     const prefix = ownPath !== '' && path.length > ownPath.length && path.endsWith(ownPath) ? path.slice(0, -ownPath.length) : ''
     let document = documents.get(prefix)

@@ -76,6 +76,14 @@ export interface UserStore {
    * @returns false when there is no such user (or the store keeps no such column).
    */
   updateLastLogin?(userId: UserId, at: Date): Promise<boolean>
+  /**
+   * Optional: the one spelling of `username` that `authenticate` and `findByUsername`
+   * resolve it by (django-axes' `AXES_USERNAME_CALLABLE`). A store whose lookup ignores case
+   * (a `citext` or `COLLATE NOCASE` column) answers `username.toLowerCase()`, so that
+   * `LoginFailureThrottle` counts `Alice`, `ALICE` and `alice` as one account, not three
+   * budgets. Absent: names are counted as sent (right for an exact, case-sensitive lookup).
+   */
+  canonicalUsername?(username: string): string
   /** Optional: a page of users by username, optionally searched (what the admin pages list). */
   list?(query: UserListQuery): Promise<UserListPage>
 }

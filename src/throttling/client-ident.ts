@@ -2,7 +2,7 @@ import type { ApiRequest } from '../core/api-request.js'
 import { ipFamily, parseIp } from '../core/net/ip-address.js'
 
 /** The ident used when the peer address is unknown (an adapter without a socket). */
-const UNKNOWN = 'unknown'
+export const UNKNOWN_CLIENT = 'unknown'
 
 /** The 16-bit groups of an IPv6 address (`::` expanded, a trailing dotted IPv4 as two groups); `null` if malformed. */
 function ipv6Groups(address: string): number[] | null {
@@ -54,7 +54,7 @@ export function clientNetwork(address: string, ipv6Prefix = 64): string {
  */
 export function clientIdent(req: ApiRequest, numProxies: number, ipv6Prefix = 64): string {
   const normalise = (address: string): string => clientNetwork(address, ipv6Prefix)
-  const peer = req.remoteAddress === null || req.remoteAddress === '' ? UNKNOWN : normalise(req.remoteAddress)
+  const peer = req.remoteAddress === null || req.remoteAddress === '' ? UNKNOWN_CLIENT : normalise(req.remoteAddress)
   if (numProxies <= 0) return peer
   const forwarded = req.headers.get('x-forwarded-for')
   if (forwarded === null) return peer

@@ -1,9 +1,11 @@
 import type { ApiRequest } from '../core/api-request.js'
 import { ConfigurationError, Throttled } from '../core/errors.js'
+import { settingsOf } from '../core/request-settings.js'
 import { randomBytes } from '../crypto/random.js'
 import { sha256Hex } from '../crypto/sha256.js'
 import { bytesToBase64Url } from '../core/encoding/base64.js'
-import { clientIdent } from './client-ident.js'
+import type { UserStore } from '../stores/user-store.js'
+import { clientIdent, UNKNOWN_CLIENT } from './client-ident.js'
 import { parseRate, type Rate } from './rate.js'
 import { throttleWait, type Clock } from './simple-rate-throttle.js'
 import type { ReservationHit, ReservingThrottleStore } from './throttle-store.js'
@@ -51,10 +53,17 @@ export interface LoginFailureThrottleOptions {
   readonly waitForSlotMs?: number
   /**
    * Trusted proxies in front of the app, to find the client address in `X-Forwarded-For`
-   * (see `clientIdent`). Pass the API's `numProxies`.
-   * @default 0 (the socket's peer address)
+   * (see `clientIdent`), as the rate throttles do.
+   * @default the `numProxies` of the API (the view's settings) the request is answered by; 0 outside a view
    */
   readonly numProxies?: number
+  /**
+   * Told once, the first time a request's client address is unknown (an adapter that gives
+   * no peer address: Hono on Workers without `getConnInfo`). Such checks are counted per
+   * username only (see the class), never against one address all clients would share.
+   * @default console.warn
+   */
+  readonly warn?: (message: string) => void
   /** IPv6 clients count as their whole network of this prefix length. @default 64 */
   readonly ipv6Prefix?: number
   /** Prepended to every key in the store. @default 'login_failures_' */
@@ -128,7 +137,15 @@ const LOOSER_BY = 10
  * - A success does not clear earlier failures (django-axes' `AXES_RESET_ON_SUCCESS` is off by
  *   default too): failures age out of the window.
  * - Usernames are keyed by their SHA-256 (bounded key size, no user text in Redis keys);
- *   unknown usernames count like known ones, so the 429 reveals nothing about accounts.
+ *   unknown usernames count like known ones, so the 429 reveals nothing about accounts. The
+ *   name is the user store's `canonicalUsername` of the one sent, when the store has it
+ *   (django-axes' `AXES_USERNAME_CALLABLE`): case variants of one account share its budgets.
+ * - **The client address comes from the API's `numProxies`** (or the option), as the rate
+ *   throttles find it: behind a proxy, each client counts apart, not the proxy for all.
+ * - **An unknown client address** (no peer address, as on Hono on Workers without
+ *   `getConnInfo`) is one identity every client would share, so it carries no pair or
+ *   address budget: such a check counts per username only (at `usernameRate`, or its
+ *   default when that is off), and `warn` is told once.
  *
  * @example
  * const loginFailures = new LoginFailureThrottle({ store: new MemoryThrottleStore(), rate: '5/min' })
@@ -146,8 +163,12 @@ export class LoginFailureThrottle {
   private readonly store: ReservingThrottleStore
   private readonly reservationMs: number
   private readonly waitForSlotMs: number
-  private readonly numProxies: number
+  private readonly numProxies: number | undefined
   private readonly ipv6Prefix: number
+  private readonly warn: (message: string) => void
+  private warnedUnknownClient = false
+  /** The per-username budget of a check from an unknown address (`usernameRate`, or its default when off). */
+  private readonly unknownClientRate: Rate
   private readonly keyPrefix: string
   private readonly now: Clock
 
@@ -160,7 +181,9 @@ export class LoginFailureThrottle {
     this.clientRate = optionalRate(options.clientRate, looser)
     this.reservationMs = options.reservationMs ?? 2_000
     this.waitForSlotMs = options.waitForSlotMs ?? 1_000
-    this.numProxies = options.numProxies ?? 0
+    this.numProxies = options.numProxies
+    this.warn = options.warn ?? ((message) => console.warn(message))
+    this.unknownClientRate = this.usernameRate ?? looser
     this.ipv6Prefix = options.ipv6Prefix ?? 64
     this.keyPrefix = options.keyPrefix ?? 'login_failures_'
     this.now = options.now ?? Date.now
@@ -170,7 +193,7 @@ export class LoginFailureThrottle {
     if (!Number.isSafeInteger(this.waitForSlotMs) || this.waitForSlotMs < 0) {
       throw new ConfigurationError('ERR_INVALID_SETTING', 'LoginFailureThrottle option "waitForSlotMs" must be a non-negative integer')
     }
-    if (!Number.isInteger(this.numProxies) || this.numProxies < 0) {
+    if (this.numProxies !== undefined && (!Number.isInteger(this.numProxies) || this.numProxies < 0)) {
       throw new ConfigurationError('ERR_INVALID_SETTING', 'LoginFailureThrottle option "numProxies" must be a non-negative integer')
     }
     if (!Number.isInteger(this.ipv6Prefix) || this.ipv6Prefix < 0 || this.ipv6Prefix > 128) {
@@ -178,9 +201,13 @@ export class LoginFailureThrottle {
     }
   }
 
-  /** The store keys a check by `username` from this request's client counts against. */
+  /**
+   * The store keys a check by `username` from this request's client counts against. The
+   * address is found with `numProxies` (the option, else the API's setting); an unknown one is
+   * `unknown` (see `guard`, which then counts `user` only).
+   */
   keys(req: ApiRequest, username: string): LoginFailureKeys {
-    const client = clientIdent(req, this.numProxies, this.ipv6Prefix)
+    const client = this.client(req)
     const user = digest(username)
     return {
       // The digest of the username keeps user text out of the key; the address is appended as is.
@@ -263,8 +290,24 @@ export class LoginFailureThrottle {
     return { id, reserved, refused }
   }
 
+  /** The request's client address for the keys, with the option's or the API's `numProxies`. */
+  private client(req: ApiRequest): string {
+    return clientIdent(req, this.numProxies ?? settingsOf(req)?.numProxies ?? 0, this.ipv6Prefix)
+  }
+
   private budgets(req: ApiRequest, username: string): Budget[] {
     const keys = this.keys(req, username)
+    if (this.client(req) === UNKNOWN_CLIENT) {
+      // Every client shares this one identity: a pair or address budget on it would let five
+      // wrong passwords from anyone lock the owner out, and spraying lock every login out.
+      if (!this.warnedUnknownClient) {
+        this.warnedUnknownClient = true
+        this.warn(
+          'gatehouse: LoginFailureThrottle: the client address is unknown (the adapter gives none: on Hono, pass getConnInfo); failed logins are counted per username only until it is known',
+        )
+      }
+      return [{ key: keys.user, rate: this.unknownClientRate }]
+    }
     const budgets: Budget[] = [{ key: keys.pair, rate: this.rate }]
     if (this.usernameRate !== null) budgets.push({ key: keys.user, rate: this.usernameRate })
     if (this.clientRate !== null) budgets.push({ key: keys.client, rate: this.clientRate })
@@ -275,6 +318,16 @@ export class LoginFailureThrottle {
   private async cancel(reserved: readonly Budget[], id: string): Promise<void> {
     await Promise.all(reserved.map(({ key }) => this.store.cancel(key, id).catch(() => undefined)))
   }
+}
+
+/**
+ * The name failed logins for `username` are counted under: the user store's
+ * `canonicalUsername` of it (a store that finds users case-insensitively folds case there),
+ * else `username` as sent. Every spelling the store resolves to one account then shares
+ * that account's budget.
+ */
+export function failureUsername(users: Pick<UserStore, 'canonicalUsername'>, username: string): string {
+  return users.canonicalUsername === undefined ? username : users.canonicalUsername(username)
 }
 
 function digest(username: string): string {

@@ -2,7 +2,7 @@ import type { ApiRequest } from '../core/api-request.js'
 import { ValidationError } from '../core/errors.js'
 import type { StoredUser } from '../core/user.js'
 import type { UserStore } from '../stores/user-store.js'
-import type { LoginFailureThrottle } from '../throttling/login-failure-throttle.js'
+import { failureUsername, type LoginFailureThrottle } from '../throttling/login-failure-throttle.js'
 import { NON_FIELD_ERRORS_KEY, validateCharFields } from './char-fields.js'
 
 /** DRF's `AuthTokenSerializer` message for a wrong password, an unknown user or an inactive one alike. */
@@ -16,13 +16,13 @@ export const INVALID_CREDENTIALS_MESSAGE = 'Unable to log in with provided crede
  */
 export async function checkCredentials(
   req: ApiRequest,
-  users: Pick<UserStore, 'authenticate'>,
+  users: Pick<UserStore, 'authenticate' | 'canonicalUsername'>,
   username: string,
   password: string,
   loginFailures?: LoginFailureThrottle,
 ): Promise<StoredUser | null> {
   if (loginFailures === undefined) return users.authenticate(username, password)
-  return loginFailures.guard(req, username, () => users.authenticate(username, password))
+  return loginFailures.guard(req, failureUsername(users, username), () => users.authenticate(username, password))
 }
 
 /**
@@ -37,7 +37,7 @@ export async function checkCredentials(
  */
 export async function authenticateCredentials(
   req: ApiRequest,
-  users: Pick<UserStore, 'authenticate'>,
+  users: Pick<UserStore, 'authenticate' | 'canonicalUsername'>,
   loginFailures?: LoginFailureThrottle,
 ): Promise<StoredUser> {
   const { username, password } = validateCharFields(

@@ -24,7 +24,7 @@ export interface LoginViewOptions extends SessionCookieOptions {
    * Checks the username and password (inactive users never authenticate); with
    * `sessionAuthHash`, the session keeps it so a later password change ends it.
    */
-  readonly users: Pick<UserStore, 'authenticate' | 'sessionAuthHash'>
+  readonly users: Pick<UserStore, 'authenticate' | 'sessionAuthHash' | 'canonicalUsername'>
   /** Where the new session is written (and the previous one deleted). */
   readonly sessions: Pick<SessionStore, 'save' | 'delete'>
   /** @default 'Login' */

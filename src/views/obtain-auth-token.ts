@@ -32,7 +32,7 @@ export type TokenResponseFields = ((
 /** Options for `obtainAuthTokenView`. */
 export interface ObtainAuthTokenOptions {
   /** Checks the username and password (inactive users never authenticate). */
-  readonly users: Pick<UserStore, 'authenticate'>
+  readonly users: Pick<UserStore, 'authenticate' | 'canonicalUsername'>
   /** Gives the user's token, creating it when missing (same key on every call). */
   readonly tokens: Pick<TokenStore, 'getOrCreate'>
   /** Shown in OPTIONS metadata. @default 'Obtain Auth Token' */

@@ -2,6 +2,8 @@
 // plaintext keys: it issues named tokens (digests only), while before the migration it is
 // DRF's get-or-create. Real HTTP, the command line run on the server's own database.
 import { describe, expect, it } from 'vitest'
+import { PermissionDenied } from '../../src/core/errors.js'
+import { namedTokenIssuer } from '../../src/views/named-token-issuer.js'
 import { cliInProcess } from '../helpers/cli-in-process.js'
 import { BACKENDS } from '../helpers/databases.js'
 import { useReference } from '../helpers/reference-server.js'
@@ -41,6 +43,35 @@ for (const backend of BACKENDS) {
       expect(bob.status).toBe(200)
       const names = (await reference().ref.namedTokens.list(1)).map((t) => t.name)
       expect(names).toEqual(['drf', 'obtain', 'obtain'])
+    })
+
+    it('each obtained token expires after 10 hours by default (django-rest-knox’s TOKEN_TTL), not never', async () => {
+      const before = Date.now()
+      await obtain('/api/auth/token/', 'bob', 'bob-pass-2')
+      const obtained = (await reference().ref.namedTokens.list(2)).filter((t) => t.name === 'obtain')
+      expect(obtained).toHaveLength(1)
+      const expires = obtained[0]?.expiresAt?.getTime() ?? Number.NaN
+      expect(expires).toBeGreaterThanOrEqual(before + 36_000_000 - 1_000)
+      expect(expires).toBeLessThanOrEqual(Date.now() + 36_000_000 + 1_000)
+    })
+
+    it('maxPerUser refuses a new token past the limit of live ones (django-rest-knox’s TOKEN_LIMIT_PER_USER), until one is revoked', async () => {
+      const store = reference().ref.namedTokens
+      const issuer = namedTokenIssuer(store, { name: 'limited', maxPerUser: 2 })
+      const userId = 4
+      await issuer.getOrCreate(userId)
+      const second = await issuer.getOrCreate(userId)
+      const refused = issuer.getOrCreate(userId)
+      await expect(refused).rejects.toBeInstanceOf(PermissionDenied)
+      await expect(refused).rejects.toMatchObject({ status: 403, detail: 'Maximum amount of tokens allowed per user exceeded.' })
+      // Tokens of other names (a user's own "laptop") do not count; a revoked one frees a place.
+      await store.create(userId, { name: 'laptop', expiresIn: null })
+      const info = (await store.list(userId)).find((t) => t.name === 'limited' && second.key.startsWith(t.displayPrefix))
+      expect(info).toBeDefined()
+      expect(await store.revoke(userId, info?.id ?? -1)).toBe(true)
+      expect((await issuer.getOrCreate(userId)).key).toMatch(/^gth_/)
+      expect(() => namedTokenIssuer(store, { maxPerUser: 0 })).toThrow(/maxPerUser/)
+      expect(() => namedTokenIssuer(store, { expiresIn: 0 })).toThrow(/expiresIn/)
     })
   })
 }

@@ -4,6 +4,7 @@
  * in memory or in a Redis shared by two instances.
  */
 import { afterAll, describe, expect, it } from 'vitest'
+import { FRAMEWORKS } from '../../examples/reference-api/app.js'
 import { referenceConfigFromEnv } from '../../examples/reference-api/context.js'
 import { freshSqlite } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
@@ -96,8 +97,9 @@ describe('GATEHOUSE_LOGIN_FAILURES on the reference API (SQLite, memory store)',
     expectThrottled(await basic(server, 'admin', 'admin-pass-4'))
   })
 
-  it('with GATEHOUSE_NUM_PROXIES=1 the address is the proxy-appended one; a guesser elsewhere does not lock the owner out', async () => {
-    const server = await startReference(freshSqlite(), { loginFailures: '2/min', numProxies: 1 })
+  // The reference builds its LoginFailureThrottle without numProxies: the API's setting counts (issue 36 item 3).
+  it.each(FRAMEWORKS)('with GATEHOUSE_NUM_PROXIES=1 the address is the proxy-appended one; a guesser elsewhere does not lock the owner out (%s)', async (framework) => {
+    const server = await startReference(freshSqlite(), { loginFailures: '2/min', numProxies: 1 }, { framework })
     servers.push(server)
     const via = (address: string): Record<string, string> => ({ 'x-forwarded-for': address })
     expect((await basic(server, 'bob', 'guess', via('198.51.100.1'))).status).toBe(401)

@@ -14,7 +14,7 @@ import { jsonResponse, serializeBody, type ApiResponse } from '../../core/api-re
 import { parseBody } from '../../core/request/body-parser.js'
 import { answerError, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
 import { isApiError, PayloadTooLarge, UnsupportedMediaType } from '../../core/errors.js'
-import { answerHandlerError, resolveGuard, type Guard, type GuardOptions } from '../../core/guard.js'
+import { answerHandlerError, Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { createApiRequest, type RawRequest } from '../../core/request/request-factory.js'
 import { routeParamsMatch, type Route } from '../../core/route.js'
@@ -24,6 +24,7 @@ import type { User } from '../../core/user.js'
 import type { ApiView } from '../../core/view.js'
 import { headerBag } from '../node-http/node-io.js'
 import { deferBody, hasDeferredBody, settleDeferredBody } from './deferred-bodies.js'
+import { markPolicies, markView, type OpenApiRouteOptions } from '../../openapi/policy-route.js'
 import { guardSwaggerTransform, swaggerTransformFor } from './swagger-transform.js'
 
 declare module 'fastify' {
@@ -153,13 +154,14 @@ function mountOne(app: FastifyInstance, r: Route, views: Map<string, ApiView>): 
     // Read by @fastify/swagger when the app registers it: the view's operations, described
     // without a route `schema` (which would make Fastify validate and serialize).
     config: { swaggerTransform: swaggerTransformFor(view) },
-    handler: async (request, reply) => {
+    // Marked for `openApiRoutes(app)`: the route describes the view.
+    handler: markView(async (request: FastifyRequest, reply: FastifyReply) => {
       // A parameter the route's converter refuses (`{ id: 'int' }` and `/abc/`): no route, as in Django.
       if (!routeParamsMatch(r, stringParams(request.params))) return reply.callNotFound()
       const url = requestUrl(request)
       if (url === null) return writeResponse(reply, INVALID_HOST_RESPONSE)
       return writeResponse(reply, await view.handle(toApiRequest(request, url)))
-    },
+    }, view),
   })
 }
 
@@ -242,11 +244,11 @@ async function drfBodyParser(request: FastifyRequest, body: Buffer): Promise<unk
  * app.setErrorHandler(errorHandler(api))
  * app.get('/books/:id', { preHandler: policies(api, { permissions: [new IsAuthenticated()] }) }, async (request) => ({ user: request.user?.username }))
  */
-export function policies(guard: Guard): preHandlerAsyncHookHandler
+export function policies(guard: Guard, options?: OpenApiRouteOptions): preHandlerAsyncHookHandler
 export function policies(api: Api, options?: PoliciesOptions): preHandlerAsyncHookHandler
 export function policies(source: Api | Guard, options: PoliciesOptions = {}): preHandlerAsyncHookHandler {
-  const guard = resolveGuard(source, options, [])
-  return async function (request, reply) {
+  const guard = resolveGuard(source, options, ['openApi'])
+  const preHandler: preHandlerAsyncHookHandler = async function (request, reply) {
     const result = await guard.run(apiRequestOf(request))
     if (result.response !== null) return writeResponse(reply, result.response)
     const context = result.context
@@ -258,10 +260,12 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): pr
     await settleDeferredBody(request, () => context.request.body())
     return undefined
   }
+  // Found on its route by `openApiRoutes(app)`.
+  return markPolicies(preHandler, guard, { ...options, name: source instanceof Guard ? undefined : options.name })
 }
 
-/** Options of `policies(api, options)`: the route's policies (Fastify reads the request itself). */
-export type PoliciesOptions = GuardOptions
+/** Options of `policies(api, options)`: the route's policies (Fastify reads the request itself) and what OpenAPI says of it. */
+export interface PoliciesOptions extends GuardOptions, OpenApiRouteOptions {}
 
 /**
  * The handler context of a request `policies()` let through, for the core's helpers that take
@@ -447,6 +451,8 @@ export interface MountOptions {
    */
   readonly prefix?: string
 }
+
+export { openApiRoutes } from './openapi-routes.js'
 
 /**
  * Mounts DRF-style views in their own encapsulated scope: bodies reach the views raw (DRF's

@@ -1,4 +1,4 @@
-import type { Context, ErrorHandler, Hono, MiddlewareHandler } from 'hono'
+import type { Context, ErrorHandler, Hono, MiddlewareHandler, Next } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status'
 import type { ApiRequest } from '../../core/api-request.js'
@@ -6,13 +6,14 @@ import { serializeBody, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
 import { answerError } from '../../core/error-answer.js'
 import { PayloadTooLarge } from '../../core/errors.js'
-import { answerHandlerError, resolveGuard, type Guard, type GuardOptions } from '../../core/guard.js'
+import { answerHandlerError, Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import { createApiRequest } from '../../core/request/request-factory.js'
 import { routeParamsMatch, type Route } from '../../core/route.js'
 import { routingPath, targetPath } from '../../core/request/url-decoding.js'
 import type { User } from '../../core/user.js'
+import { describedRoutes, markPolicies, markView, type DescribedRoute, type OpenApiRouteOptions } from '../../openapi/policy-route.js'
 import { clientAddress, type ConnInfoReader } from './client-address.js'
 
 /** How the Hono adapter reads a request. */
@@ -29,8 +30,8 @@ export interface HonoOptions {
   readonly getConnInfo?: ConnInfoReader
 }
 
-/** Options of `policies(api, options)`: the route's policies and how its body is read. */
-export interface PoliciesOptions extends GuardOptions, HonoOptions {}
+/** Options of `policies(api, options)`: the route's policies, how its body is read, what OpenAPI says of it. */
+export interface PoliciesOptions extends GuardOptions, HonoOptions, OpenApiRouteOptions {}
 
 /**
  * What `policies()` puts on the context: `c.get('user')`, `c.get('auth')`, and the whole
@@ -150,7 +151,7 @@ function replaceResponse(c: Context, response: Response): void {
   c.res = response
 }
 
-const ADAPTER_KEYS: readonly (keyof HonoOptions)[] = ['bodyLimit', 'getConnInfo']
+const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['bodyLimit', 'getConnInfo', 'openApi']
 
 /**
  * Middleware running a route's policies (authentication, permissions, throttles) before the
@@ -163,7 +164,7 @@ const ADAPTER_KEYS: readonly (keyof HonoOptions)[] = ['bodyLimit', 'getConnInfo'
  * @example
  * app.get('/books/:id', policies(api, { permissions: [new IsAuthenticated()] }), (c) => c.json({ user: c.get('user').username }))
  */
-export function policies(guard: Guard, options?: HonoOptions): MiddlewareHandler<GatehouseEnv>
+export function policies(guard: Guard, options?: HonoOptions & OpenApiRouteOptions): MiddlewareHandler<GatehouseEnv>
 export function policies(api: Api, options?: PoliciesOptions): MiddlewareHandler<GatehouseEnv>
 export function policies(source: Api | Guard, options: PoliciesOptions = {}): MiddlewareHandler<GatehouseEnv> {
   const guard = resolveGuard(source, options, ADAPTER_KEYS)
@@ -171,7 +172,7 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): Mi
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
     ...(options.getConnInfo === undefined ? {} : { getConnInfo: options.getConnInfo }),
   }
-  return async (c, next) => {
+  const middleware: MiddlewareHandler<GatehouseEnv> = async (c, next) => {
     const result = await guard.run(toApiRequest(c, adapterOptions))
     if (result.response !== null) return toResponse(result.response)
     const context = result.context
@@ -190,6 +191,8 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): Mi
     if (context.vary.length > 0 && c.error === undefined) c.header('Vary', context.vary.join(', '), { append: true })
     return undefined
   }
+  // Found on its route by `openApiRoutes(app)`.
+  return markPolicies(middleware, guard, { ...options, name: source instanceof Guard ? undefined : options.name })
 }
 
 /**
@@ -238,11 +241,34 @@ function rawPathOf(url: string): string {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any Hono app, whatever its env and schema
 export function mountRoutes<A extends Hono<any, any, any>>(app: A, routes: readonly Route[], options: HonoOptions = {}): A {
   for (const r of routes) {
-    app.all(r.path, async (c, next) => {
+    const handler = async (c: Context, next: Next): Promise<Response | void> => {
       // A parameter the route's converter refuses (`{ id: 'int' }` and `/abc/`): no route, as in Django.
       if (!routeParamsMatch(r, c.req.param() as Record<string, string>)) return next()
       return toResponse(await r.view.handle(toApiRequest(c, options)))
-    })
+    }
+    app.all(r.path, markView(handler, r.view))
   }
   return app
+}
+
+/** What Hono keeps of a handler it wrapped when `app.route()` mounted an app with its own `onError`. */
+const COMPOSED_HANDLER = '__COMPOSED_HANDLER'
+
+/**
+ * The routes of `app` that OpenAPI documents describe (`openApiDocument`, `openApiView`'s
+ * `routes`): each view `mountRoutes` mounted, and each route of your own with a `policies()`
+ * middleware, for its method and path as `app.routes` lists them (sub-apps mounted with
+ * `app.route()` included, `:id{[0-9]+}` written `:id`). A `policies()` on every method
+ * (`app.use`, `app.all`) describes no operation. Call it once the routes are registered: in
+ * `openApiView({ routes: () => openApiRoutes(app) })`, on the first request.
+ *
+ * @example
+ * app.get('/books/', policies(api, { openApi: { list: { item: book } } }), (c) => …)
+ * const doc = openApiDocument(openApiRoutes(app), { info: { title: 'Books', version: '1' } })
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any Hono app, whatever its env and schema
+export function openApiRoutes(app: Hono<any, any, any>): DescribedRoute[] {
+  return describedRoutes(
+    app.routes.map((r) => ({ method: r.method, path: r.path, handlers: [r.handler, (r.handler as unknown as Record<string, unknown>)[COMPOSED_HANDLER]] })),
+  )
 }

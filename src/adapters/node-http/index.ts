@@ -3,13 +3,14 @@ import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, serializeBody, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
 import { answerError, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
-import { answerHandlerError, resolveGuard, type Guard, type GuardOptions } from '../../core/guard.js'
+import { answerHandlerError, Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { createApiRequest } from '../../core/request/request-factory.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import { matchRoutes, type Route } from '../../core/route.js'
 import { targetPath } from '../../core/request/url-decoding.js'
 import type { ApiView } from '../../core/view.js'
+import { copyMark, markPolicies, type OpenApiRouteOptions } from '../../openapi/policy-route.js'
 
 /** How the node:http adapter reads a request. */
 export interface NodeHttpOptions {
@@ -168,13 +169,13 @@ export function mountRoutes<S extends Server>(target: S, routes: readonly Route[
   return target
 }
 
-/** Options of `policies(api, options)`: the route's policies and how its request is read. */
-export interface PoliciesOptions extends GuardOptions, NodeHttpOptions {}
+/** Options of `policies(api, options)`: the route's policies, how its request is read, what OpenAPI says of it. */
+export interface PoliciesOptions extends GuardOptions, NodeHttpOptions, OpenApiRouteOptions {}
 
 /** Wraps an app's own handler so it runs only once the route's policies passed: what `policies()` returns. */
 export type NodeMiddleware = (handler: NodeHandler | ((req: IncomingMessage, res: ServerResponse) => void)) => NodeHandler
 
-const ADAPTER_KEYS: readonly (keyof NodeHttpOptions)[] = ['trustProxy', 'bodyLimit']
+const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['trustProxy', 'bodyLimit', 'openApi']
 const contexts = new WeakMap<IncomingMessage, RequestContext>()
 
 /**
@@ -191,7 +192,7 @@ const contexts = new WeakMap<IncomingMessage, RequestContext>()
  *   res.end(JSON.stringify({ username: requestContext(req).user.username }))
  * }))
  */
-export function policies(guard: Guard, options?: NodeHttpOptions): NodeMiddleware
+export function policies(guard: Guard, options?: NodeHttpOptions & OpenApiRouteOptions): NodeMiddleware
 export function policies(api: Api, options?: PoliciesOptions): NodeMiddleware
 export function policies(source: Api | Guard, options: PoliciesOptions = {}): NodeMiddleware {
   const guard = resolveGuard(source, options, ADAPTER_KEYS)
@@ -199,7 +200,8 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): No
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
   }
-  return (handler) => async (req, res) => {
+  // node:http has no router: `policyRoute(method, path, guarded)` declares the route to OpenAPI documents.
+  const middleware: NodeMiddleware = (handler) => copyMark(middleware, async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const result = await guard.run(toApiRequest(req, adapterOptions))
     if (result.response !== null) return writeResponse(res, result.response)
     const context = result.context
@@ -216,7 +218,8 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): No
       for (const name of res.getHeaderNames()) res.removeHeader(name)
       writeResponse(res, answerHandlerError(error, context))
     }
-  }
+  })
+  return markPolicies(middleware, guard, { ...options, name: source instanceof Guard ? undefined : options.name })
 }
 
 /**
