@@ -8,6 +8,7 @@ import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
 import { deletePrefix, REDIS_URL, uniquePrefix } from '../redis/redis-helpers.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { AdminClient, adminLogin, csrfOf, type Page } from './admin-client.js'
+import { unavailable } from '../helpers/requirements.js'
 
 const BOB_KEY = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 /** A cache far longer than the test: a deactivation seen at once was told through the bus. */
@@ -74,6 +75,33 @@ function adminTests(start: () => Promise<RunningReference>): void {
       const page = await staff.get('/admin/login/?next=//evil.example/')
       const login = await staff.post('/admin/login/', { csrfmiddlewaretoken: csrfOf(page), username: 'admin', password: 'admin-pass-4', next: '//evil.example/' })
       expect(login.headers.get('location')).toBe('/admin/')
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('?next= with non-ASCII, DEL or a line break: the Location is Django\'s iri_to_uri of it, and the server keeps answering', async () => {
+    const server = await start()
+    try {
+      const staff = await staffClient(server)
+      for (const [next, sent] of [
+        ['/admin/%E2%82%AC', '/admin/%E2%82%AC'],
+        ['/admin/%7F', '/admin/%7F'],
+        ['/admin/users/%0A', '/admin/users/%0A'],
+        ['/admin/a%20b%22%3C', '/admin/a%20b%22%3C'],
+        ['/admin/%25E2', '/admin/%E2'],
+      ]) {
+        const page = await staff.get(`/admin/login/?next=${next}`)
+        expect(page.status, next).toBe(302)
+        expect(page.headers.get('location'), next).toBe(sent)
+      }
+      // After a login form post too (303), with the field holding the character itself.
+      const fresh = new AdminClient(server.baseUrl)
+      const page = await fresh.get('/admin/login/?next=/admin/')
+      const login = await fresh.post('/admin/login/', { csrfmiddlewaretoken: csrfOf(page), username: 'admin', password: 'admin-pass-4', next: '/admin/€\x7f' })
+      expect(login.status).toBe(303)
+      expect(login.headers.get('location')).toBe('/admin/%E2%82%AC%7F')
+      expect((await staff.get('/admin/')).status).toBe(200)
     } finally {
       await server.close()
     }
@@ -257,11 +285,11 @@ for (const framework of FRAMEWORKS) {
   })
 }
 
-describe.skipIf(postgres?.available !== true)('admin pages on fastify (PostgreSQL)', () => {
+describe.skipIf(unavailable('PostgreSQL (DATABASE_URL)', postgres?.available === true))('admin pages on fastify (PostgreSQL)', () => {
   adminTests(async () => startReference((await postgres?.create()) as TestDatabase, CACHE, { framework: 'fastify' }))
 })
 
-describe.skipIf(REDIS_URL === undefined)('admin pages on fastify (SQLite, sessions in Redis)', () => {
+describe.skipIf(unavailable('Redis (REDIS_URL)', REDIS_URL !== undefined))('admin pages on fastify (SQLite, sessions in Redis)', () => {
   adminTests(async () => {
     const prefix = uniquePrefix()
     const server = await startReference((await sqlite?.create()) as TestDatabase, { ...CACHE, redisUrl: REDIS_URL, redisPrefix: prefix }, { framework: 'fastify' })

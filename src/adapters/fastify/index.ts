@@ -175,7 +175,8 @@ function mountOne(app: FastifyInstance, r: Route, views: Map<string, ApiView>): 
     exposeHeadRoute: false,
     // Read by @fastify/swagger when the app registers it: the view's operations, described
     // without a route `schema` (which would make Fastify validate and serialize).
-    config: { swaggerTransform: swaggerTransformFor(view) },
+    // (Typed by @fastify/swagger's augmentation when it is installed; the build does not load it.)
+    config: { swaggerTransform: swaggerTransformFor(view) } as NonNullable<RouteOptions['config']>,
     // Marked for `openApiRoutes(app)`: the route describes the view.
     handler: markView(
       r.params === undefined
