@@ -4,7 +4,9 @@
  * shown only when the requester's permissions would let them send that method.
  */
 import type { ApiRequest } from './api-request.js'
-import type { PolicyContext } from './policy-context.js'
+import { isApiError } from './errors.js'
+import { checkObjectPermissions } from './object-permissions.js'
+import type { RequestContext } from './pipeline.js'
 import type { Settings } from './settings.js'
 
 /** One serializer field as DRF's `SimpleMetadata.get_field_info` describes it. */
@@ -70,23 +72,38 @@ function withMethod(request: ApiRequest, method: string): ApiRequest {
   }
 }
 
+/** Whether the request may PUT on the object `load` finds (DRF's `get_object()` in `determine_actions`). */
+async function mayPutObject(ctx: RequestContext, load: (ctx: RequestContext) => Promise<unknown>): Promise<boolean> {
+  try {
+    await checkObjectPermissions(ctx, await load(ctx))
+    return true
+  } catch (error) {
+    // DRF catches APIException and Http404 there: not found or refused, PUT is not shown.
+    if (isApiError(error)) return false
+    throw error
+  }
+}
+
 /**
  * The `actions` block for a request whose policies passed (`state`): each declared method the
  * view has a handler for, when the view's permissions let the requester send it (checked on
- * the request with that method, as DRF clones it); `null` when none is shown.
+ * the request with that method, as DRF clones it); `null` when none is shown. With
+ * `putObject` (a detail view's look-up), PUT is shown only when it finds the object and the
+ * object permissions pass for a PUT.
  */
 export async function actionsFor(
   declared: ViewActions | undefined,
   hasHandler: (method: 'POST' | 'PUT') => boolean,
-  state: PolicyContext,
+  state: RequestContext,
   settings: Settings,
+  putObject?: (ctx: RequestContext) => Promise<unknown>,
 ): Promise<Record<string, unknown> | null> {
   if (declared === undefined) return null
   const actions: Record<string, unknown> = {}
   for (const method of ACTION_METHODS) {
     const fields = declared[method]
     if (fields === undefined || !hasHandler(method)) continue
-    const clone: PolicyContext = { ...state, request: withMethod(state.request, method) }
+    const clone: RequestContext = { ...state, request: withMethod(state.request, method) }
     let permitted = true
     for (const permission of settings.permissions) {
       if (!(await permission.hasPermission(clone))) {
@@ -94,6 +111,7 @@ export async function actionsFor(
         break
       }
     }
+    if (permitted && method === 'PUT' && putObject !== undefined) permitted = await mayPutObject(clone, putObject)
     if (permitted) actions[method] = fieldsInfo(fields)
   }
   return Object.keys(actions).length > 0 ? actions : null

@@ -39,7 +39,7 @@ export const CONFIGURATION_ERROR_CODES = Object.freeze({
   ERR_INVALID_SETTING: 'a setting or option of the wrong type or out of range',
   ERR_NO_HANDLERS: 'a view without any handler',
   ERR_INVALID_HANDLER: 'a view handler under an unknown method name, or not a function',
-  ERR_INVALID_ROUTE: 'a route path without a leading "/", with a malformed or repeated parameter, or with a character routers treat specially',
+  ERR_INVALID_ROUTE: 'a route path without a leading "/", with a malformed or repeated parameter or a character routers treat specially, or `params` options naming no parameter of the path or no known kind',
   ERR_INVALID_RATE: 'a throttle rate that is not "N/period"',
   ERR_NO_THROTTLE_RATE: 'a throttle (scope) with no rate',
   ERR_CURSOR_ORDERING: 'an empty or malformed cursor ordering',

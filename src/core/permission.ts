@@ -2,11 +2,18 @@ import type { ErrorDetail } from './errors.js'
 import type { PolicyContext } from './policy-context.js'
 
 /**
- * Says yes or no for a request. A "no" becomes 401/403 chosen by the pipeline
- * (DRF's `permission_denied`), not by the permission.
+ * Says yes or no for a request, and optionally for the object a detail handler loaded (DRF's
+ * `BasePermission`). A "no" becomes 401/403 chosen by the pipeline (DRF's
+ * `permission_denied`), not by the permission.
  */
 export interface Permission {
   hasPermission(ctx: PolicyContext): boolean | Promise<boolean>
+  /**
+   * Whether the request may act on `object`, asked by `checkObjectPermissions(ctx, object)`
+   * once a handler has loaded it (DRF's `has_object_permission`), after `hasPermission`
+   * passed. Absent: allowed, as DRF's `BasePermission` answers.
+   */
+  hasObjectPermission?(ctx: PolicyContext, object: unknown): boolean | Promise<boolean>
   /** Message for the 403 when an authenticated request is refused; DRF's default when absent. */
   readonly message?: ErrorDetail
   readonly code?: string

@@ -11,6 +11,35 @@ import type { ApiView } from './view.js'
 export interface Route {
   readonly path: string
   readonly view: ApiView
+  /**
+   * Which values each path parameter matches (`route(path, view, { params })`); a request
+   * whose parameter another value holds matches no route, as a Django path converter makes it.
+   */
+  readonly params?: Readonly<Record<string, PathParam>>
+}
+
+/**
+ * The values a path parameter matches, as Django's path converters: `'int'` (ASCII digits,
+ * `<int:pk>`), `'slug'` (ASCII letters, digits, `-`, `_`), `'uuid'` (lower-case
+ * `8-4-4-4-12` hex), `'str'` (any non-empty segment: the default), or a test of your own
+ * (given the decoded value; keep it linear in its input).
+ */
+export type PathParam = 'int' | 'slug' | 'uuid' | 'str' | ((value: string) => boolean)
+
+/** Options of `route`. */
+export interface RouteOptions {
+  /** What each `:name` parameter matches (`{ id: 'int' }`). @default every parameter `'str'` */
+  readonly params?: Readonly<Record<string, PathParam>>
+}
+
+const INT = /^[0-9]+$/
+const SLUG = /^[-a-zA-Z0-9_]+$/
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+const CONVERTERS: Readonly<Record<Exclude<PathParam, (value: string) => boolean>, (value: string) => boolean>> = {
+  int: (value) => INT.test(value),
+  slug: (value) => SLUG.test(value),
+  uuid: (value) => UUID.test(value),
+  str: (value) => value !== '',
 }
 
 const PARAM = /^:[A-Za-z_][A-Za-z0-9_]*$/
@@ -34,10 +63,39 @@ export function validateRoutePath(path: string): void {
   }
 }
 
-/** Declares a route; the path is checked now, never per request. */
-export function route(path: string, view: ApiView): Route {
+/**
+ * Declares a route; the path and its parameter options are checked now, never per request.
+ *
+ * @example
+ * route('/api/articles/:id/', api.view(articleDetail), { params: { id: 'int' } })
+ */
+export function route(path: string, view: ApiView, options: RouteOptions = {}): Route {
   validateRoutePath(path)
-  return Object.freeze({ path, view })
+  const { params } = options
+  if (params === undefined) return Object.freeze({ path, view })
+  const names = new Set(path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1)))
+  for (const [name, kind] of Object.entries(params)) {
+    if (!names.has(name)) throw new ConfigurationError('ERR_INVALID_ROUTE', `route path "${path}" has no parameter ":${name}"`)
+    if (typeof kind !== 'function' && !Object.hasOwn(CONVERTERS, kind)) {
+      throw new ConfigurationError('ERR_INVALID_ROUTE', `route path "${path}": parameter ":${name}" must be one of ${Object.keys(CONVERTERS).join(', ')} or a function`)
+    }
+  }
+  return Object.freeze({ path, view, params: Object.freeze({ ...params }) })
+}
+
+/**
+ * Whether a request's decoded path parameters are ones `r` matches (its `params` options):
+ * adapters call it once their router matched the path, and treat `false` as no route.
+ */
+export function routeParamsMatch(r: Route, params: Readonly<Record<string, string>>): boolean {
+  if (r.params === undefined) return true
+  for (const [name, kind] of Object.entries(r.params)) {
+    const value = params[name]
+    if (value === undefined) return false
+    const test = typeof kind === 'function' ? kind : CONVERTERS[kind]
+    if (!test(value)) return false
+  }
+  return true
 }
 
 /** Matches a request path against route paths: `null`, or the route and its decoded parameters. */
@@ -78,7 +136,7 @@ export function matchRoutes(routes: readonly Route[]): RouteMatcher {
         else if (got === '') ok = false
         else params[want.slice(1)] = got
       }
-      if (ok) return { route: candidate, params: Object.freeze(params) }
+      if (ok && routeParamsMatch(candidate, params)) return { route: candidate, params: Object.freeze(params) }
     }
     return null
   }

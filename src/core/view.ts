@@ -7,7 +7,7 @@ import { ConfigurationError, MethodNotAllowed, NotFound } from './errors.js'
 import { Guard, type GuardOptions } from './guard.js'
 import { MEDIA_TYPES, negotiateFormat, type Format } from './request/negotiation.js'
 import { parseQuery } from './request/url-decoding.js'
-import { checkHost, runPolicies, varyOf, type RequestContext, type RequestState } from './pipeline.js'
+import { checkHost, runPolicies, varyOf, type RequestContext } from './pipeline.js'
 import { actionsFor, type ViewActions } from './action-metadata.js'
 import type { OperationDescription } from './openapi-types.js'
 import type { ViewInfo } from './policy-context.js'
@@ -72,6 +72,13 @@ export interface ViewOptions extends GuardOptions {
    * handler for, when the requester's permissions let them send it. @default none
    */
   readonly actions?: ViewActions
+  /**
+   * A detail view's look-up of the object its PUT acts on (returns it, or throws `NotFound`),
+   * for OPTIONS: as DRF's `determine_actions` calls `get_object()`, PUT is shown under
+   * `actions` only when the object is found and `checkObjectPermissions` passes for a PUT.
+   * @default none (PUT is shown on the request's permissions alone)
+   */
+  readonly actionsObject?: (ctx: RequestContext) => Promise<unknown>
 }
 
 /** A configured DRF-style view: call `handle` with an `ApiRequest`, get an `ApiResponse`. Never throws. */
@@ -95,7 +102,7 @@ export class ApiView {
   constructor(global: Settings, options: ViewOptions) {
     const { handlers, formats } = options
     const where = `view "${options.name ?? 'unnamed'}"`
-    this.guard = new Guard(global, options, { kind: 'view', otherKeys: ['description', 'handlers', 'formats', 'vary', 'finish', 'parses', 'actions'] })
+    this.guard = new Guard(global, options, { kind: 'view', otherKeys: ['description', 'handlers', 'formats', 'vary', 'finish', 'parses', 'actions', 'actionsObject'] })
     const middleware = this.guard.settings.responseMiddleware
     this.finishSteps = options.finish === undefined ? middleware : [{ process: options.finish }, ...middleware]
     if (typeof handlers !== 'object' || handlers === null || Object.keys(handlers).length === 0) {
@@ -203,7 +210,7 @@ export class ApiView {
     negotiated.format = format
     const state = await runPolicies(req, this.guard.settings, this.guard.info, consulted)
     const method = req.method === 'HEAD' ? 'GET' : req.method
-    if (method === 'OPTIONS') return this.metadata(state)
+    if (method === 'OPTIONS') return this.metadata({ ...state, format, params: req.params })
     const handler = this.options.handlers[method as HandlerMethod]
     if (handler === undefined) throw new MethodNotAllowed(req.method)
     negotiated.handled = true
@@ -240,8 +247,8 @@ export class ApiView {
     return formats
   }
 
-  private async metadata(state: RequestState): Promise<ApiResponse> {
-    const actions = await actionsFor(this.options.actions, (method) => this.options.handlers[method] !== undefined, state, this.guard.settings)
+  private async metadata(ctx: RequestContext): Promise<ApiResponse> {
+    const actions = await actionsFor(this.options.actions, (method) => this.options.handlers[method] !== undefined, ctx, this.guard.settings, this.options.actionsObject)
     return jsonResponse(200, {
       name: this.options.name ?? 'View',
       description: this.options.description ?? '',

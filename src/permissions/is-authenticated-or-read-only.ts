@@ -1,12 +1,13 @@
 import type { PolicyContext } from '../core/policy-context.js'
 import type { Permission } from './permission.js'
+import { isSafeMethod, SAFE_METHODS } from './safe-methods.js'
+
+export { SAFE_METHODS } from './safe-methods.js'
 
 /** Safe methods for anyone; unsafe methods for authenticated users. */
-export const SAFE_METHODS: readonly string[] = ['GET', 'HEAD', 'OPTIONS']
-
 export class IsAuthenticatedOrReadOnly implements Permission {
   hasPermission(ctx: PolicyContext): boolean {
-    return SAFE_METHODS.includes(ctx.request.method) || ctx.user.isAuthenticated
+    return isSafeMethod(ctx) || ctx.user.isAuthenticated
   }
 
   /** Anonymous requests may read. */

@@ -11,7 +11,8 @@
  * number of requests (a small fixed number by default; raise it to search wider). Left out of
  * the comparison by name, as README's "Differences from DRF" lists them: DRF's own 500s
  * (counted and printed), and the HTML page's missing csrftoken cookie.
- * The ordering routes (`/api/articles/ordered/`, `cursor-ordered/`) are generated with `?ordering=`.
+ * The ordering routes (`/api/articles/ordered/`, `cursor-ordered/`) are generated with `?ordering=`;
+ * the detail route `/api/articles/<id>/` with alice's and bob's articles and a missing id.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -42,6 +43,10 @@ const ROUTES: readonly string[] = [
   '/api/articles/all/',
   '/api/articles/ordered/',
   '/api/articles/cursor-ordered/',
+  // The detail route (object permissions): alice's, bob's, and an id that does not exist.
+  '/api/articles/1/',
+  '/api/articles/2/',
+  '/api/articles/999/',
   ...PAGINATED_ARTICLE_ROUTES,
 ]
 const KNOWN = new Set(ROUTES)

@@ -103,6 +103,17 @@ const EXTRA_REQUESTS: readonly ExchangeRequest[] = [
   { name: 'lower-case method', method: 'get', path: '/api/whoami/' },
   { name: 'PATCH with a body', method: 'PATCH', path: '/api/whoami/', headers: JSON_HEADERS, body: '{}' },
   { name: 'percent-encoded query', method: 'GET', path: '/api/articles/?author=%61lice&page=%32' },
+  // The detail route (object permissions): a read, the 401/404/403 order, the author's change, HTML.
+  { name: 'article detail', method: 'GET', path: '/api/articles/7/' },
+  { name: 'article detail html', method: 'GET', path: '/api/articles/7/', headers: { Accept: 'text/html' } },
+  { name: 'article detail missing', method: 'GET', path: '/api/articles/999/' },
+  { name: 'article detail anonymous write', method: 'PUT', path: '/api/articles/7/', headers: JSON_HEADERS, body: '{"title": "x", "score": 1}' },
+  { name: 'article detail not the author', method: 'PATCH', path: '/api/articles/7/', headers: { ...JSON_HEADERS, Authorization: `Token ${BOB_TOKEN}` }, body: '{"score": 1}' },
+  { name: 'article detail author', method: 'PATCH', path: '/api/articles/8/', headers: { ...JSON_HEADERS, Authorization: `Token ${BOB_TOKEN}` }, body: '{"score": 1}' },
+  { name: 'article detail OPTIONS author', method: 'OPTIONS', path: '/api/articles/8/', headers: { Authorization: `Token ${BOB_TOKEN}` } },
+  { name: 'article detail delete', method: 'DELETE', path: '/api/articles/10/', headers: { Authorization: `Token ${BOB_TOKEN}` } },
+  { name: 'article detail non-numeric id (no route)', method: 'GET', path: '/api/articles/abc/' },
+  { name: 'article detail negative id (no route)', method: 'PUT', path: '/api/articles/-1/', headers: { Authorization: `Token ${BOB_TOKEN}` } },
   { name: 'OpenAPI document', method: 'GET', path: '/api/openapi.json' },
   { name: 'OpenAPI document HEAD', method: 'HEAD', path: '/api/openapi.json' },
   // Issue 36 item 1: a redirect Node cannot send (a staff member's click on a crafted link) is

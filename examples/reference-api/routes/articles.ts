@@ -1,7 +1,8 @@
 import { sql, type SqlBool } from 'kysely'
 import { route, type ApiView, type Handler, type Route } from 'gatehouse'
-import { jsonResponse, type ApiResponse } from 'gatehouse'
-import { ValidationError } from 'gatehouse'
+import { emptyResponse, jsonResponse, type ApiResponse } from 'gatehouse'
+import { NotFound, ValidationError } from 'gatehouse'
+import { checkObjectPermissions, IsOwnerOrReadOnly, type Permission } from 'gatehouse'
 import type { ActionFields, RequestContext } from 'gatehouse'
 import { preparePageSource, type ColumnSpec, type OptionalQueryParameters } from 'gatehouse/kysely'
 import { formatResponse } from 'gatehouse'
@@ -218,8 +219,8 @@ function validateScore(data: Record<string, unknown>): { value?: number; error?:
   return { value }
 }
 
-/** POST /api/articles/: DRF's `ListCreateAPIView.create` with author = requester, created = now. */
-async function createArticle(ref: ReferenceContext, ctx: RequestContext): Promise<ApiResponse> {
+/** The request's data as DRF's serializer receives it: a dictionary, or DRF's 400. */
+async function articleData(ctx: RequestContext): Promise<Record<string, unknown>> {
   const body = await ctx.request.body()
   if (body === null || body === undefined) {
     // An empty body parses to {} in DRF; a JSON `null` is "No data provided".
@@ -228,25 +229,104 @@ async function createArticle(ref: ReferenceContext, ctx: RequestContext): Promis
   } else if (typeof body !== 'object' || Array.isArray(body)) {
     throw new ValidationError({ non_field_errors: [`Invalid data. Expected a dictionary, but got ${pyTypeName(body)}.`] })
   }
-  const data = (body ?? {}) as Record<string, unknown>
-  const title = validateTitle(data)
-  const score = validateScore(data)
+  return (body ?? {}) as Record<string, unknown>
+}
+
+/**
+ * DRF's `ArticleSerializer` validation of `title` and `score`; `partial` (PATCH) checks only
+ * the fields sent, as DRF's `partial=True`.
+ */
+function validateArticle(data: Record<string, unknown>, partial: boolean): { title?: string; score?: number } {
+  const title = partial && !Object.hasOwn(data, 'title') ? {} : validateTitle(data)
+  const score = partial && !Object.hasOwn(data, 'score') ? {} : validateScore(data)
   const errors: Record<string, string[]> = {}
   if (title.errors !== undefined) errors['title'] = title.errors
   if (score.error !== undefined) errors['score'] = [score.error]
-  if (Object.keys(errors).length > 0 || title.value === undefined || score.value === undefined) throw new ValidationError(errors)
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+  return { ...(title.value === undefined ? {} : { title: title.value }), ...(score.value === undefined ? {} : { score: score.value }) }
+}
+
+/** POST /api/articles/: DRF's `ListCreateAPIView.create` with author = requester, created = now. */
+async function createArticle(ref: ReferenceContext, ctx: RequestContext): Promise<ApiResponse> {
+  const { title, score } = validateArticle(await articleData(ctx), false)
+  // Not partial: validateArticle returned both or threw.
+  if (title === undefined || score === undefined) throw new Error('validateArticle: a full validation without both fields')
   const now = new Date()
   const created = ref.database.dialect === 'postgres' ? now : now.toISOString()
   const inserted = await ref.db
     .insertInto('articles')
-    .values({ title: title.value, score: score.value, author_id: Number(ctx.user.id), created })
+    .values({ title, score, author_id: Number(ctx.user.id), created })
     .returning('id')
     .executeTakeFirstOrThrow()
-  const article: ArticleRow = { id: inserted.id, title: title.value, author: ctx.user.username ?? '', score: score.value, created: now }
+  const article: ArticleRow = { id: inserted.id, title, author: ctx.user.username ?? '', score, created: now }
   return formatResponse(ctx, jsonResponse(201, serializeArticle(article)))
 }
 
-/** The Articles routes of reference-api.md (every pagination style). */
+/** An article as the detail view loads it: the serialized row and its author's id. */
+interface ArticleRecord extends ArticleRow {
+  readonly authorId: number
+}
+
+/**
+ * The detail view's look-up (DRF's `get_object`): the article of `:id`, or `404 Not found.`.
+ * The route admits only digits (`{ id: 'int' }`); an id past the column's range finds nothing.
+ */
+async function loadArticle(ref: ReferenceContext, ctx: RequestContext): Promise<ArticleRecord> {
+  const raw = ctx.params['id'] ?? ''
+  const id = raw.length > 10 ? Number.NaN : Number(raw)
+  if (!Number.isSafeInteger(id) || id > INT_MAX) throw new NotFound()
+  const row = await ref.db
+    .selectFrom('articles')
+    .innerJoin('gatehouse_users as u', 'u.id', 'articles.author_id')
+    .select(['articles.id as id', 'articles.title as title', 'u.username as author', 'articles.score as score', 'articles.created as created', 'articles.author_id as authorId'])
+    .where('articles.id', '=', id)
+    .executeTakeFirst()
+  if (row === undefined) throw new NotFound()
+  return row
+}
+
+/**
+ * `/api/articles/<id>/`: DRF's `RetrieveUpdateDestroyAPIView`. Each handler loads the article
+ * (404 when missing) and checks the object permissions before reading the body, as DRF's
+ * `get_object()` does.
+ */
+function articleDetailView(ref: ReferenceContext, permissions: readonly Permission[]): ApiView {
+  const load = async (ctx: RequestContext): Promise<ArticleRecord> => {
+    const article = await loadArticle(ref, ctx)
+    await checkObjectPermissions(ctx, article)
+    return article
+  }
+  const update = (partial: boolean) => async (ctx: RequestContext): Promise<ApiResponse> => {
+    const article = await load(ctx)
+    const changes = validateArticle(await articleData(ctx), partial)
+    if (Object.keys(changes).length > 0) await ref.db.updateTable('articles').set(changes).where('id', '=', article.id).execute()
+    return jsonResponse(200, serializeArticle({ ...article, ...changes }))
+  }
+  const idParameter = [{ name: 'id', in: 'path', required: true, description: 'The article id.', schema: { type: 'integer' } }]
+  return ref.api.view({
+    name: 'Article Detail',
+    description: 'GET anyone; PUT/PATCH/DELETE only the author (object permission); unknown id: 404.',
+    permissions,
+    formats: ['json', 'html'],
+    actions: { PUT: ARTICLE_FIELDS },
+    actionsObject: load,
+    handlers: {
+      GET: describeHandler(async (ctx) => jsonResponse(200, serializeArticle(await load(ctx))), { response: ARTICLE_SCHEMA, parameters: idParameter, errors: [404] }),
+      PUT: describeHandler(update(false), { requestBody: NEW_ARTICLE_SCHEMA, response: ARTICLE_SCHEMA, parameters: idParameter, errors: [404] }),
+      PATCH: describeHandler(update(true), { requestBody: { ...NEW_ARTICLE_SCHEMA, required: [] }, response: ARTICLE_SCHEMA, parameters: idParameter, errors: [404] }),
+      DELETE: describeHandler(
+        async (ctx) => {
+          const article = await load(ctx)
+          await ref.db.deleteFrom('articles').where('id', '=', article.id).execute()
+          return emptyResponse(204)
+        },
+        { status: 204, parameters: idParameter, errors: [404] },
+      ),
+    },
+  })
+}
+
+/** The Articles routes of reference-api.md (every pagination style, and the detail route). */
 export function articleRoutes(ref: ReferenceContext): Route[] {
   const routes: Route[] = []
   const add = (path: string, view: ApiView): void => {
@@ -321,5 +401,9 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
       },
     }),
   )
+
+  // DRF tutorial's IsOwnerOrReadOnly: anyone reads; only the author writes (checked on the loaded article).
+  const isAuthor = new IsOwnerOrReadOnly<ArticleRecord>({ owner: (article) => article.authorId, message: 'Only the author may change this article.' })
+  routes.push(route('/api/articles/:id/', articleDetailView(ref, [...permissions, isAuthor]), { params: { id: 'int' } }))
   return routes
 }

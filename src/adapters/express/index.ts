@@ -10,7 +10,7 @@ import type { RequestContext } from '../../core/pipeline.js'
 import { patchVary } from '../../core/response-middleware.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import { createApiRequest } from '../../core/request/request-factory.js'
-import type { Route } from '../../core/route.js'
+import { routeParamsMatch, type Route } from '../../core/route.js'
 import type { User } from '../../core/user.js'
 import type { ApiView } from '../../core/view.js'
 import { parseBody } from '../../core/request/body-parser.js'
@@ -230,7 +230,11 @@ export type RouteTarget = Pick<Router, 'use'>
  */
 export function mountRoutes(target: RouteTarget, routes: readonly Route[], options: ExpressOptions = {}): void {
   const drfRoutes = express.Router({ caseSensitive: true, strict: true })
-  for (const { path, view } of routes) drfRoutes.all(path, viewHandler(view, options))
+  for (const r of routes) {
+    const handler = viewHandler(r.view, options)
+    // A parameter the route's converter refuses (`{ id: 'int' }` and `/abc/`): no route, as in Django.
+    drfRoutes.all(r.path, r.params === undefined ? handler : (req, res, next) => (routeParamsMatch(r, req.params as Record<string, string>) ? handler(req, res, next) : next()))
+  }
   target.use(drfRoutes)
 }
 

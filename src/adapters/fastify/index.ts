@@ -17,7 +17,7 @@ import { isApiError, PayloadTooLarge, UnsupportedMediaType } from '../../core/er
 import { answerHandlerError, Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { createApiRequest, type RawRequest } from '../../core/request/request-factory.js'
-import type { Route } from '../../core/route.js'
+import { routeParamsMatch, type Route } from '../../core/route.js'
 import { routingPath, targetPath } from '../../core/request/url-decoding.js'
 import { DEFAULT_SETTINGS, type Settings } from '../../core/settings.js'
 import { requestUrlOf } from '../../core/request/request-url.js'
@@ -164,7 +164,9 @@ export function viewHandler(view: ApiView): (request: FastifyRequest, reply: Fas
   }
 }
 
-function mountOne(app: FastifyInstance, path: string, view: ApiView, views: Map<string, ApiView>): void {
+function mountOne(app: FastifyInstance, r: Route, views: Map<string, ApiView>): void {
+  const { path, view } = r
+  const handler = viewHandler(view)
   // Keyed as Fastify reports the route (`request.routeOptions.url`), register prefix included.
   views.set(`${app.prefix}${path}`, view)
   app.route({
@@ -176,7 +178,13 @@ function mountOne(app: FastifyInstance, path: string, view: ApiView, views: Map<
     // (Typed by @fastify/swagger's augmentation when it is installed; the build does not load it.)
     config: { swaggerTransform: swaggerTransformFor(view) } as NonNullable<RouteOptions['config']>,
     // Marked for `openApiRoutes(app)`: the route describes the view.
-    handler: markView(viewHandler(view), view),
+    handler: markView(
+      r.params === undefined
+        ? handler
+        : // A parameter the route's converter refuses (`{ id: 'int' }` and `/abc/`): no route, as in Django.
+          async (request: FastifyRequest, reply: FastifyReply) => (routeParamsMatch(r, stringParams(request.params)) ? handler(request, reply) : reply.callNotFound()),
+      view,
+    ),
   })
 }
 
@@ -226,7 +234,7 @@ const viewsPlugin: FastifyPluginAsync<ViewsPluginOptions> = async (scope, option
   const views = new Map<string, ApiView>()
   installDrfScope(scope, views)
   routeEveryMethod(scope)
-  for (const r of options.routes) mountOne(scope, r.path, r.view, views)
+  for (const r of options.routes) mountOne(scope, r, views)
 }
 
 /**

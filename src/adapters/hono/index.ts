@@ -1,4 +1,4 @@
-import type { Context, ErrorHandler, Hono, MiddlewareHandler } from 'hono'
+import type { Context, ErrorHandler, Hono, MiddlewareHandler, Next } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status'
 import type { ApiRequest } from '../../core/api-request.js'
@@ -13,7 +13,7 @@ import { requestUrlOf } from '../../core/request/request-url.js'
 import { WRITE_FAILED_WIRE, wireResponse, type WireResponse } from '../../core/sendable-response.js'
 import type { ApiView } from '../../core/view.js'
 import { createApiRequest } from '../../core/request/request-factory.js'
-import type { Route } from '../../core/route.js'
+import { routeParamsMatch, type Route } from '../../core/route.js'
 import { routingPath, targetPath } from '../../core/request/url-decoding.js'
 import type { User } from '../../core/user.js'
 import { describedRoutes, markPolicies, markView, type DescribedRoute, type OpenApiRouteOptions } from '../../openapi/policy-route.js'
@@ -291,8 +291,13 @@ function rawPathOf(url: string): string {
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any Hono app, whatever its env and schema
 export function mountRoutes<A extends Hono<any, any, any>>(app: A, routes: readonly Route[], options: HonoOptions = {}): A {
-  // Marked for `openApiRoutes(app)`: the route describes the view.
-  for (const { path, view } of routes) app.all(path, markView(viewHandler(view, options), view))
+  for (const r of routes) {
+    const handler = viewHandler(r.view, options)
+    // A parameter the route's converter refuses (`{ id: 'int' }` and `/abc/`): no route, as in Django.
+    const converted = async (c: Context, next: Next): Promise<Response | void> => (routeParamsMatch(r, c.req.param() as Record<string, string>) ? handler(c) : next())
+    // Marked for `openApiRoutes(app)`: the route describes the view.
+    app.all(r.path, markView(r.params === undefined ? handler : converted, r.view))
+  }
   return app
 }
 
