@@ -15,16 +15,23 @@
  * - `sql count + page`: the list source's `count()` and `slice()` together / the baseline's two statements.
  * - `authentication`: `TokenAuthentication.authenticate` (header parsing, digest, the lookup, checks).
  * - `policies`: host check, authentication, permissions and throttles (`Guard.check`).
+ * - `pagination + links`: the page-number paginator over rows in memory (no SQL): `page`, the arithmetic, both links.
  * - `adapter in`: the `ApiRequest` from a URL and headers (`createApiRequest`, as the adapters call it).
  * - `serialisation`: the page body to JSON text.
  * - `whole core`: the view's `handle` (everything but the framework) / the baseline handler's body.
  * The answer of the whole core is checked to equal the baseline's byte for byte first.
+ *
+ * Beside CPU, each stage reports bytes allocated on the JavaScript heap per call (`v8.GCProfiler`:
+ * heap growth plus what collections freed, which load does not move) and promises created per
+ * call (a V8 promise hook, on only while those calls run; the loop's own `await` adds one per
+ * call to a stage that returns a plain value).
  */
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
+import { GCProfiler, getHeapStatistics, promiseHooks } from 'node:v8'
 import { openReferenceContext, type ReferenceContext } from '../examples/reference-api/context.js'
 import { articleRoutes, formatCreated } from '../examples/reference-api/routes/articles.js'
-import { type ApiRequest, type ApiView, type PageSource, type RequestContext } from '../src/index.js'
+import { ArrayPageSource, PageNumberPagination, type ApiRequest, type ApiView, type PageSource, type RequestContext } from '../src/index.js'
 import { createApiRequest } from '../src/core/request/request-factory.js'
 import { serializeBody } from '../src/core/api-response.js'
 import { freshPostgres, freshSqlite, type TestDatabase } from '../test/helpers/databases.js'
@@ -128,10 +135,54 @@ async function cpuPerCall(count: number, fn: () => Promise<unknown> | unknown): 
   return (used.user + used.system) / count
 }
 
+/**
+ * Bytes allocated on the JavaScript heap per call of `fn`, over `count` sequential calls: the
+ * heap's growth plus what every collection in between freed (`v8.GCProfiler` reports each one's
+ * heap before and after), so neither load nor when a scavenge happens to run moves it.
+ */
+async function bytesPerCall(count: number, fn: () => Promise<unknown> | unknown): Promise<number> {
+  const profiler = new GCProfiler()
+  profiler.start()
+  const before = getHeapStatistics().used_heap_size
+  for (let i = 0; i < count; i++) await fn()
+  const after = getHeapStatistics().used_heap_size
+  let freed = 0
+  for (const gc of profiler.stop()?.statistics ?? []) freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize
+  return (after - before + freed) / count
+}
+
+/** Promises created per call of `fn` (a V8 promise hook, on only while this runs: it slows every promise). */
+async function promisesPerCall(count: number, fn: () => Promise<unknown> | unknown): Promise<number> {
+  let created = 0
+  const stop = promiseHooks.onInit(() => {
+    created++
+  })
+  try {
+    for (let i = 0; i < count; i++) await fn()
+  } finally {
+    stop()
+  }
+  // The loop's own `await` of each call's result makes one promise per call when the call returns none.
+  return created / count
+}
+
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)
   return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2
+}
+
+type Metric = 'cpu' | 'bytes' | 'promises'
+const METRICS: readonly Metric[] = ['cpu', 'bytes', 'promises']
+const MEASURE: Readonly<Record<Metric, (count: number, fn: () => Promise<unknown> | unknown) => Promise<number>>> = { cpu: cpuPerCall, bytes: bytesPerCall, promises: promisesPerCall }
+interface Row {
+  stage: string
+  gatehouse: number | null
+  hand: number | null
+  gatehouseBytes: number | null
+  handBytes: number | null
+  gatehousePromises: number | null
+  handPromises: number | null
 }
 
 type Stage = { readonly name: string; readonly gatehouse: (() => Promise<unknown> | unknown) | null; readonly hand: (() => Promise<unknown> | unknown) | null }
@@ -152,6 +203,8 @@ async function stagesFor(ref: ReferenceContext, q: HandQueries): Promise<{ stage
       : (ctx: RequestContext): PageSource<unknown> => (articles['articleSource'] as (r: ReferenceContext, c: RequestContext) => PageSource<unknown>)(ref, ctx)
   const ctx = { ...state, format: 'json' as const, params: {} }
   const response = await view.handle(req)
+  const paginator = new PageNumberPagination({ pageSize: 10 })
+  const memory = new ArrayPageSource(await source(ctx).slice(0, 137))
   const handBody = await handHandle(q, `Token ${BOB_TOKEN}`, HOST, '3')
   const stages: Stage[] = [
     { name: 'sql token⋈user', gatehouse: () => findWithUser(BOB_TOKEN), hand: () => q.token(createHash('sha256').update(BOB_TOKEN).digest('hex')) },
@@ -165,6 +218,16 @@ async function stagesFor(ref: ReferenceContext, q: HandQueries): Promise<{ stage
     },
     { name: 'authentication', gatehouse: () => ref.schemes.token.authenticate(req), hand: null },
     { name: 'policies (incl. authentication)', gatehouse: () => view.guard.check(req, []), hand: null },
+    {
+      // The paginator over rows already in memory: parsing `page`, the page arithmetic and both links.
+      name: 'pagination + links (no SQL)',
+      gatehouse: async () => {
+        const page = await paginator.paginate(memory, req)
+        if (page === null) throw new Error('no page')
+        return paginator.paginatedResponse(page, page.items)
+      },
+      hand: null,
+    },
     { name: 'adapter in (ApiRequest)', gatehouse: () => apiRequest(), hand: null },
     { name: 'serialisation', gatehouse: () => serializeBody(response), hand: () => JSON.stringify(JSON.parse(handBody)) },
     { name: 'whole core', gatehouse: async () => serializeBody(await view.handle(apiRequest())), hand: () => handHandle(q, `Token ${BOB_TOKEN}`, HOST, '3') },
@@ -172,7 +235,7 @@ async function stagesFor(ref: ReferenceContext, q: HandQueries): Promise<{ stage
   return { stages, view }
 }
 
-async function runDatabase(options: Options, db: 'sqlite' | 'postgres'): Promise<{ db: string; rows: { stage: string; gatehouse: number | null; hand: number | null }[] }> {
+async function runDatabase(options: Options, db: 'sqlite' | 'postgres'): Promise<{ db: string; rows: Row[] }> {
   const database: TestDatabase = db === 'sqlite' ? freshSqlite() : await freshPostgres()
   const ref = await openReferenceContext({ databaseUrl: database.url, scrypt: { N: 1024, r: 8, p: 1 } })
   const q = await handQueries(database.url)
@@ -181,8 +244,9 @@ async function runDatabase(options: Options, db: 'sqlite' | 'postgres'): Promise
     const gatehouseBody = serializeBody(await view.handle(apiRequest()))
     const handBody = await handHandle(q, `Token ${BOB_TOKEN}`, HOST, '3')
     if (gatehouseBody !== handBody) throw new Error(`the answers differ:\n${gatehouseBody}\n${handBody}`)
-    const samples = new Map<string, { gatehouse: number[]; hand: number[] }>()
-    for (const stage of stages) samples.set(stage.name, { gatehouse: [], hand: [] })
+    // samples[stage][metric] = { gatehouse: [...], hand: [...] }
+    const samples = new Map<string, Record<Metric, { gatehouse: number[]; hand: number[] }>>()
+    for (const stage of stages) samples.set(stage.name, { cpu: { gatehouse: [], hand: [] }, bytes: { gatehouse: [], hand: [] }, promises: { gatehouse: [], hand: [] } })
     for (const stage of stages) {
       // Warm-up.
       if (stage.gatehouse !== null) await cpuPerCall(Math.ceil(options.count / 10), stage.gatehouse)
@@ -192,16 +256,30 @@ async function runDatabase(options: Options, db: 'sqlite' | 'postgres'): Promise
       for (const stage of round % 2 === 0 ? stages : [...stages].reverse()) {
         const s = samples.get(stage.name)
         if (s === undefined) continue
-        if (stage.gatehouse !== null) s.gatehouse.push(await cpuPerCall(options.count, stage.gatehouse))
-        if (stage.hand !== null) s.hand.push(await cpuPerCall(options.count, stage.hand))
+        // Promises are counted on the last round only: the hook slows everything, and the count does not vary.
+        for (const metric of METRICS) {
+          if (metric === 'promises' && round !== options.rounds - 1) continue
+          const count = metric === 'promises' ? Math.min(options.count, 2_000) : options.count
+          if (stage.gatehouse !== null) s[metric].gatehouse.push(await MEASURE[metric](count, stage.gatehouse))
+          if (stage.hand !== null) s[metric].hand.push(await MEASURE[metric](count, stage.hand))
+        }
       }
       process.stderr.write(`${db}: round ${round + 1} done\n`)
     }
+    const med = (values: number[] | undefined): number | null => (values === undefined || values.length === 0 ? null : median(values))
     return {
       db,
       rows: stages.map((stage) => {
         const s = samples.get(stage.name)
-        return { stage: stage.name, gatehouse: s === undefined || s.gatehouse.length === 0 ? null : median(s.gatehouse), hand: s === undefined || s.hand.length === 0 ? null : median(s.hand) }
+        return {
+          stage: stage.name,
+          gatehouse: med(s?.cpu.gatehouse),
+          hand: med(s?.cpu.hand),
+          gatehouseBytes: med(s?.bytes.gatehouse),
+          handBytes: med(s?.bytes.hand),
+          gatehousePromises: med(s?.promises.gatehouse),
+          handPromises: med(s?.promises.hand),
+        }
       }),
     }
   } finally {
@@ -211,14 +289,16 @@ async function runDatabase(options: Options, db: 'sqlite' | 'postgres'): Promise
   }
 }
 
-function report(result: { db: string; rows: { stage: string; gatehouse: number | null; hand: number | null }[] }, options: Options): string {
-  const fmt = (v: number | null): string => (v === null ? '–' : v.toFixed(1))
+function report(result: { db: string; rows: Row[] }, options: Options): string {
+  const fmt = (v: number | null, digits = 1): string => (v === null ? '–' : v.toFixed(digits))
   return [
-    `### ${result.db === 'postgres' ? 'PostgreSQL' : 'SQLite'}: node CPU µs per request by stage (\`GET ${PATH}\`, ${options.count} calls, median of ${options.rounds})`,
+    `### ${result.db === 'postgres' ? 'PostgreSQL' : 'SQLite'}: per request by stage (\`GET ${PATH}\`, ${options.count} calls, median of ${options.rounds})`,
     '',
-    '| stage | gatehouse µs | hand-written µs |',
-    '|---|---|---|',
-    ...result.rows.map((r) => `| ${r.stage} | ${fmt(r.gatehouse)} | ${fmt(r.hand)} |`),
+    '| stage | gatehouse CPU µs | hand-written CPU µs | gatehouse bytes | hand-written bytes | gatehouse promises | hand-written promises |',
+    '|---|---|---|---|---|---|---|',
+    ...result.rows.map(
+      (r) => `| ${r.stage} | ${fmt(r.gatehouse)} | ${fmt(r.hand)} | ${fmt(r.gatehouseBytes, 0)} | ${fmt(r.handBytes, 0)} | ${fmt(r.gatehousePromises)} | ${fmt(r.handPromises)} |`,
+    ),
   ].join('\n')
 }
 

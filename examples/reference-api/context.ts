@@ -13,6 +13,7 @@ import { KyselyUserStore } from 'gatehouse/kysely'
 import { authMigrations, migrate } from 'gatehouse/kysely'
 import { jwtBlacklistMigrations, KyselyJwtBlacklistStore } from 'gatehouse/kysely'
 import { createRedisClient, type RedisClient } from 'gatehouse/redis'
+import { createRedisClusterClient, parseRedisClusterNodes, type RedisClusterClient } from 'gatehouse/redis'
 import { RedisSessionStore } from 'gatehouse/redis'
 import { RedisThrottleStore } from 'gatehouse/redis'
 import { RedisInvalidationBus } from 'gatehouse/redis'
@@ -43,6 +44,12 @@ export interface ReferenceConfig {
    * every instance; unset means SQL sessions and in-process throttle counters.
    */
   readonly redisUrl?: string | undefined
+  /**
+   * `REDIS_CLUSTER_NODES`: a Redis Cluster's seed nodes (`host:port,host:port`, or `redis://` /
+   * `rediss://` URLs carrying a password) instead of one server at `redisUrl`; everything that
+   * `redisUrl` puts in Redis then lives in the cluster. Setting both is an error.
+   */
+  readonly redisClusterNodes?: string | undefined
   /** Prefix of every Redis key the reference API writes (`GATEHOUSE_REDIS_PREFIX`). @default 'gatehouse:' */
   readonly redisPrefix?: string | undefined
   /** Redis command and connect timeout in ms (`GATEHOUSE_REDIS_TIMEOUT_MS`). @default 2000 */
@@ -139,6 +146,14 @@ function envRate(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return raw
 }
 
+/** `REDIS_CLUSTER_NODES` checked (a typo stops start-up), or `undefined` when unset. */
+function envClusterNodes(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env['REDIS_CLUSTER_NODES']
+  if (raw === undefined || raw === '') return undefined
+  parseRedisClusterNodes(raw)
+  return raw
+}
+
 /** `GATEHOUSE_SCRYPT_N` as scrypt parameters (r=8, p=1), or `undefined` when unset. */
 function envScrypt(env: NodeJS.ProcessEnv): ScryptParams | undefined {
   const n = envInteger(env, 'GATEHOUSE_SCRYPT_N', 1024)
@@ -191,7 +206,7 @@ async function storedSecret(db: Kysely<ReferenceDatabase>): Promise<string> {
 
 /**
  * The serve command's configuration from the environment: `DATABASE_URL`, `GATEHOUSE_DB_TIMEOUT_MS`,
- * `REDIS_URL`, `GATEHOUSE_REDIS_PREFIX`, `GATEHOUSE_REDIS_TIMEOUT_MS`, `GATEHOUSE_NUM_PROXIES`,
+ * `REDIS_URL`, `REDIS_CLUSTER_NODES`, `GATEHOUSE_REDIS_PREFIX`, `GATEHOUSE_REDIS_TIMEOUT_MS`, `GATEHOUSE_NUM_PROXIES`,
  * `GATEHOUSE_SCRYPT_N`, `GATEHOUSE_LOGIN_FAILURES`, `GATEHOUSE_COUNT`, `GATEHOUSE_TOKEN_CACHE_TTL_MS`, `GATEHOUSE_JWT_SIGNING_KEY`, `GATEHOUSE_JWT_ALGORITHM` and `GATEHOUSE_JWT_VERIFYING_KEY`. A malformed number or rate throws, so a typo stops start-up instead of silently trusting no proxy.
  */
 export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
@@ -199,6 +214,7 @@ export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Re
     databaseUrl: env['DATABASE_URL'],
     dbTimeoutMs: envInteger(env, 'GATEHOUSE_DB_TIMEOUT_MS', 2),
     redisUrl: env['REDIS_URL'] === '' ? undefined : env['REDIS_URL'],
+    redisClusterNodes: envClusterNodes(env),
     redisPrefix: env['GATEHOUSE_REDIS_PREFIX'] === '' ? undefined : env['GATEHOUSE_REDIS_PREFIX'],
     redisTimeoutMs: envInteger(env, 'GATEHOUSE_REDIS_TIMEOUT_MS', 1),
     numProxies: envInteger(env, 'GATEHOUSE_NUM_PROXIES', 0),
@@ -238,8 +254,8 @@ export interface ReferenceContext {
   readonly throttleStore: ThrottleStore
   /** Failed-login throttling shared by Basic, token obtain and login; `undefined` when off. */
   readonly loginFailures: LoginFailureThrottle | undefined
-  /** The Redis client when `redisUrl` is set (closed by `close()`), else `null`. */
-  readonly redis: RedisClient | null
+  /** The Redis client when `redisUrl` or `redisClusterNodes` is set (closed by `close()`), else `null`. */
+  readonly redis: RedisClient | RedisClusterClient | null
   /** The JWT codec when `jwtSigningKey` is set (the `/api/jwt/` routes are on), else `null`. */
   readonly jwt: JwtCodec | null
   /** simplejwt's token blacklist, in SQL (`gatehouse_jwt_tokens`). */
@@ -265,6 +281,9 @@ export async function migrateReference(database: Database<ReferenceDatabase>): P
 
 /** Opens the database, migrates it, seeds it when empty, and builds the stores and settings. */
 export async function openReferenceContext(config: ReferenceConfig = {}): Promise<ReferenceContext> {
+  if (config.redisUrl !== undefined && config.redisClusterNodes !== undefined) {
+    throw new Error('set REDIS_URL (one Redis server) or REDIS_CLUSTER_NODES (a Redis Cluster), not both')
+  }
   const database = await openDatabase<ReferenceDatabase>(config.databaseUrl, databaseTimeouts(config))
   let secrets: readonly string[]
   try {
@@ -276,14 +295,14 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
     throw error
   }
   const redisPrefix = config.redisPrefix ?? 'gatehouse:'
+  const redisTimeouts =
+    config.redisTimeoutMs === undefined ? {} : { commandTimeoutMs: config.redisTimeoutMs, connectTimeoutMs: config.redisTimeoutMs }
   const redis =
-    config.redisUrl === undefined
-      ? null
-      : createRedisClient(config.redisUrl, {
-          ...(config.redisTimeoutMs === undefined
-            ? {}
-            : { commandTimeoutMs: config.redisTimeoutMs, connectTimeoutMs: config.redisTimeoutMs }),
-        })
+    config.redisClusterNodes !== undefined
+      ? createRedisClusterClient(config.redisClusterNodes, redisTimeouts)
+      : config.redisUrl === undefined
+        ? null
+        : createRedisClient(config.redisUrl, redisTimeouts)
   const invalidation = redis === null ? new LocalInvalidationBus() : new RedisInvalidationBus({ redis, prefix: redisPrefix })
   const users = new KyselyUserStore({ db: database.db, invalidation, ...(config.scrypt === undefined ? {} : { scrypt: config.scrypt }) })
   const tokens = new KyselyTokenStore({ db: database.db, joinUsers: users.userTable, invalidation })

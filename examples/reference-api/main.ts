@@ -35,12 +35,12 @@ async function serve(options: { port?: string; host: string }): Promise<void> {
   const framework = process.env['GATEHOUSE_FRAMEWORK'] === undefined || process.env['GATEHOUSE_FRAMEWORK'] === '' ? (runtime === null ? 'fastify' : 'hono') : process.env['GATEHOUSE_FRAMEWORK']
   const known = FRAMEWORKS.find((f) => f === framework)
   if (known === undefined) throw new CommandError(`GATEHOUSE_FRAMEWORK must be one of ${FRAMEWORKS.join(', ')}, got "${framework}"`)
-  // DATABASE_URL, REDIS_URL (sessions + throttle counters in Redis), GATEHOUSE_NUM_PROXIES.
+  // DATABASE_URL, REDIS_URL or REDIS_CLUSTER_NODES (sessions + throttle counters in Redis), GATEHOUSE_NUM_PROXIES.
   const ref = await openReferenceContext(referenceConfigFromEnv())
   const app = await startApp(known, ref, { port, host: options.host }, { logger: process.env['LOG_LEVEL'] !== undefined })
   const address = app.address
   const on = runtime === null ? known : `${known} on ${runtime}`
-  console.log(`gatehouse reference API listening on ${address} (${ref.database.dialect}${ref.redis === null ? '' : ' + redis'}, ${on})`)
+  console.log(`gatehouse reference API listening on ${address} (${ref.database.dialect}${ref.redis === null ? '' : ref.redis.connection.isCluster ? ' + redis cluster' : ' + redis'}, ${on})`)
   console.log(
     ref.jwt === null
       ? 'gatehouse: JWT routes (/api/jwt/...) off; set GATEHOUSE_JWT_SIGNING_KEY (16+ bytes; a Django SECRET_KEY keeps simplejwt tokens valid) to turn them on'

@@ -24,7 +24,7 @@ class UntoldServers implements InvalidationBus {
 
 /**
  * Runs `fn` with a bus that tells running servers (through Redis pub/sub) about a change,
- * when `--redis` or `REDIS_URL` names a Redis, on the channel the servers derive from the
+ * when `--redis` or `REDIS_URL` names a Redis (or `REDIS_CLUSTER_NODES` a Redis Cluster), on the channel the servers derive from the
  * same prefix (`--channel`, else `invalidationChannel(GATEHOUSE_REDIS_PREFIX)`). The Redis
  * driver is loaded only then (ioredis is an optional dependency). A change the servers
  * could not be told of (no Redis named, or Redis unreachable) is still made, with a
@@ -32,17 +32,20 @@ class UntoldServers implements InvalidationBus {
  */
 export async function withInvalidation<T>(options: InvalidationOptions, io: CliIo, fn: (bus: InvalidationBus | undefined) => Promise<T>): Promise<T> {
   const url = options.redis ?? io.env['REDIS_URL']
-  if (url === undefined || url === '') {
+  // A Redis Cluster forwards a PUBLISH to every node, so any node's subscribers hear it.
+  const clusterNodes = url === undefined || url === '' ? nonEmpty(io.env['REDIS_CLUSTER_NODES']) : undefined
+  if ((url === undefined || url === '') && clusterNodes === undefined) {
     const untold = new UntoldServers()
     const result = await fn(untold)
     if (untold.changed) {
       io.stderr.write(
-        "gatehouse: warning: running servers were not told (no --redis or REDIS_URL); a server with a token cache keeps the old answer until the cache's TTL ends\n",
+        "gatehouse: warning: running servers were not told (no --redis, REDIS_URL or REDIS_CLUSTER_NODES); a server with a token cache keeps the old answer until the cache's TTL ends\n",
       )
     }
     return result
   }
   const { createRedisClient } = await import('../redis/redis-client.js')
+  const { createRedisClusterClient } = await import('../redis/redis-cluster-client.js')
   const { RedisInvalidationBus } = await import('../redis/redis-invalidation-bus.js')
   // Connection trouble matters only if a message then fails to go out; its text says more than the publish error.
   let connectionError: Error | null = null
@@ -53,7 +56,10 @@ export async function withInvalidation<T>(options: InvalidationOptions, io: CliI
     const reason = connectionError?.message ?? error.message
     io.stderr.write(`gatehouse: warning: running servers were not told through Redis (${reason}); their cached token authentications end within their cache's TTL\n`)
   }
-  const redis = createRedisClient(url, { onError: (error) => (connectionError ??= error) })
+  const onError = (error: Error): void => {
+    connectionError ??= error
+  }
+  const redis = clusterNodes === undefined ? createRedisClient(url ?? '', { onError }) : createRedisClusterClient(clusterNodes, { onError })
   const channel = options.channel ?? invalidationChannel(nonEmpty(io.env['GATEHOUSE_REDIS_PREFIX']))
   const bus = new RedisInvalidationBus({ redis, channel, onError: warn })
   try {

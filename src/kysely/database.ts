@@ -1,8 +1,10 @@
-import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type PostgresPool, type PostgresPoolClient, type SqliteDatabase, type SqliteStatement } from 'kysely'
+import { Kysely, type Dialect, type SqliteDatabase, type SqliteStatement } from 'kysely'
 import { ConfigurationError } from '../core/errors.js'
-import { postgresDirectDriver, registerDirectDriver, sqliteDirectDriver, statementName, type DirectDriver } from './direct-driver.js'
+import { sqliteDirectDriver } from './direct-driver.js'
+import { GatehousePostgresDialect, GatehouseSqliteDialect } from './dialects.js'
+import { GuardedPostgresPool } from './postgres-pool.js'
 import { openSqliteConnection, type SqliteDriverName } from './sqlite-connection.js'
-import { guardPool, serverTimeoutFor } from './statement-timeout.js'
+import { serverTimeoutFor } from './statement-timeout.js'
 
 /** Which SQL engine a `DATABASE_URL` points at. */
 export type DialectName = 'sqlite' | 'postgres'
@@ -88,8 +90,9 @@ export interface OpenDatabaseOptions {
   readonly connectTimeoutMs?: number
   /**
    * PostgreSQL: the longest the client waits for one statement; past it the request answers
-   * 503 and the connection is discarded. A route that runs long queries raises it for itself
-   * with `withStatementTimeout`.
+   * 503 and the connection is discarded. Checked by one watchdog timer per pool (a statement
+   * is given up between this and an eighth more, at most 250 ms more), not a timer per
+   * statement. A route that runs long queries raises it for itself with `withStatementTimeout`.
    * @default 2000
    */
   readonly statementTimeoutMs?: number
@@ -109,6 +112,18 @@ export interface OpenDatabaseOptions {
    */
   readonly preparedStatements?: number
   /**
+   * PostgreSQL behind a transaction pooler (PgBouncer in `transaction` mode; also
+   * `?pgbouncer=true` on the URL, as Prisma spells it): statements run unnamed (a named one
+   * is prepared on one server connection and run on another), and the timeouts are not sent
+   * as startup parameters nor changed with `SET` (PgBouncer refuses the first and would hand
+   * the second to other clients). The client-side `statementTimeoutMs` still applies; set the
+   * server's with `ALTER ROLE … SET statement_timeout`. Without it, a pool that meets
+   * PgBouncer's `prepared statement … already exists` / `does not exist` switches to unnamed
+   * statements by itself, with one warning.
+   * @default false
+   */
+  readonly pgbouncer?: boolean
+  /**
    * Open for reading only: SQLite opens an existing file read-only (a missing file is an
    * error, never created; the journal mode is left as it is); PostgreSQL sessions start
    * with `default_transaction_read_only`. For commands that must write nothing. @default false
@@ -121,54 +136,6 @@ export interface OpenDatabaseOptions {
    * @default the runtime's own
    */
   readonly sqliteDriver?: SqliteDriverName
-}
-
-/** The part of a node-postgres client the prepared-statement wrapper uses. */
-interface PgClient {
-  query(config: { readonly name?: string; readonly text: string; readonly values: unknown[] }): Promise<never>
-  query(cursor: unknown): unknown
-  release(error?: Error | boolean): void
-}
-
-/**
- * A node-postgres pool whose clients run each SQL text as a named prepared statement
- * (node-postgres prepares a name once per connection, then only binds and executes it), for
- * the first `max` distinct texts: the server parses and plans a request's statements once per
- * connection instead of on every request. The name is a digest of the text, so one name
- * never stands for two texts.
- */
-export function withPreparedStatements(pool: { connect(): Promise<unknown>; end(): Promise<void> }, max = 256): PostgresPool {
-  const names = new Map<string, string | null>()
-  const nameOf = (text: string): string | undefined => {
-    let name = names.get(text)
-    if (name === undefined) {
-      name = names.size < max ? statementName(text) : null
-      if (name !== null) names.set(text, name)
-    }
-    return name ?? undefined
-  }
-  // Kysely keys its connections by client object: hand out one wrapper per client.
-  const wrappers = new WeakMap<object, PostgresPoolClient>()
-  return {
-    async connect(): Promise<PostgresPoolClient> {
-      const client = (await pool.connect()) as PgClient
-      let wrapper = wrappers.get(client)
-      if (wrapper === undefined) {
-        wrapper = {
-          query: ((sqlOrCursor: unknown, parameters?: readonly unknown[]) => {
-            if (typeof sqlOrCursor !== 'string') return client.query(sqlOrCursor)
-            const name = nameOf(sqlOrCursor)
-            const values = [...(parameters ?? [])]
-            return client.query(name === undefined ? { text: sqlOrCursor, values } : { name, text: sqlOrCursor, values })
-          }) as PostgresPoolClient['query'],
-          release: () => client.release(),
-        }
-        wrappers.set(client, wrapper)
-      }
-      return wrapper
-    },
-    end: () => pool.end(),
-  }
 }
 
 /** The part of a better-sqlite3 database (or an adapted node:sqlite or bun:sqlite one) the statement cache needs. */
@@ -226,29 +193,43 @@ export async function createDialect(target: DatabaseTarget, options: OpenDatabas
   return (await openDriver(target, options)).dialect
 }
 
-/** The Kysely dialect of a target and the direct driver of its prepared queries. */
-async function openDriver(target: DatabaseTarget, options: OpenDatabaseOptions): Promise<{ dialect: Dialect; direct: DirectDriver; sqliteDriver?: SqliteDriverName }> {
+/**
+ * `url` without a `pgbouncer=true` query parameter, and whether it had one (Prisma's spelling;
+ * node-postgres would pass an unknown parameter on to the server).
+ */
+export function pgbouncerFromUrl(url: string): { url: string; pgbouncer: boolean } {
+  if (!/[?&]pgbouncer=/i.test(url)) return { url, pgbouncer: false }
+  const parsed = new URL(url)
+  const value = parsed.searchParams.get('pgbouncer')
+  parsed.searchParams.delete('pgbouncer')
+  return { url: parsed.toString(), pgbouncer: value === 'true' || value === '1' }
+}
+
+/** The Kysely dialect of a target (it carries the direct driver of its prepared queries). */
+async function openDriver(target: DatabaseTarget, options: OpenDatabaseOptions): Promise<{ dialect: Dialect; sqliteDriver?: SqliteDriverName }> {
   if (target.dialect === 'sqlite') {
     const { connection: db, driver } = await openSqliteConnection(target.path, { readOnly: options.readOnly === true }, options.sqliteDriver)
     if (options.readOnly !== true) db.exec('PRAGMA journal_mode = WAL')
     db.exec('PRAGMA busy_timeout = 5000')
     db.exec('PRAGMA foreign_keys = ON')
-    return { dialect: new SqliteDialect({ database: withStatementCache(db) }), direct: sqliteDirectDriver(db), sqliteDriver: driver }
+    return { dialect: new GatehouseSqliteDialect({ database: withStatementCache(db) }, sqliteDirectDriver(db)), sqliteDriver: driver }
   }
   const pg = await import('pg')
   const Pool = pg.default.Pool
   // COUNT(*) and BIGINT come back as strings by default; parse int8 as number (row counts fit easily).
   pg.default.types.setTypeParser(20, (value: string) => Number(value))
   const timeouts = postgresTimeouts(options)
+  const fromUrl = pgbouncerFromUrl(target.url)
+  const pgbouncer = options.pgbouncer ?? fromUrl.pgbouncer
   const pool = new Pool({
-    connectionString: target.url,
+    connectionString: fromUrl.url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: timeouts.connectTimeoutMs,
-    // Sent at connection start: the server gives up on a statement, or on a transaction left
-    // idle, before the client does.
-    statement_timeout: timeouts.serverStatementTimeoutMs,
-    idle_in_transaction_session_timeout: timeouts.serverStatementTimeoutMs,
-    query_timeout: timeouts.statementTimeoutMs,
+    // Startup parameters, set once per connection: the server gives up on a statement, or on a
+    // transaction left idle, before the client does. PgBouncer refuses them (the role's settings apply).
+    ...(pgbouncer
+      ? {}
+      : { statement_timeout: timeouts.serverStatementTimeoutMs, idle_in_transaction_session_timeout: timeouts.serverStatementTimeoutMs }),
     ...(options.readOnly === true ? { options: '-c default_transaction_read_only=on' } : {}),
   })
   // When the server goes away, pg-pool emits 'error' for each *idle* client (and drops it).
@@ -266,11 +247,14 @@ async function openDriver(target: DatabaseTarget, options: OpenDatabaseOptions):
       console.error(`gatehouse: PostgreSQL connection lost mid-query (${error.message})`)
     })
   })
-  const guarded = guardPool(pool, timeouts)
-  const prepared = options.preparedStatements ?? 256
-  const kyselyPool = prepared > 0 ? withPreparedStatements(guarded, prepared) : guarded
+  const guarded = new GuardedPostgresPool(pool, {
+    statementTimeoutMs: timeouts.statementTimeoutMs,
+    serverStatementTimeoutMs: pgbouncer ? null : timeouts.serverStatementTimeoutMs,
+    preparedStatements: options.preparedStatements ?? 256,
+    pgbouncer,
+  })
   // Prepared queries check out the same guarded connections (timeouts, faults, statement names), without Kysely's executor.
-  return { dialect: new PostgresDialect({ pool: kyselyPool }), direct: postgresDirectDriver(kyselyPool) }
+  return { dialect: new GatehousePostgresDialect(guarded) }
 }
 
 /** An open database: the Kysely instance and which engine it talks to. */
@@ -285,9 +269,8 @@ export interface Database<DB> {
 /** Opens `DATABASE_URL` (or the default SQLite file) as a Kysely instance. */
 export async function openDatabase<DB>(url: string | undefined, options: OpenDatabaseOptions = {}): Promise<Database<DB>> {
   const target = parseDatabaseUrl(url)
-  const { dialect, direct, sqliteDriver } = await openDriver(target, options)
+  // Prepared queries (`prepareQuery`, prepared page sources, the stores' lookups) run on the dialect's direct driver.
+  const { dialect, sqliteDriver } = await openDriver(target, options)
   const db = new Kysely<DB>({ dialect })
-  // Prepared queries (`prepareQuery`, prepared page sources, the stores' lookups) run on the driver.
-  registerDirectDriver(db, direct)
   return { db, dialect: target.dialect, sqliteDriver, close: () => db.destroy() }
 }

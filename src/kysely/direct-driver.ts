@@ -3,9 +3,10 @@ import type { DialectName } from './database.js'
 
 /**
  * Runs SQL that Kysely compiled once directly on the driver: no query builder, compiler,
- * plugin chain or connection mutex per execution. `openDatabase` registers one for each
- * Kysely instance it opens; a Kysely instance built elsewhere has none, and prepared
- * queries then run their compiled statement through `Kysely.executeQuery`.
+ * plugin chain or connection mutex per execution. The dialects `openDatabase` builds
+ * (`GatehousePostgresDialect`, `GatehouseSqliteDialect`) carry one on their Kysely adapter;
+ * a Kysely instance on another dialect has none, and prepared queries then run their
+ * compiled statement through `Kysely.executeQuery`.
  */
 export interface DirectDriver {
   readonly dialect: DialectName
@@ -17,16 +18,26 @@ export interface DirectDriver {
   rows(text: string, parameters: readonly unknown[]): Promise<Record<string, unknown>[]> | undefined
 }
 
-const DRIVERS = new WeakMap<object, DirectDriver>()
+/** Where a gatehouse dialect's Kysely adapter keeps its direct driver. */
+export const DIRECT_DRIVER: unique symbol = Symbol('gatehouse.directDriver')
 
-/** Makes prepared queries of `db` run on `driver`. */
-export function registerDirectDriver(db: object, driver: DirectDriver): void {
-  DRIVERS.set(db, driver)
+/** The part of a Kysely instance the look-up reads. */
+interface KyselyLike {
+  readonly isTransaction?: boolean
+  getExecutor?(): { readonly adapter: object; readonly plugins: readonly unknown[] }
 }
 
-/** The driver `openDatabase` registered for `db`, or `undefined`. */
+/**
+ * The direct driver of `db`'s dialect, or `undefined` when its statements must go through
+ * Kysely: another dialect, a transaction (its statements belong on its connection), or
+ * plugins (their result transforms apply).
+ */
 export function directDriverOf(db: object): DirectDriver | undefined {
-  return DRIVERS.get(db)
+  const k = db as KyselyLike
+  if (typeof k.getExecutor !== 'function' || k.isTransaction === true) return undefined
+  const executor = k.getExecutor()
+  if (executor.plugins.length > 0) return undefined
+  return (executor.adapter as { [DIRECT_DRIVER]?: DirectDriver })[DIRECT_DRIVER]
 }
 
 /** The name a SQL text is prepared under on PostgreSQL: a digest, so one name never stands for two texts. */
@@ -78,9 +89,9 @@ export function sqliteDirectDriver(connection: SqliteConnection): DirectDriver {
   }
 }
 
-/** The part of a Kysely PostgreSQL pool the driver uses (`openDatabase`'s guarded, statement-naming pool). */
+/** The part of `GuardedPostgresPool` the driver uses. */
 interface PgPool {
-  connect(): Promise<{ query(sql: string, parameters: readonly unknown[]): Promise<{ readonly rows: unknown[] }>; release(): void }>
+  acquire(): Promise<{ run(sql: string, parameters: readonly unknown[], waitMs: number): Promise<{ readonly rows: unknown[] }>; release(): void }>
 }
 
 /** PostgreSQL's SQLSTATE for "cached plan must not change result type". */
@@ -112,9 +123,9 @@ export function postgresDirectDriver(pool: PgPool): DirectDriver {
   return {
     dialect: 'postgres',
     async rows(text, parameters) {
-      const client = await pool.connect()
+      const client = await pool.acquire()
       try {
-        return (await client.query(text, parameters)).rows as Record<string, unknown>[]
+        return (await client.run(text, parameters, 0)).rows as Record<string, unknown>[]
       } catch (error) {
         throw (error as { code?: unknown } | null)?.code === PLAN_CHANGED ? new StaleStatementError(text, error) : error
       } finally {

@@ -1,6 +1,6 @@
-import { Migrator, sql, type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationResultSet } from 'kysely'
+import { Kysely, Migrator, PostgresDialect, sql, type ColumnDefinitionBuilder, type Migration, type MigrationResultSet } from 'kysely'
 import type { DialectName } from './database.js'
-import { withStatementTimeout } from './statement-timeout.js'
+import { guardedPoolOf } from './dialects.js'
 import { checkUserTable, type UserTable } from './user-table.js'
 
 function timestampType(dialect: DialectName): 'timestamptz' | 'text' {
@@ -137,22 +137,36 @@ const MIGRATION_STATEMENT_TIMEOUT_MS = 600_000
 /**
  * Runs migrations to the latest version, tracked in `tableName`. Throws with the
  * failing migration's name when one fails (nothing half-applied: each runs in a transaction).
- * Statements may run for up to 10 minutes each (`withStatementTimeout`), not the 2 s a request gets.
+ * On a database opened with `openDatabase`, statements may run for up to 10 minutes each, not the 2 s a request gets.
  */
 export async function migrate<DB>(
   db: Kysely<DB>,
   migrations: Record<string, Migration>,
   tableName = 'gatehouse_migrations',
 ): Promise<MigrationResultSet> {
+  // A migration may rewrite a big table: on PostgreSQL it runs on the same pool with long
+  // statements allowed, not under a request's timeout (and without withStatementTimeout,
+  // whose AsyncLocalStorage would turn on async hooks for the rest of the process).
+  const pool = db.isTransaction ? undefined : guardedPoolOf(db)
+  const migrationDb = pool === undefined
+    ? (db as unknown as Kysely<unknown>)
+    : new Kysely<unknown>({ dialect: new PostgresDialect({ pool: pool.withStatementTimeout(MIGRATION_STATEMENT_TIMEOUT_MS) }), plugins: [...db.getExecutor().plugins] })
+  try {
+    return await runMigrations(migrationDb, migrations, tableName)
+  } finally {
+    if (migrationDb !== (db as unknown)) await migrationDb.destroy()
+  }
+}
+
+async function runMigrations(db: Kysely<unknown>, migrations: Record<string, Migration>, tableName: string): Promise<MigrationResultSet> {
   const migrator = new Migrator({
     // Migrations create the schema, so they see the database untyped.
-    db: db as unknown as Kysely<unknown>,
+    db,
     provider: { getMigrations: async () => migrations },
     migrationTableName: tableName,
     migrationLockTableName: `${tableName}_lock`,
   })
-  // A migration may rewrite a big table: it is not held to a request's statement timeout.
-  const result = await withStatementTimeout(MIGRATION_STATEMENT_TIMEOUT_MS, () => migrator.migrateToLatest())
+  const result = await migrator.migrateToLatest()
   if (result.error !== undefined) {
     const failed = result.results?.find((r) => r.status === 'Error')
     throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${String(result.error)}`, {

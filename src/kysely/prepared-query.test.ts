@@ -3,12 +3,13 @@
  * values and running on the driver (a kept better-sqlite3 statement, a PostgreSQL named
  * statement), on real SQLite and PostgreSQL.
  */
-import { Kysely, sql, SqliteDialect, type Generated } from 'kysely'
+import { Kysely, sql, type Generated } from 'kysely'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { BACKENDS, freshSqlite, postgresAvailable, freshPostgres, type TestDatabase } from '../../test/helpers/databases.js'
 import { ConfigurationError } from '../core/errors.js'
 import { openDatabase, type Database } from './database.js'
-import { registerDirectDriver, sqliteDirectDriver, StaleStatementError } from './direct-driver.js'
+import { sqliteDirectDriver, StaleStatementError } from './direct-driver.js'
+import { GatehouseSqliteDialect } from './dialects.js'
 import { preparePageSource, type OptionalQueryParameters } from './prepared-page-source.js'
 import { openSqliteConnection } from './sqlite-connection.js'
 import { prepareQuery } from './prepared-query.js'
@@ -119,8 +120,8 @@ describe('statement reuse on SQLite', () => {
     // The runtime's own driver (better-sqlite3 on Node 20, bun:sqlite, node:sqlite), as openDatabase picks it.
     const { connection: raw } = await openSqliteConnection(target.url.replace(/^sqlite:(\/\/)?/, ''), { readOnly: false })
     let prepares = 0
-    const db = new Kysely<Db>({ dialect: new SqliteDialect({ database: raw }) })
-    registerDirectDriver(db, sqliteDirectDriver({ get inTransaction() { return raw.inTransaction }, prepare: (text) => (prepares++, raw.prepare(text)) }))
+    const direct = sqliteDirectDriver({ get inTransaction() { return raw.inTransaction }, prepare: (text) => (prepares++, raw.prepare(text)) })
+    const db = new Kysely<Db>({ dialect: new GatehouseSqliteDialect({ database: raw }, direct) })
     try {
       await createBooks(db)
       const q = prepareQuery<{ id: number }, { title: string }>(db, (p) => db.selectFrom('books').select('title').where('id', '=', p.id))

@@ -4,16 +4,19 @@ import type { UserId } from '../core/user.js'
 import type { InvalidationBus, InvalidationListener } from '../stores/invalidation-bus.js'
 import { LocalInvalidationBus } from '../stores/local-invalidation-bus.js'
 import type { RedisClient } from './redis-client.js'
+import type { RedisClusterClient } from './redis-cluster-client.js'
 import { invalidationChannel } from './invalidation-channel.js'
 
 /** Options for `RedisInvalidationBus`. */
 export interface RedisInvalidationBusOptions {
   /**
-   * A client from `createRedisClient`: the bus publishes on it, and listens on a
-   * connection of its own (a `duplicate()` of `redis.connection`, since a subscribed Redis
-   * connection can run no other command), opened by the first `subscribe`.
+   * A client from `createRedisClient` or `createRedisClusterClient`: the bus publishes on it,
+   * and listens on a connection of its own (a subscribed Redis connection can run no other
+   * command), opened by the first `subscribe`: a `duplicate()` of `redis.connection`, or on a
+   * cluster a connection to one node (PUBLISH reaches every node), moved to another node
+   * when that one is lost.
    */
-  readonly redis: Pick<RedisClient, 'connection' | 'publish'>
+  readonly redis: Pick<RedisClient, 'connection' | 'publish'> | Pick<RedisClusterClient, 'subscriberConnection' | 'publish'>
   /**
    * The Redis key prefix of your deployment: the channel is `<prefix>auth-invalidation`
    * (`invalidationChannel(prefix)`), as the `gatehouse` command line derives it from
@@ -56,7 +59,7 @@ interface Message {
  */
 export class RedisInvalidationBus implements InvalidationBus {
   readonly channel: string
-  private readonly redis: Pick<RedisClient, 'connection' | 'publish'>
+  private readonly redis: RedisInvalidationBusOptions['redis']
   private readonly onError: (error: Error) => void
   private readonly local: LocalInvalidationBus
   /** Tells this bus's own messages apart when they come back from Redis. */
@@ -104,14 +107,21 @@ export class RedisInvalidationBus implements InvalidationBus {
   /** Opens the subscriber connection once; it reconnects by itself and re-subscribes on every `ready`. */
   private listen(): void {
     if (this.subscriber !== null || this.closed) return
-    const subscriber = this.redis.connection.duplicate({
+    const options = {
       lazyConnect: true,
       // Subscribed again by hand on every 'ready', so the bus knows when it is live again.
       autoResubscribe: false,
       enableOfflineQueue: true,
       maxRetriesPerRequest: null,
-    })
+    }
+    const subscriber = 'subscriberConnection' in this.redis ? this.redis.subscriberConnection(options) : this.redis.connection.duplicate(options)
     this.subscriber = subscriber
+    subscriber.once('end', () => {
+      // A cluster node's connection gives up when the node is gone: listen through another node.
+      if (this.subscriber !== subscriber || this.closed) return
+      this.subscriber = null
+      setTimeout(() => this.listen(), 100).unref()
+    })
     subscriber.on('ready', () => void this.subscribeOn(subscriber))
     subscriber.on('close', () => {
       if (!this.subscribed || this.closed) return

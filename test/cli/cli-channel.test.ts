@@ -10,7 +10,7 @@ import { deletePrefix, REDIS_URL, uniquePrefix } from '../redis/redis-helpers.js
 
 const BOB = { Authorization: 'Token b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0' }
 const POLL = { timeout: 10_000, interval: 50 }
-const UNTOLD = "gatehouse: warning: running servers were not told (no --redis or REDIS_URL); a server with a token cache keeps the old answer until the cache's TTL ends\n"
+const UNTOLD = "gatehouse: warning: running servers were not told (no --redis, REDIS_URL or REDIS_CLUSTER_NODES); a server with a token cache keeps the old answer until the cache's TTL ends\n"
 
 describe.skipIf(REDIS_URL === undefined)('gatehouse command line → a server with its own Redis prefix', () => {
   let server: RunningReference
@@ -43,6 +43,33 @@ describe.skipIf(REDIS_URL === undefined)('gatehouse command line → a server wi
     await expect.poll(() => status('/api/whoami/'), POLL).toBe(401)
     expect(await cli(['activate-user', 'bob'])).toMatchObject({ code: 0, stderr: '' })
     await expect.poll(() => status('/api/whoami/'), POLL).toBe(200)
+  })
+})
+
+const REDIS_CLUSTER_NODES = process.env['REDIS_CLUSTER_NODES'] || undefined
+
+describe.skipIf(REDIS_CLUSTER_NODES === undefined)('gatehouse command line → a server on a Redis Cluster (REDIS_CLUSTER_NODES)', () => {
+  let server: RunningReference
+  let url = ''
+  const prefix = uniquePrefix()
+
+  beforeAll(async () => {
+    const database = freshSqlite()
+    url = database.url
+    server = await startReference(database, { redisClusterNodes: REDIS_CLUSTER_NODES, redisPrefix: prefix, tokenCacheTtlMs: 3_600_000 })
+  })
+  afterAll(async () => server?.close())
+
+  const status = async (path: string): Promise<number> => (await fetch(server.baseUrl + path, { headers: BOB })).status
+
+  it('grant-staff and revoke-staff reach the cached token through the cluster', async () => {
+    expect(await status('/api/staff/')).toBe(403)
+    expect(await status('/api/staff/')).toBe(403) // now cached
+    const env = { REDIS_CLUSTER_NODES: REDIS_CLUSTER_NODES ?? '', GATEHOUSE_REDIS_PREFIX: prefix }
+    expect(await cliInProcess(['grant-staff', 'bob', '--database', url], env)).toEqual({ code: 0, stdout: 'Granted staff status to user bob\n', stderr: '' })
+    await expect.poll(() => status('/api/staff/'), POLL).toBe(200)
+    expect(await cliInProcess(['revoke-staff', 'bob', '--database', url], env)).toEqual({ code: 0, stdout: 'Revoked staff status of user bob\n', stderr: '' })
+    await expect.poll(() => status('/api/staff/'), POLL).toBe(403)
   })
 })
 

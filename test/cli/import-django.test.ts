@@ -257,7 +257,7 @@ for (const backend of BACKENDS) {
 
         const update = await cliInProcess(['import-django', '--update', '--from', django.url, '--database', url])
         // Users changed and no Redis named: running servers were not told, and it says so.
-        expect(update).toMatchObject({ code: 0, stderr: expect.stringMatching(/^gatehouse: warning: running servers were not told \(no --redis or REDIS_URL\)/) })
+        expect(update).toMatchObject({ code: 0, stderr: expect.stringMatching(/^gatehouse: warning: running servers were not told \(no --redis, REDIS_URL or REDIS_CLUSTER_NODES\)/) })
         expect(update.stdout).toContain('Users: 0 created, 3 updated, 1 unchanged, 0 skipped\nTokens: 1 created, 0 updated, 1 unchanged, 0 skipped\n')
         expect(update.stdout).toContain('Django tokens attached to 1 user already in gatehouse (their accounts now accept those keys): bob\n')
         expectNoSecrets(update, [BOB_KEY, CAROL_KEY, 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0beef'])

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import { topologyDatabaseUrl } from './topology.js'
 
 /** A database a test may create tables in and throw away. */
 export interface TestDatabase {
@@ -54,17 +55,24 @@ export async function freshPostgres(
   url.pathname = `/${name}`
   return {
     name: 'postgres',
-    url: url.toString(),
+    // Through PgBouncer when GATEHOUSE_TEST_POSTGRES_VIA says so; created and dropped directly.
+    url: topologyDatabaseUrl(url.toString()),
     drop: () => runOnServer(base, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   }
 }
 
+/** `GATEHOUSE_TEST_BACKENDS` (comma-separated, e.g. `postgres` for the runs through PgBouncer) narrows them; unset: both. */
+function wanted(name: string): boolean {
+  const list = process.env['GATEHOUSE_TEST_BACKENDS'] ?? ''
+  return list === '' || list.split(',').some((b) => b.trim() === name)
+}
+
 /**
- * The backends a cross-database test runs on: SQLite always; PostgreSQL when
- * `DATABASE_URL` is set to one. When it is not, the PostgreSQL case is reported
- * as skipped by the caller (`describe.skipIf`), never counted as passing.
+ * The backends a cross-database test runs on: SQLite; PostgreSQL when `DATABASE_URL` is
+ * set to one. A backend that is unavailable (or that `GATEHOUSE_TEST_BACKENDS` leaves out)
+ * is reported as skipped by the caller (`describe.skipIf`), never counted as passing.
  */
 export const BACKENDS: readonly { readonly name: 'sqlite' | 'postgres'; readonly available: boolean; create(): Promise<TestDatabase> }[] = [
-  { name: 'sqlite', available: true, create: async () => freshSqlite() },
-  { name: 'postgres', available: postgresAvailable(), create: freshPostgres },
+  { name: 'sqlite', available: wanted('sqlite'), create: async () => freshSqlite() },
+  { name: 'postgres', available: postgresAvailable() && wanted('postgres'), create: freshPostgres },
 ]

@@ -2,6 +2,7 @@ import { FRAMEWORKS, startApp, type BuildAppOptions, type Framework } from '../.
 import { openReferenceContext, type ReferenceConfig, type ReferenceContext } from '../../examples/reference-api/context.js'
 import { afterAll, beforeAll } from 'vitest'
 import type { TestDatabase } from './databases.js'
+import { topologyRedis } from './topology.js'
 
 /**
  * The cheap scrypt cost tests run the reference API at (the library default, OWASP's
@@ -46,7 +47,9 @@ export async function startReference(
     framework = testFramework(),
   }: { readonly dropDatabase?: boolean; readonly app?: BuildAppOptions; readonly framework?: Framework } = {},
 ): Promise<RunningReference> {
-  const ref = await openReferenceContext({ scrypt: TEST_SCRYPT, ...config, databaseUrl: database.url })
+  // GATEHOUSE_TEST_REDIS puts a reference API that names no Redis itself on a Redis (Cluster).
+  const redis = config.redisUrl === undefined && config.redisClusterNodes === undefined ? topologyRedis() : {}
+  const ref = await openReferenceContext({ scrypt: TEST_SCRYPT, ...redis, ...config, databaseUrl: database.url })
   const app = await startApp(framework, ref, { port: 0, host: '127.0.0.1' }, appOptions)
   return {
     baseUrl: app.address,

@@ -7,6 +7,11 @@ export interface ExchangeRequest {
   readonly method: string
   /** Path and query, e.g. `/api/whoami/?x=1`. */
   readonly path: string
+  /**
+   * The request target sent on the request line instead of `path`, as it is (`//host/x`, an
+   * absolute-form `http://host/x`): what a URL would resolve to another host. @default path
+   */
+  readonly target?: string
   readonly headers?: Readonly<Record<string, string>>
   /** Raw body; set `Content-Type` in `headers`. */
   readonly body?: string
@@ -38,8 +43,9 @@ export function send(
   path: string,
   headers: Readonly<Record<string, string>> = {},
   body?: string | Buffer,
+  target?: string,
 ): Promise<ExchangeResult> {
-  const url = new URL(path, baseUrl)
+  const url = new URL(target === undefined ? path : '/', baseUrl)
   const payload = body === undefined ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8')
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -47,7 +53,7 @@ export function send(
         host: url.hostname,
         port: url.port,
         method,
-        path: `${url.pathname}${url.search}`,
+        path: target ?? `${url.pathname}${url.search}`,
         headers: { Connection: 'close', ...headers, ...(payload === undefined ? {} : { 'Content-Length': String(payload.length) }) },
         agent: false,
       },
@@ -140,7 +146,7 @@ export async function exchange(
     if (request.session.csrf) headers['X-CSRFToken'] = cookies.csrftoken
   }
   const body = request.body === undefined ? undefined : Buffer.from(request.body, request.bodyEncoding ?? 'utf8')
-  return send(baseUrl, request.method, request.path, headers, body)
+  return send(baseUrl, request.method, request.path, headers, body, request.target)
 }
 
 const TOKEN_KEY = /\b[0-9a-f]{40}\b/g

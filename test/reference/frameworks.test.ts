@@ -105,6 +105,15 @@ const EXTRA_REQUESTS: readonly ExchangeRequest[] = [
   { name: 'percent-encoded query', method: 'GET', path: '/api/articles/?author=%61lice&page=%32' },
   { name: 'OpenAPI document', method: 'GET', path: '/api/openapi.json' },
   { name: 'OpenAPI document HEAD', method: 'HEAD', path: '/api/openapi.json' },
+  // Issue 36 item 1: a redirect Node cannot send (a staff member's click on a crafted link) is
+  // one logged 500, and the next request is answered (on Express and node:http it ended the process).
+  { name: 'admin login, next Node cannot send (euro)', method: 'GET', path: '/admin/login/?next=/admin/%E2%82%AC', session: { username: 'admin', csrf: false } },
+  { name: 'admin login, next Node cannot send (DEL)', method: 'GET', path: '/admin/login/?next=/admin/%7F', session: { username: 'admin', csrf: false } },
+  { name: 'answered after a failed write', method: 'GET', path: '/api/whoami/' },
+  // Issue 36 item 4: the request target is a path on the Host's origin, never a URL of its own.
+  { name: 'absolute-form target keeps the Host in links', method: 'GET', path: '/api/articles/?page=2', target: 'http://api.example/api/articles/?page=2' },
+  { name: 'absolute-form target naming a host not allowed', method: 'GET', path: '/api/whoami/', target: 'http://evil.example/api/whoami/' },
+  { name: 'a target starting with // is a path', method: 'GET', path: '/api/whoami/', target: '//api.example/api/whoami/' },
 ]
 
 describe('Fastify, Express, Hono and node:http give the same answers', () => {

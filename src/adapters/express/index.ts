@@ -15,8 +15,8 @@ import type { User } from '../../core/user.js'
 import type { ApiView } from '../../core/view.js'
 import { parseBody } from '../../core/request/body-parser.js'
 import { describedRoutes, markPolicies, markView, type DescribedRoute, type FrameworkRoute, type OpenApiRouteOptions } from '../../openapi/policy-route.js'
-import { writeResponse } from '../node-http/index.js'
-import { headerBag, readBody } from '../node-http/node-io.js'
+import { headerBag, readBody, writeNodeResponse } from '../node-http/node-io.js'
+import { requestUrlOf } from '../../core/request/request-url.js'
 
 declare global {
   // Declaration merging is how Express types what middleware adds to its request.
@@ -58,17 +58,7 @@ export function requestUrl(req: Request): URL | null {
   let host = req.get('host')
   const trust = req.app.get('trust proxy fn') as ((address: string | undefined, hop: number) => boolean) | undefined
   if (trust?.(req.socket.remoteAddress, 0) === true) host = firstValue(req.get('x-forwarded-host')) ?? host
-  if (host === undefined || host === '') return null
-  try {
-    const base = new URL(`${req.protocol}://${host}`)
-    if (base.pathname !== '/' || base.search !== '' || base.hash !== '' || base.username !== '' || base.password !== '') return null
-    const target = req.originalUrl
-    // Origin-form is appended, never resolved: `//evil/x` stays a path.
-    const absolute = target.startsWith('/') ? null : new URL(target)
-    return new URL(`${base.origin}${absolute === null ? target : `${absolute.pathname}${absolute.search}`}`)
-  } catch {
-    return null
-  }
+  return requestUrlOf(req.protocol, host, req.originalUrl)
 }
 
 /** Express's body parsers (`express.json()`, `urlencoded()`…) mark the request or drain its stream. */
@@ -123,8 +113,8 @@ export function toApiRequest(req: Request, options: ExpressOptions = {}): ApiReq
  */
 export function sendApiResponse(res: Response, response: ApiResponse): void {
   // An Express response is a node:http one: `res.end`, not `res.send` (send would add
-  // `; charset=utf-8` and an ETag).
-  writeResponse(res, response)
+  // `; charset=utf-8` and an ETag). Never throws: a header Node refuses is a logged 500.
+  writeNodeResponse(res, response, (res.req as Request | undefined)?.gatehouse?.settings ?? DEFAULT_SETTINGS)
 }
 
 /** Options of `policies(api, options)`: the route's policies, how its body is read, what OpenAPI says of it. */
@@ -148,15 +138,19 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): Re
   const guard = resolveGuard(source, options, ADAPTER_KEYS)
   const adapterOptions: ExpressOptions = options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }
   const middleware = (req: Request, res: Response, next: NextFunction): void => {
-    guard.run(toApiRequest(req, adapterOptions)).then((result) => {
-      if (result.response !== null) return sendApiResponse(res, result.response)
-      const context = result.context
-      req.user = context.user
-      req.auth = context.auth
-      req.gatehouse = context
-      for (const header of context.vary) res.vary(header)
-      next()
-    }, next)
+    guard
+      .run(toApiRequest(req, adapterOptions))
+      .then((result) => {
+        if (result.response !== null) return writeNodeResponse(res, result.response, guard.settings)
+        const context = result.context
+        req.user = context.user
+        req.auth = context.auth
+        req.gatehouse = context
+        for (const header of context.vary) res.vary(header)
+        next()
+      })
+      // Never an unhandled rejection: what is left goes to Express's error chain.
+      .catch(next)
   }
   // Found on its route by `openApiRoutes(app)`.
   return markPolicies(middleware, guard, { ...options, name: source instanceof Guard ? undefined : options.name })
@@ -246,11 +240,15 @@ export function viewHandler(view: ApiView, options: ExpressOptions = {}): Reques
   return markView((req: Request, res: Response, next: NextFunction): void => {
     const request = toApiRequest(req, options)
     if (request === null) return sendApiResponse(res, INVALID_HOST_RESPONSE)
-    view.handle(request).then((response) => {
-      // A body left unread past the limit is not drained: the connection closes instead.
-      if (response.status === 413 && !req.complete) res.setHeader('Connection', 'close')
-      sendApiResponse(res, response)
-    }, next)
+    view
+      .handle(request)
+      .then((response) => {
+        // A body left unread past the limit is not drained: the connection closes instead.
+        if (response.status === 413 && !req.complete) res.setHeader('Connection', 'close')
+        // Never throws: a header Node refuses is a 500 logged through the view's `logError`.
+        writeNodeResponse(res, response, view.settings)
+      })
+      .catch(next)
   }, view)
 }
 

@@ -10,7 +10,7 @@ import type {
 } from 'fastify'
 import type { Api } from '../../core/api.js'
 import type { ApiRequest } from '../../core/api-request.js'
-import { jsonResponse, serializeBody, type ApiResponse } from '../../core/api-response.js'
+import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import { parseBody } from '../../core/request/body-parser.js'
 import { answerError, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
 import { isApiError, PayloadTooLarge, UnsupportedMediaType } from '../../core/errors.js'
@@ -19,7 +19,9 @@ import type { RequestContext } from '../../core/pipeline.js'
 import { createApiRequest, type RawRequest } from '../../core/request/request-factory.js'
 import type { Route } from '../../core/route.js'
 import { routingPath, targetPath } from '../../core/request/url-decoding.js'
-import { DEFAULT_SETTINGS } from '../../core/settings.js'
+import { DEFAULT_SETTINGS, type Settings } from '../../core/settings.js'
+import { requestUrlOf } from '../../core/request/request-url.js'
+import { wireResponse } from '../../core/sendable-response.js'
 import type { User } from '../../core/user.js'
 import type { ApiView } from '../../core/view.js'
 import { headerBag } from '../node-http/node-io.js'
@@ -56,13 +58,13 @@ export function djangoRewriteUrl(req: { readonly url?: string | undefined }): st
   return `${routingPath(path)}${target.slice(path.length)}`
 }
 
-/** Builds the absolute request URL (as the client sent it); `null` when the Host header cannot form one. */
+/**
+ * The absolute request URL: the request target's path appended to the origin of the Host
+ * header, never resolved as a URL (`//evil.example/x` is a path; an absolute-form target keeps
+ * only its path), as on every adapter. `null` when the Host header cannot form one.
+ */
 function requestUrl(request: FastifyRequest): URL | null {
-  try {
-    return new URL(request.originalUrl, `${request.protocol}://${request.host}`)
-  } catch {
-    return null
-  }
+  return requestUrlOf(request.protocol, request.host, request.originalUrl)
 }
 
 /**
@@ -103,18 +105,28 @@ function stringParams(params: unknown): Record<string, string> {
   return out
 }
 
-/** Writes an `ApiResponse` to a Fastify reply. */
+/**
+ * Writes an `ApiResponse` to a Fastify reply. A response HTTP cannot carry (a header value Node
+ * refuses) is answered `500 {"detail": "A server error occurred."}` instead, logged once
+ * through the route's `logError` (the guarded request's, else the default).
+ */
 export function writeResponse(reply: FastifyReply, response: ApiResponse): FastifyReply {
-  reply.code(response.status)
-  const setCookies: string[] = []
-  for (const [name, value] of response.headers) {
-    if (name.toLowerCase() === 'set-cookie') setCookies.push(value)
+  return sendWire(reply, response, reply.request.gatehouse?.settings ?? DEFAULT_SETTINGS)
+}
+
+/** Writes `response` in one `send`; what cannot be sent is the logged 500 (see `wireResponse`). */
+function sendWire(reply: FastifyReply, response: ApiResponse, settings: Settings): FastifyReply {
+  const wire = wireResponse(response)
+  if (wire.failure !== undefined) settings.logError(wire.failure, { method: reply.request.method, path: targetPath(reply.request.url) })
+  reply.code(wire.status)
+  let setCookies: string[] | null = null
+  for (const [name, value] of wire.headers) {
+    if (name.length === 10 && name.toLowerCase() === 'set-cookie') (setCookies ??= []).push(value)
     else reply.header(name, value)
   }
-  if (setCookies.length > 0) reply.header('set-cookie', setCookies)
-  const body = serializeBody(response)
+  if (setCookies !== null) reply.header('set-cookie', setCookies)
   // A Buffer keeps Fastify from appending `; charset=utf-8` (DRF sends bare `application/json`).
-  return body === undefined ? reply.send() : reply.send(Buffer.from(body))
+  return wire.body === undefined ? reply.send() : reply.send(Buffer.from(wire.body))
 }
 
 /**
@@ -143,6 +155,15 @@ function routeEveryMethod(app: FastifyInstance): void {
   for (const method of METHODS) if (method !== 'CONNECT' && !known.has(method)) app.addHttpMethod(method)
 }
 
+/** A Fastify route handler answering with `view` (which never throws); a malformed Host is a 400. */
+export function viewHandler(view: ApiView): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> {
+  return async (request, reply) => {
+    const url = requestUrl(request)
+    if (url === null) return sendWire(reply, INVALID_HOST_RESPONSE, view.settings)
+    return sendWire(reply, await view.handle(toApiRequest(request, url)), view.settings)
+  }
+}
+
 function mountOne(app: FastifyInstance, path: string, view: ApiView, views: Map<string, ApiView>): void {
   // Keyed as Fastify reports the route (`request.routeOptions.url`), register prefix included.
   views.set(`${app.prefix}${path}`, view)
@@ -154,11 +175,7 @@ function mountOne(app: FastifyInstance, path: string, view: ApiView, views: Map<
     // without a route `schema` (which would make Fastify validate and serialize).
     config: { swaggerTransform: swaggerTransformFor(view) },
     // Marked for `openApiRoutes(app)`: the route describes the view.
-    handler: markView(async (request: FastifyRequest, reply: FastifyReply) => {
-      const url = requestUrl(request)
-      if (url === null) return writeResponse(reply, INVALID_HOST_RESPONSE)
-      return writeResponse(reply, await view.handle(toApiRequest(request, url)))
-    }, view),
+    handler: markView(viewHandler(view), view),
   })
 }
 
@@ -181,15 +198,15 @@ function installDrfScope(app: FastifyInstance, views: ReadonlyMap<string, ApiVie
       // No view: the not-found route got it, and it is DRF's 404 like any other method.
       if (view === undefined) return writeResponse(reply, jsonResponse(404, { detail: 'Not found.' }))
       const url = requestUrl(request)
-      if (url === null) return writeResponse(reply, INVALID_HOST_RESPONSE)
-      return writeResponse(reply, await view.handle(toApiRequest(request, url)))
+      if (url === null) return sendWire(reply, INVALID_HOST_RESPONSE, view.settings)
+      return sendWire(reply, await view.handle(toApiRequest(request, url)), view.settings)
     }
     if (error.statusCode === 413 && view !== undefined) {
       const url = requestUrl(request)
-      if (url === null) return writeResponse(reply, INVALID_HOST_RESPONSE)
+      if (url === null) return sendWire(reply, INVALID_HOST_RESPONSE, view.settings)
       // The body was not read to its end: close rather than drain it.
       reply.header('connection', 'close')
-      return writeResponse(reply, await view.handle(oversizedRequest(request, url)))
+      return sendWire(reply, await view.handle(oversizedRequest(request, url)), view.settings)
     }
     return fallback(error, request, reply)
   })
@@ -247,7 +264,7 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): pr
   const guard = resolveGuard(source, options, ['openApi'])
   const preHandler: preHandlerAsyncHookHandler = async function (request, reply) {
     const result = await guard.run(apiRequestOf(request))
-    if (result.response !== null) return writeResponse(reply, result.response)
+    if (result.response !== null) return sendWire(reply, result.response, guard.settings)
     const context = result.context
     request.user = context.user
     request.auth = context.auth

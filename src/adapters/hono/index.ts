@@ -2,13 +2,16 @@ import type { Context, ErrorHandler, Hono, MiddlewareHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status'
 import type { ApiRequest } from '../../core/api-request.js'
-import { serializeBody, type ApiResponse } from '../../core/api-response.js'
+import type { ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
-import { answerError } from '../../core/error-answer.js'
+import { answerError, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
 import { PayloadTooLarge } from '../../core/errors.js'
 import { answerHandlerError, Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
-import { DEFAULT_SETTINGS } from '../../core/settings.js'
+import { DEFAULT_SETTINGS, type Settings } from '../../core/settings.js'
+import { requestUrlOf } from '../../core/request/request-url.js'
+import { WRITE_FAILED_WIRE, wireResponse, type WireResponse } from '../../core/sendable-response.js'
+import type { ApiView } from '../../core/view.js'
 import { createApiRequest } from '../../core/request/request-factory.js'
 import type { Route } from '../../core/route.js'
 import { routingPath, targetPath } from '../../core/request/url-decoding.js'
@@ -95,15 +98,31 @@ async function readBody(c: Context, limit: number): Promise<Uint8Array | null> {
 }
 
 /**
+ * The absolute request URL by the rule every adapter follows: the path and query the runtime
+ * parsed, on the origin of the `Host` header (an absolute-form target, `GET http://evil/x`,
+ * which @hono/node-server makes the request's URL, does not change the host). `null` when the
+ * Host header is not a bare `host[:port]`.
+ */
+function requestUrl(c: Context): URL | null {
+  const url = new URL(c.req.url)
+  const host = c.req.raw.headers.get('host')
+  if (host === null || host === url.host) return url
+  return requestUrlOf(url.protocol.slice(0, -1), host, `${url.pathname}${url.search}`)
+}
+
+/**
  * Translates a Hono request into an `ApiRequest`: Web headers as they are, the URL Hono
  * built, the route's parameters, the client's address (see `HonoOptions.getConnInfo`).
- * The body is read only when a policy or view asks for it.
+ * The body is read only when a policy or view asks for it. `null` when the Host header cannot
+ * form a URL (answer 400).
  */
-export function toApiRequest(c: Context, options: HonoOptions = {}): ApiRequest {
+export function toApiRequest(c: Context, options: HonoOptions = {}): ApiRequest | null {
+  const url = requestUrl(c)
+  if (url === null) return null
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   return createApiRequest({
     method: c.req.method,
-    url: new URL(c.req.url),
+    url,
     headers: c.req.raw.headers,
     remoteAddress: clientAddress(c, options.getConnInfo),
     params: c.req.param() as Record<string, string>,
@@ -112,27 +131,57 @@ export function toApiRequest(c: Context, options: HonoOptions = {}): ApiRequest 
 }
 
 /** The response headers as Web `Headers` (each `Set-Cookie` appended on its own). */
-function toHeaders(response: ApiResponse): Headers {
-  const headers = new Headers()
-  for (const [name, value] of response.headers) headers.append(name, value)
-  return headers
+function toHeaders(headers: WireResponse['headers']): Headers {
+  const out = new Headers()
+  for (const [name, value] of headers) out.append(name, value)
+  return out
 }
 
-/** Builds a Web `Response` from an `ApiResponse` (bare `application/json`, as DRF sends). */
+/** `response` as sendable parts; what HTTP cannot carry is the 500, logged once through `settings`. */
+function checked(response: ApiResponse, settings: Settings, c: Context | null): WireResponse {
+  const wire = wireResponse(response)
+  if (wire.failure !== undefined) logFailure(settings, c, wire.failure)
+  return wire
+}
+
+function logFailure(settings: Settings, c: Context | null, error: unknown): void {
+  settings.logError(error, c === null ? { method: 'unknown', path: 'unknown' } : { method: c.req.method, path: c.req.path })
+}
+
+/** A Web `Response` from checked parts; a status a Web `Response` refuses (1xx, over 599) is the logged 500. */
+function webResponse(wire: WireResponse, settings: Settings, c: Context | null): Response {
+  try {
+    return new Response(wire.body ?? null, { status: wire.status, headers: toHeaders(wire.headers) })
+  } catch (error) {
+    logFailure(settings, c, error)
+    return new Response(WRITE_FAILED_WIRE.body ?? null, { status: WRITE_FAILED_WIRE.status, headers: toHeaders(WRITE_FAILED_WIRE.headers) })
+  }
+}
+
+/**
+ * Builds a Web `Response` from an `ApiResponse` (bare `application/json`, as DRF sends). A
+ * response HTTP cannot carry (a header value Node refuses) is `500 {"detail": "A server error
+ * occurred."}` instead, logged once.
+ */
 export function toResponse(response: ApiResponse): Response {
-  return new Response(serializeBody(response) ?? null, { status: response.status, headers: toHeaders(response) })
+  return webResponse(checked(response, DEFAULT_SETTINGS, null), DEFAULT_SETTINGS, null)
 }
 
 /**
  * Answers a Hono handler with an `ApiResponse` (e.g. from `paginatedList`), keeping the
- * headers the app set with `c.header()`.
+ * headers the app set with `c.header()`. A response HTTP cannot carry is the logged 500.
  */
 export function sendApiResponse(c: Context, response: ApiResponse): Response {
-  const body = serializeBody(response)
-  const headers = toHeaders(response)
-  return body === undefined
-    ? c.body(null, { status: response.status as StatusCode, headers })
-    : c.body(body, { status: response.status as ContentfulStatusCode, headers })
+  const settings = ((c as Context<GatehouseEnv>).get('gatehouse') as RequestContext | undefined)?.settings ?? DEFAULT_SETTINGS
+  let wire = checked(response, settings, c)
+  if (wire.status < 200 || wire.status > 599) {
+    logFailure(settings, c, new Error(`gatehouse: cannot send status ${wire.status}`))
+    wire = WRITE_FAILED_WIRE
+  }
+  const headers = toHeaders(wire.headers)
+  return wire.body === undefined
+    ? c.body(null, { status: wire.status as StatusCode, headers })
+    : c.body(wire.body, { status: wire.status as ContentfulStatusCode, headers })
 }
 
 /**
@@ -174,7 +223,7 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): Mi
   }
   const middleware: MiddlewareHandler<GatehouseEnv> = async (c, next) => {
     const result = await guard.run(toApiRequest(c, adapterOptions))
-    if (result.response !== null) return toResponse(result.response)
+    if (result.response !== null) return webResponse(checked(result.response, guard.settings, c), guard.settings, c)
     const context = result.context
     c.set('user', context.user)
     c.set('auth', context.auth)
@@ -183,7 +232,7 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): Mi
       await next()
     } catch (error) {
       // Hono hands Error throws to app.onError itself; only non-Error throws arrive here.
-      replaceResponse(c, toResponse(answerHandlerError(error, context)))
+      replaceResponse(c, webResponse(checked(answerHandlerError(error, context), context.settings, c), context.settings, c))
       return undefined
     }
     // The answer depends on the headers the consulted schemes read (Session: Cookie); an
@@ -209,7 +258,9 @@ export function errorHandler(api?: Api): ErrorHandler {
   return (error, c) => {
     if (error instanceof HTTPException) return error.getResponse()
     const context = (c as Context<GatehouseEnv>).get('gatehouse') as RequestContext | undefined
-    return toResponse(context === undefined ? answerError(error, toApiRequest(c), settings) : answerHandlerError(error, context))
+    if (context !== undefined) return webResponse(checked(answerHandlerError(error, context), context.settings, c), context.settings, c)
+    const request = toApiRequest(c)
+    return webResponse(checked(request === null ? INVALID_HOST_RESPONSE : answerError(error, request, settings), settings, c), settings, c)
   }
 }
 
@@ -240,10 +291,18 @@ function rawPathOf(url: string): string {
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any Hono app, whatever its env and schema
 export function mountRoutes<A extends Hono<any, any, any>>(app: A, routes: readonly Route[], options: HonoOptions = {}): A {
-  for (const { path, view } of routes) {
-    app.all(path, markView(async (c: Context) => toResponse(await view.handle(toApiRequest(c, options))), view))
-  }
+  // Marked for `openApiRoutes(app)`: the route describes the view.
+  for (const { path, view } of routes) app.all(path, markView(viewHandler(view, options), view))
   return app
+}
+
+/** A Hono handler answering with `view` (which never throws); a malformed Host is a 400. */
+export function viewHandler(view: ApiView, options: HonoOptions = {}): (c: Context) => Promise<Response> {
+  return async (c) => {
+    const request = toApiRequest(c, options)
+    const response = request === null ? INVALID_HOST_RESPONSE : await view.handle(request)
+    return webResponse(checked(response, view.settings, c), view.settings, c)
+  }
 }
 
 /** What Hono keeps of a handler it wrapped when `app.route()` mounted an app with its own `onError`. */

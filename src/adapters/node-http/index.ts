@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { ApiRequest } from '../../core/api-request.js'
-import { jsonResponse, serializeBody, type ApiResponse } from '../../core/api-response.js'
+import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
 import { answerError, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
 import { answerHandlerError, Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
@@ -9,6 +9,8 @@ import { createApiRequest } from '../../core/request/request-factory.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import { matchRoutes, type Route } from '../../core/route.js'
 import { targetPath } from '../../core/request/url-decoding.js'
+import { requestUrlOf } from '../../core/request/request-url.js'
+import { WRITE_FAILED_RESPONSE } from '../../core/sendable-response.js'
 import type { ApiView } from '../../core/view.js'
 import { copyMark, markPolicies, type OpenApiRouteOptions } from '../../openapi/policy-route.js'
 
@@ -34,7 +36,7 @@ export interface NodeRouterOptions extends NodeHttpOptions {
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024
 
-import { headerBag, readBody } from './node-io.js'
+import { headerBag, readBody, writeNodeResponse } from './node-io.js'
 
 /**
  * The absolute request URL from the `Host` header and the request target; `null`
@@ -42,24 +44,13 @@ import { headerBag, readBody } from './node-io.js'
  * `a/b?` must not be able to rewrite the path that page links are built from).
  */
 export function requestUrl(req: IncomingMessage, options: NodeHttpOptions = {}): URL | null {
-  const host = req.headers.host
-  if (host === undefined || host === '') return null
   let protocol = 'encrypted' in req.socket && req.socket.encrypted === true ? 'https' : 'http'
   if (options.trustProxy === true) {
     const forwarded = req.headers['x-forwarded-proto']
     const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim().toLowerCase()
     if (first === 'http' || first === 'https') protocol = first
   }
-  try {
-    const base = new URL(`${protocol}://${host}`)
-    if (base.pathname !== '/' || base.search !== '' || base.hash !== '' || base.username !== '' || base.password !== '') return null
-    const target = req.url ?? '/'
-    // Origin-form (`/path?q`) is appended, never resolved: `//evil/x` stays a path. Absolute-form keeps its path.
-    const absolute = target.startsWith('/') ? null : new URL(target)
-    return new URL(`${base.origin}${absolute === null ? target : `${absolute.pathname}${absolute.search}`}`)
-  } catch {
-    return null
-  }
+  return requestUrlOf(protocol, req.headers.host, req.url ?? '/')
 }
 
 /**
@@ -84,23 +75,14 @@ export function toApiRequest(
   })
 }
 
-/** Writes an `ApiResponse` to a node:http response (each `Set-Cookie` on its own line). */
+/**
+ * Writes an `ApiResponse` to a node:http response (each `Set-Cookie` on its own line) and never
+ * throws: a response HTTP cannot carry (a header value Node refuses) is answered
+ * `500 {"detail": "A server error occurred."}` and logged once (through the route's `logError`
+ * when `policies()` ran on the request).
+ */
 export function writeResponse(res: ServerResponse, response: ApiResponse): void {
-  const setCookies: string[] = []
-  for (const [name, value] of response.headers) {
-    if (name.toLowerCase() === 'set-cookie') setCookies.push(value)
-    else res.setHeader(name, value)
-  }
-  if (setCookies.length > 0) res.setHeader('Set-Cookie', setCookies)
-  const body = serializeBody(response)
-  res.statusCode = response.status
-  if (body === undefined) {
-    res.end()
-    return
-  }
-  const bytes = Buffer.from(body)
-  res.setHeader('Content-Length', bytes.length)
-  res.end(bytes)
+  writeNodeResponse(res, response, contexts.get(res.req)?.settings ?? DEFAULT_SETTINGS)
 }
 
 const NOT_FOUND = jsonResponse(404, { detail: 'Not found.' })
@@ -114,7 +96,7 @@ export function viewHandler(
   options: NodeHttpOptions = {},
   params?: Readonly<Record<string, string>>,
 ): NodeHandler {
-  return (req, res) => serveView(view, options, req, res, params)
+  return (req, res) => serveView(view, options, req, res, params).catch((error: unknown) => lastResort(error, req, res))
 }
 
 /** One request answered by `view` (which never throws); a malformed Host is a 400. */
@@ -129,7 +111,7 @@ async function serveView(
   const response = request === null ? INVALID_HOST_RESPONSE : await view.handle(request)
   // A body left unread past the limit is not drained: the connection closes instead.
   if (response.status === 413 && !req.complete) res.setHeader('Connection', 'close')
-  writeResponse(res, response)
+  writeNodeResponse(res, response, view.settings)
 }
 
 /**
@@ -143,7 +125,8 @@ async function serveView(
 export function router(routes: readonly Route[], options: NodeRouterOptions = {}): NodeHandler {
   const match = matchRoutes(routes)
   const prefix = (options.prefix ?? '').replace(/\/$/, '')
-  return async (req, res) => {
+  return (req, res) => route(req, res).catch((error: unknown) => lastResort(error, req, res))
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = requestUrl(req, options)
     if (url === null) return writeResponse(res, INVALID_HOST_RESPONSE)
     // The path as sent (a URL object would resolve `/./` and `/../`, which Django routes as they are).
@@ -154,6 +137,20 @@ export function router(routes: readonly Route[], options: NodeRouterOptions = {}
     if (found === null) return writeResponse(res, NOT_FOUND)
     return serveView(found.route.view, options, req, res, found.params)
   }
+}
+
+/**
+ * What a listener does with an error nothing else caught (a bug): logs it and answers 500, or
+ * ends the connection when the headers are already out; never an unhandled rejection.
+ */
+function lastResort(error: unknown, req: IncomingMessage, res: ServerResponse): void {
+  DEFAULT_SETTINGS.logError(error, { method: req.method ?? 'GET', path: targetPath(req.url ?? '/') })
+  if (res.headersSent) {
+    res.destroy()
+    return
+  }
+  for (const name of res.getHeaderNames()) res.removeHeader(name)
+  writeNodeResponse(res, WRITE_FAILED_RESPONSE, DEFAULT_SETTINGS)
 }
 
 /**
@@ -203,7 +200,7 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): No
   // node:http has no router: `policyRoute(method, path, guarded)` declares the route to OpenAPI documents.
   const middleware: NodeMiddleware = (handler) => copyMark(middleware, async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const result = await guard.run(toApiRequest(req, adapterOptions))
-    if (result.response !== null) return writeResponse(res, result.response)
+    if (result.response !== null) return writeNodeResponse(res, result.response, guard.settings)
     const context = result.context
     contexts.set(req, context)
     if (context.vary.length > 0) res.setHeader('Vary', context.vary.join(', '))

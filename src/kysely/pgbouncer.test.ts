@@ -1,0 +1,98 @@
+/**
+ * PostgreSQL behind PgBouncer in transaction pooling mode (a PgBouncer of the test's own, two
+ * server connections for several client connections, so statements of one client connection
+ * land on different server connections): with `pgbouncer` (or `?pgbouncer=true`) statements run
+ * unnamed and no timeout is sent as a startup parameter; without it, PgBouncer's
+ * `prepared statement … already exists` / `does not exist` switches the pool to unnamed
+ * statements with one warning, and every statement still answers.
+ */
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { freshPostgres, postgresAvailable, type TestDatabase } from '../../test/helpers/databases.js'
+import { pgbouncerAvailable, startPgbouncer, type ThrowawayPgbouncer } from '../../test/helpers/throwaway-pgbouncer.js'
+import { openDatabase, pgbouncerFromUrl } from './database.js'
+import { prepareQuery } from './prepared-query.js'
+
+describe('pgbouncerFromUrl', () => {
+  it('reads and removes pgbouncer=true, keeping the rest of the URL', () => {
+    expect(pgbouncerFromUrl('postgres://u:p%40ss@db:6432/app?pgbouncer=true&sslmode=require')).toEqual({ url: 'postgres://u:p%40ss@db:6432/app?sslmode=require', pgbouncer: true })
+    expect(pgbouncerFromUrl('postgres://db/app?pgbouncer=false')).toEqual({ url: 'postgres://db/app', pgbouncer: false })
+    expect(pgbouncerFromUrl('postgres://db/app')).toEqual({ url: 'postgres://db/app', pgbouncer: false })
+  })
+})
+
+interface Db {
+  items: { id: number; name: string }
+}
+
+describe.runIf(postgresAvailable() && pgbouncerAvailable())('PostgreSQL through PgBouncer (transaction pooling)', () => {
+  let target: TestDatabase
+  let strict: ThrowawayPgbouncer
+  let lenient: ThrowawayPgbouncer
+
+  beforeAll(async () => {
+    target = await freshPostgres()
+    const direct = await openDatabase<Db>(target.url)
+    await sql`create table items (id int primary key, name text not null)`.execute(direct.db)
+    await sql`insert into items select i, 'item ' || i from generate_series(1, 20) i`.execute(direct.db)
+    await direct.close()
+    // PgBouncer as installed: refuses startup parameters it does not know.
+    strict = await startPgbouncer(target.url)
+    // Told to drop the timeouts gatehouse sends at connection start (else no connection opens).
+    lenient = await startPgbouncer(target.url, { ignoreStartupParameters: ['statement_timeout', 'idle_in_transaction_session_timeout'] })
+  }, 60_000)
+  afterAll(async () => {
+    await strict?.stop()
+    await lenient?.stop()
+    await target?.drop()
+  }, 60_000)
+
+  /** Many concurrent runs of two prepared statements, on more client connections than PgBouncer has server ones. */
+  async function exercise(url: string, options: { pgbouncer?: boolean } = {}): Promise<void> {
+    // Generous waits: two server connections serve every statement, on a machine that may be busy.
+    const database = await openDatabase<Db>(url, { poolSize: 6, connectTimeoutMs: 20_000, statementTimeoutMs: 20_000, ...options })
+    try {
+      const { db } = database
+      const byId = prepareQuery<{ id: number }, { name: string }>(db, (p) => db.selectFrom('items').select('name').where('id', '=', p.id))
+      const runs = Array.from({ length: 60 }, async (_, i) => {
+        const id = (i % 20) + 1
+        const [row, count] = await Promise.all([
+          byId.executeTakeFirst({ id }),
+          db.selectFrom('items').select((eb) => eb.fn.countAll<number>().as('n')).where('id', '<=', id).executeTakeFirstOrThrow(),
+        ])
+        return { row, n: Number(count.n), id }
+      })
+      for (const { row, n, id } of await Promise.all(runs)) {
+        expect(row).toEqual({ name: `item ${id}` })
+        expect(n).toBe(id)
+      }
+    } finally {
+      await database.close()
+    }
+  }
+
+  it('pgbouncer=true on the URL: unnamed statements, no startup parameter PgBouncer refuses, no warning', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      await exercise(`${strict.through(target.url)}?pgbouncer=true`)
+      expect(warn).not.toHaveBeenCalled()
+    } finally {
+      warn.mockRestore()
+    }
+  }, 60_000)
+
+  it('the pgbouncer option does the same', async () => {
+    await exercise(strict.through(target.url), { pgbouncer: true })
+  }, 60_000)
+
+  it('without it: named statements fail on PgBouncer (42P05 / 26000), the pool falls back to unnamed ones with one warning, and every statement answers', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      await exercise(lenient.through(target.url))
+      expect(warn).toHaveBeenCalledTimes(1)
+      expect(String(warn.mock.calls[0]?.[0])).toMatch(/(42P05|26000).*pgbouncer: true.*\?pgbouncer=true/s)
+    } finally {
+      warn.mockRestore()
+    }
+  }, 60_000)
+})

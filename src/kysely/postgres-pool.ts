@@ -1,0 +1,312 @@
+import type { PostgresPool, PostgresPoolClient } from 'kysely'
+import { isStoreUnavailable, StoreUnavailable } from '../core/store-faults.js'
+import { statementName } from './direct-driver.js'
+import { scopedStatementTimeout, serverTimeoutFor } from './statement-timeout.js'
+
+/** The part of a node-postgres client the pool uses. */
+interface PgClient {
+  once(event: 'end', listener: () => void): unknown
+  query(config: PgQueryConfig): Promise<PgResult>
+  query(cursor: unknown): unknown
+  release(error?: Error | boolean): void
+  end(): Promise<void>
+}
+
+/** A node-postgres query config: `name` makes it a named (prepared) statement. */
+interface PgQueryConfig {
+  readonly text: string
+  readonly values: readonly unknown[]
+  readonly name?: string
+}
+
+/** What node-postgres answers a statement with. */
+export interface PgResult {
+  readonly rows: unknown[]
+  readonly command?: string
+  readonly rowCount?: number | null
+}
+
+/** The part of a node-postgres pool the guard uses. */
+interface PgPool {
+  connect(): Promise<unknown>
+  end(): Promise<void>
+}
+
+/** How `guardedPostgresPool` runs statements. */
+export interface GuardedPoolSettings {
+  /** Client-side wait for one statement (ms). */
+  readonly statementTimeoutMs: number
+  /**
+   * The server's `statement_timeout` the pool's connections start with (ms; sent as a startup
+   * parameter), or `null` when the connections start with none set by gatehouse (PgBouncer).
+   */
+  readonly serverStatementTimeoutMs: number | null
+  /** How many distinct SQL texts run as named prepared statements (0: none). */
+  readonly preparedStatements: number
+  /**
+   * A transaction pooler (PgBouncer) is between: statements run unnamed and the server's
+   * timeout is never changed with `SET` (it would stay on a server connection other clients get).
+   */
+  readonly pgbouncer: boolean
+  /** Where the one warning of a fallback to unnamed statements goes. @default console.warn */
+  readonly warn?: (message: string) => void
+}
+
+/** PostgreSQL's SQLSTATEs for a named statement the server does not have as node-postgres believes. */
+const DUPLICATE_PREPARED_STATEMENT = '42P05'
+const INVALID_SQL_STATEMENT_NAME = '26000'
+
+/** What a statement that outlived its client-side wait fails with (pg's own `query_timeout` message: a timeout store fault). */
+function statementTimedOut(): Error {
+  return new Error('Query read timeout')
+}
+
+/** What a pool acquisition failure was: waiting for a connection, or making one. */
+function acquisitionStep(error: unknown): string {
+  const message = error instanceof Error ? error.message : ''
+  return message.startsWith('timeout exceeded when trying to connect') ? 'pool acquisition' : 'connect'
+}
+
+/**
+ * The ticks of the one watchdog timer of a pool: a statement records the tick it started at
+ * (no clock read, no timer of its own), and the watchdog ends the connection of any statement
+ * past its wait. A statement is so given up between its wait and its wait plus one tick.
+ */
+const TICK_DIVISOR = 8
+const MAX_TICK_MS = 250
+
+/**
+ * A node-postgres pool for Kysely's `PostgresDialect` that runs each statement with the
+ * least work per statement that keeps issue 27's bounds:
+ * - timeouts are set once per connection: the server's `statement_timeout` and
+ *   `idle_in_transaction_session_timeout` are startup parameters of the pool's connections;
+ *   the client side has no timer per statement: one watchdog per pool (a fraction of the wait,
+ *   unreferenced) ends the connection of a statement that outlived its wait (a frozen or cut-off
+ *   server), which fails the statement as a timeout store fault;
+ * - the first `preparedStatements` distinct texts run as named statements (parsed and planned
+ *   once per connection); under PgBouncer (`pgbouncer`) all run unnamed, and a pool that meets
+ *   PgBouncer's `prepared statement … already exists` / `does not exist` (42P05 / 26000) switches
+ *   to unnamed statements with one warning, running the failed statement again unnamed;
+ * - store faults are thrown as `StoreUnavailable` naming the step (`pool acquisition`,
+ *   `connect`, `query`); a connection whose statement failed with one (other than the server's
+ *   own cancel, 57014) runs nothing more and is discarded on release;
+ * - `withStatementTimeout` raises both sides for its statements (the server's with `SET`, sent
+ *   only when the connection's value differs); it is looked up only once it has been used.
+ */
+export class GuardedPostgresPool implements PostgresPool {
+  readonly settings: GuardedPoolSettings
+  private readonly pool: PgPool
+  /** Kysely keys its connections by client object: one guarded client per pg client. */
+  private readonly clients = new WeakMap<object, GuardedClient>()
+  /** Every guarded client made (at most the pool's size alive; ended ones drop out on the next tick). */
+  private live: GuardedClient[] = []
+  private readonly names = new Map<string, string>()
+  /** Whether statements run unnamed (PgBouncer named or detected). */
+  unnamed: boolean
+  private warned = false
+  /** The watchdog's tick count, and its timer (started with the first connection). */
+  tick = 0
+  readonly tickMs: number
+  private watchdog: ReturnType<typeof setInterval> | null = null
+
+  constructor(pool: PgPool, settings: GuardedPoolSettings) {
+    this.pool = pool
+    this.settings = settings
+    this.unnamed = settings.pgbouncer || settings.preparedStatements <= 0
+    this.tickMs = Math.max(1, Math.min(MAX_TICK_MS, Math.floor(settings.statementTimeoutMs / TICK_DIVISOR)))
+  }
+
+  /** The guarded client of a checkout (Kysely's `PostgresPool.connect`). */
+  async connect(): Promise<PostgresPoolClient> {
+    return this.acquire()
+  }
+
+  /** A checked-out guarded client; release it with `release()`. */
+  async acquire(): Promise<GuardedClient> {
+    let client: PgClient
+    try {
+      client = (await this.pool.connect()) as PgClient
+    } catch (error) {
+      throw isStoreUnavailable(error) ? new StoreUnavailable('postgres', acquisitionStep(error), error) : error
+    }
+    let guarded = this.clients.get(client)
+    if (guarded === undefined) {
+      guarded = new GuardedClient(this, client)
+      this.clients.set(client, guarded)
+      this.live.push(guarded)
+      this.watchdog ??= this.startWatchdog()
+    }
+    return guarded
+  }
+
+  async end(): Promise<void> {
+    if (this.watchdog !== null) clearInterval(this.watchdog)
+    this.watchdog = null
+    await this.pool.end()
+  }
+
+  /** The statement name of `text`, or `undefined` to run it unnamed. */
+  nameOf(text: string): string | undefined {
+    if (this.unnamed) return undefined
+    let name = this.names.get(text)
+    if (name === undefined && this.names.size < this.settings.preparedStatements) {
+      name = statementName(text)
+      this.names.set(text, name)
+    }
+    return name
+  }
+
+  /** A named statement failed because a transaction pooler is between: from now on every statement runs unnamed. */
+  fallBackToUnnamed(code: string): void {
+    this.unnamed = true
+    if (this.warned) return
+    this.warned = true
+    const warn = this.settings.warn ?? ((message: string) => console.warn(message))
+    warn(
+      `gatehouse: PostgreSQL answered a named prepared statement with ${code} (${code === DUPLICATE_PREPARED_STATEMENT ? 'already exists' : 'does not exist'}): ` +
+        'a transaction pooler such as PgBouncer is between; statements now run unnamed. Open the database with ' +
+        'pgbouncer: true (or ?pgbouncer=true on DATABASE_URL) to run them unnamed from the start.',
+    )
+  }
+
+  /**
+   * A pool over the same connections whose statements may each run `ms` (client side; the
+   * server's `statement_timeout` follows), for work that runs long on purpose (migrations).
+   * Ending it ends nothing: the connections belong to this pool.
+   */
+  withStatementTimeout(ms: number): PostgresPool {
+    const views = new WeakMap<GuardedClient, PostgresPoolClient>()
+    return {
+      connect: async (): Promise<PostgresPoolClient> => {
+        const guarded = await this.acquire()
+        let view = views.get(guarded)
+        if (view === undefined) {
+          view = {
+            query: ((sqlOrCursor: unknown, parameters?: readonly unknown[]) =>
+              typeof sqlOrCursor === 'string' ? guarded.run(sqlOrCursor, parameters ?? [], ms) : guarded.query(sqlOrCursor as never)) as PostgresPoolClient['query'],
+            release: () => guarded.release(),
+          }
+          views.set(guarded, view)
+        }
+        return view
+      },
+      end: async () => {},
+    }
+  }
+
+  private startWatchdog(): ReturnType<typeof setInterval> {
+    const timer = setInterval(() => {
+      const tick = ++this.tick
+      let ended = false
+      for (const guarded of this.live) {
+        if (guarded.ended) ended = true
+        else if (guarded.startTick !== 0 && tick - guarded.startTick > guarded.limitTicks) guarded.timedOut()
+      }
+      if (ended) this.live = this.live.filter((g) => !g.ended)
+    }, this.tickMs)
+    // The watchdog alone never keeps the process alive.
+    timer.unref()
+    return timer
+  }
+}
+
+/** One pg client of a `GuardedPostgresPool`: what Kysely (and the direct driver) run statements on. */
+export class GuardedClient implements PostgresPoolClient {
+  private readonly owner: GuardedPostgresPool
+  private readonly client: PgClient
+  /** The server's statement_timeout on this connection (-1: unknown, a SET failed mid-way). */
+  private serverTimeout: number
+  /** Why the connection is unfit to reuse, or `null`. */
+  private broken: Error | null = null
+  /** The watchdog tick the running statement started at (0: none running), and its wait in ticks. */
+  startTick = 0
+  limitTicks = 0
+  /** The pg client ended (discarded by the pool). */
+  ended = false
+
+  constructor(owner: GuardedPostgresPool, client: PgClient) {
+    this.owner = owner
+    this.client = client
+    this.serverTimeout = owner.settings.serverStatementTimeoutMs ?? -1
+    // pg-pool ends idle clients too: the watchdog then forgets this one.
+    client.once('end', () => {
+      this.ended = true
+    })
+  }
+
+  /** Kysely's `PostgresPoolClient.query`: a text with its parameters, or a cursor (a stream), which the client drives itself. */
+  readonly query: PostgresPoolClient['query'] = ((sqlOrCursor: unknown, parameters?: readonly unknown[]) =>
+    typeof sqlOrCursor === 'string' ? this.run(sqlOrCursor, parameters ?? [], 0) : this.client.query(sqlOrCursor)) as PostgresPoolClient['query']
+
+  /**
+   * Runs `text` with `values` (named when the pool names it), waiting at most `waitMs` on the
+   * client side (0: the pool's, or `withStatementTimeout`'s where it is used).
+   */
+  async run(text: string, values: readonly unknown[], waitMs: number): Promise<PgResult> {
+    // A connection that failed is not asked again (Kysely's ROLLBACK after a timed-out statement
+    // would wait behind it for another timeout): it is discarded on release.
+    if (this.broken !== null) throw new StoreUnavailable('postgres', 'query', this.broken)
+    const settings = this.owner.settings
+    const clientMs = waitMs !== 0 ? waitMs : (scopedStatementTimeout() ?? settings.statementTimeoutMs)
+    try {
+      if (clientMs !== settings.statementTimeoutMs) {
+        const wanted = serverTimeoutFor(clientMs)
+        if (!settings.pgbouncer && wanted !== this.serverTimeout) await this.setServerTimeout(wanted, clientMs)
+      } else if (settings.serverStatementTimeoutMs !== null && this.serverTimeout !== settings.serverStatementTimeoutMs) {
+        await this.setServerTimeout(settings.serverStatementTimeoutMs, clientMs)
+      }
+      const name = this.owner.nameOf(text)
+      try {
+        return await this.send(name === undefined ? { text, values } : { name, text, values }, clientMs)
+      } catch (error) {
+        const code = name === undefined ? undefined : (error as { code?: unknown } | null)?.code
+        if (code !== DUPLICATE_PREPARED_STATEMENT && code !== INVALID_SQL_STATEMENT_NAME) throw error
+        // PgBouncer gave this statement a server connection that has (or lacks) the name:
+        // nothing ran. Unnamed from now on, this one included.
+        this.owner.fallBackToUnnamed(code)
+        return await this.send({ text, values }, clientMs)
+      }
+    } catch (error) {
+      if (!isStoreUnavailable(error)) throw error
+      // The server cancelled the statement itself (57014): it answered, the connection is sound.
+      if (this.broken === null && (error as { code?: unknown }).code !== '57014') this.broken = error instanceof Error ? error : new Error(String(error))
+      throw new StoreUnavailable('postgres', 'query', this.broken ?? error)
+    }
+  }
+
+  /** One statement on the connection, watched by the pool's watchdog. */
+  private async send(config: PgQueryConfig, clientMs: number): Promise<PgResult> {
+    this.limitTicks = Math.ceil(clientMs / this.owner.tickMs)
+    this.startTick = this.owner.tick
+    try {
+      return await this.client.query(config)
+    } finally {
+      this.startTick = 0
+    }
+  }
+
+  private async setServerTimeout(ms: number, clientMs: number): Promise<void> {
+    // Unknown until it succeeds (a failed SET inside a transaction is rolled back).
+    this.serverTimeout = -1
+    await this.send({ text: `SET statement_timeout = ${ms}`, values: [] }, Math.min(clientMs, this.owner.settings.statementTimeoutMs))
+    this.serverTimeout = ms
+  }
+
+  /** The watchdog found the running statement past its wait: end the connection, which fails the statement. */
+  timedOut(): void {
+    if (this.broken !== null) return
+    this.broken = statementTimedOut()
+    this.startTick = 0
+    // With a statement running, pg destroys the socket at once (no Terminate to wait behind it).
+    this.client.end().catch(() => {})
+    this.ended = true
+  }
+
+  release(): void {
+    if (this.broken === null) return this.client.release()
+    // pg-pool ends a client released with an error instead of keeping it.
+    const reason = this.broken
+    this.ended = true
+    this.client.release(reason)
+  }
+}

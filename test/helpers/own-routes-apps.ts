@@ -1,0 +1,211 @@
+/**
+ * One own-routes app, the same on the four adapters: the app's own handlers behind
+ * `policies(api, { openApi })` (a paginated list, a create with a body, a detail with a
+ * throttle, a route with nothing said), a DRF-style view beside them, and the document served
+ * by `openApiView`. Found by `openApiRoutes(app)` on Fastify, Express and Hono, declared with
+ * `policyRoute` on node:http. Used by test/adapters/openapi-own-routes*.test.ts.
+ */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { serve, type ServerType } from '@hono/node-server'
+import express from 'express'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { Hono } from 'hono'
+import {
+  AnonRateThrottle,
+  ArrayPageSource,
+  createApi,
+  IsAuthenticated,
+  jsonResponse,
+  MemoryThrottleStore,
+  namedSchema,
+  NotFound,
+  openApiDocument,
+  openApiView,
+  PageNumberPagination,
+  paginatedList,
+  policyRoute,
+  route,
+  TokenAuthentication,
+  type ApiResponse,
+  type DescribedRoute,
+  type RequestContext,
+} from 'gatehouse'
+import * as ex from 'gatehouse/express'
+import * as fa from 'gatehouse/fastify'
+import * as ho from 'gatehouse/hono'
+import * as no from 'gatehouse/node'
+import { FakeTokenStore, FakeUserStore } from './fake-auth-stores.js'
+
+type Json = Record<string, unknown>
+
+export const TOKEN = 'a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1'
+export const INFO = { title: 'Books', version: '1.0.0' }
+export const BOOK = namedSchema('Book', { type: 'object', required: ['id', 'title'], properties: { id: { type: 'integer' }, title: { type: 'string' } } })
+export const BOOK_INPUT = namedSchema('BookInput', { type: 'object', required: ['title'], properties: { title: { type: 'string' } } })
+export const BOOKS = Array.from({ length: 7 }, (_, i) => ({ id: i + 1, title: `Book ${i + 1}` }))
+
+/** A fresh API per app: its throttle counts apart. */
+export function makeApi() {
+  return createApi({
+    authentication: [new TokenAuthentication({ tokens: new FakeTokenStore([[TOKEN, 1]]), users: new FakeUserStore() })],
+    pagination: new PageNumberPagination({ pageSize: 3 }),
+    allowedHosts: ['127.0.0.1', 'localhost'],
+  })
+}
+export type TestApi = ReturnType<typeof makeApi>
+
+/** The own routes' policies, the same on every adapter. */
+export function policyOptions(api: TestApi) {
+  return {
+    list: { name: 'Book List', openApi: { list: { item: BOOK } } },
+    create: { name: 'Book Create', permissions: [new IsAuthenticated()], openApi: { status: 201, requestBody: BOOK_INPUT, response: BOOK } },
+    detail: {
+      permissions: [new IsAuthenticated()],
+      throttles: [new AnonRateThrottle({ store: new MemoryThrottleStore(), rate: '1000/min' })],
+      openApi: { response: BOOK, errors: [404] },
+    },
+    // A route with policies and nothing said about it: still an operation, its answer any JSON.
+    ping: {},
+    api,
+  }
+}
+
+/** The own handlers, the same on every adapter. */
+const handlers = {
+  list: (ctx: RequestContext): Promise<ApiResponse> => paginatedList(ctx, ctx.settings.pagination, new ArrayPageSource(BOOKS), (b) => b),
+  create: async (ctx: RequestContext): Promise<ApiResponse> => {
+    const body = (await ctx.request.body()) as { title?: unknown } | null
+    return jsonResponse(201, { id: 99, title: String(body?.title ?? '') })
+  },
+  detail: async (ctx: RequestContext): Promise<ApiResponse> => {
+    const book = BOOKS.find((b) => String(b.id) === ctx.params['id'])
+    if (book === undefined) throw new NotFound()
+    return jsonResponse(200, book)
+  },
+  ping: async (): Promise<ApiResponse> => jsonResponse(200, { pong: true }),
+}
+
+/** The DRF-style view beside them, and the document's own view. */
+function views(api: TestApi, routes: () => readonly DescribedRoute[]) {
+  return [
+    route('/api/whoami/', api.view({ name: 'Who Am I', handlers: { GET: async (ctx) => jsonResponse(200, { username: ctx.user.username }) } })),
+    route('/api/openapi.json', api.view(openApiView({ routes, info: INFO }))),
+  ]
+}
+
+export interface Running {
+  readonly baseUrl: string
+  /** The document `openApiDocument` writes for the app's routes. */
+  readonly document: () => Json
+  close(): Promise<void>
+}
+
+const listen = (server: Server): Promise<string> =>
+  new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)))
+const closeServer = (server: Server | ServerType): Promise<void> => new Promise((resolve) => server.close(() => resolve()))
+
+async function fastifyApp(): Promise<Running> {
+  const api = makeApi()
+  const o = policyOptions(api)
+  const app: FastifyInstance = Fastify()
+  // Before any route, as @fastify/swagger: Fastify lists routes only as they are added.
+  fa.openApiRoutes(app)
+  await app.register(fa.drfErrors, { api })
+  const send = (name: keyof typeof handlers) => async (request: Parameters<typeof fa.requestContext>[0], reply: Parameters<typeof fa.sendApiResponse>[0]) =>
+    fa.sendApiResponse(reply, await handlers[name](fa.requestContext(request)))
+  app.get('/api/books/', { preHandler: fa.policies(api, o.list) }, send('list'))
+  app.post('/api/books/', { preHandler: fa.policies(api, o.create) }, send('create'))
+  app.get('/api/books/:id/', { preHandler: fa.policies(api, o.detail) }, send('detail'))
+  app.get('/api/ping/', { preHandler: fa.policies(api, o.ping) }, send('ping'))
+  await fa.mountRoutes(app, views(api, () => fa.openApiRoutes(app)))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  return {
+    baseUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+    document: () => openApiDocument(fa.openApiRoutes(app), { info: INFO }) as unknown as Json,
+    close: () => app.close(),
+  }
+}
+
+async function expressApp(): Promise<Running> {
+  const api = makeApi()
+  const o = policyOptions(api)
+  const app = express()
+  const router = express.Router({ strict: true })
+  const send = (name: keyof typeof handlers): express.RequestHandler => (req, res, next) => {
+    handlers[name](ex.requestContext(req)).then((response) => ex.sendApiResponse(res, response), next)
+  }
+  router.get('/books/', ex.policies(api, o.list), send('list'))
+  router.post('/books/', ex.policies(api, o.create), send('create'))
+  router.get('/books/:id/', ex.policies(api, o.detail), send('detail'))
+  router.get('/ping/', ex.policies(api, o.ping), send('ping'))
+  // Mounted under a path: the document writes the full paths.
+  app.use('/api', router)
+  ex.mountRoutes(app, views(api, () => ex.openApiRoutes(app)))
+  app.use(ex.errorHandler(api))
+  const server = createServer(app)
+  const baseUrl = await listen(server)
+  return { baseUrl, document: () => openApiDocument(ex.openApiRoutes(app), { info: INFO }) as unknown as Json, close: () => closeServer(server) }
+}
+
+async function honoApp(): Promise<Running> {
+  const api = makeApi()
+  const o = policyOptions(api)
+  const app = new Hono<ho.GatehouseEnv>({ strict: true })
+  const books = new Hono<ho.GatehouseEnv>({ strict: true })
+  const send = (name: keyof typeof handlers) => async (c: Parameters<typeof ho.requestContext>[0]) => ho.sendApiResponse(c, await handlers[name](ho.requestContext(c)))
+  books.get('/books/', ho.policies(api, o.list), send('list'))
+  books.post('/books/', ho.policies(api, o.create), send('create'))
+  // A parameter with a pattern: written `{id}` in the document.
+  books.get('/books/:id{[0-9]+}/', ho.policies(api, o.detail), send('detail'))
+  books.get('/ping/', ho.policies(api, o.ping), send('ping'))
+  books.onError(ho.errorHandler(api))
+  app.route('/api', books)
+  ho.mountRoutes(app, views(api, () => ho.openApiRoutes(app)))
+  app.onError(ho.errorHandler(api))
+  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' })
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()))
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    document: () => openApiDocument(ho.openApiRoutes(app), { info: INFO }) as unknown as Json,
+    close: () => closeServer(server),
+  }
+}
+
+async function nodeApp(): Promise<Running> {
+  const api = makeApi()
+  const o = policyOptions(api)
+  const wrap = (name: keyof typeof handlers, options: object) =>
+    no.policies(api, options)(async (req, res) => no.writeResponse(res, await handlers[name](no.requestContext(req))))
+  const list = wrap('list', o.list)
+  const create = wrap('create', o.create)
+  // node:http's policies() fills no params: the handler reads its id from the path.
+  const detail = no.policies(api, o.detail)(async (req, res) => {
+    const book = BOOKS.find((b) => `/api/books/${b.id}/` === req.url)
+    no.writeResponse(res, book === undefined ? jsonResponse(404, { detail: 'Not found.' }) : jsonResponse(200, book))
+  })
+  const ping = wrap('ping', o.ping)
+  // node:http has no router: the app declares its own routes to the document.
+  const own: DescribedRoute[] = [
+    policyRoute('GET', '/api/books/', list),
+    policyRoute('POST', '/api/books/', create),
+    policyRoute('GET', '/api/books/:id/', detail),
+    policyRoute('GET', '/api/ping/', ping),
+  ]
+  const viewRoutes = views(api, () => all)
+  const all: DescribedRoute[] = [...own, ...viewRoutes]
+  const drf = no.router(viewRoutes)
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/'
+    if (path === '/api/books/') return void (req.method === 'POST' ? create : list)(req, res)
+    if (path === '/api/ping/') return void ping(req, res)
+    if (/^\/api\/books\/[^/]+\/$/.test(path)) return void detail(req, res)
+    return void drf(req, res)
+  })
+  const baseUrl = await listen(server)
+  return { baseUrl, document: () => openApiDocument(all, { info: INFO }) as unknown as Json, close: () => closeServer(server) }
+}
+
+/** Each adapter's app, started on a real socket. */
+export const OWN_ROUTES_APPS = { fastify: fastifyApp, express: expressApp, hono: honoApp, node: nodeApp } as const
+
