@@ -166,7 +166,7 @@ function envScrypt(env: NodeJS.ProcessEnv): ScryptParams | undefined {
 function envJwtKey(env: NodeJS.ProcessEnv, name = 'GATEHOUSE_JWT_SIGNING_KEY'): string | undefined {
   const raw = env[name]
   if (raw === undefined || raw === '') return undefined
-  if (Buffer.byteLength(raw) < 16) throw new Error(`${name} must be at least 16 bytes (a Django SECRET_KEY is 50)`)
+  if (Buffer.byteLength(raw) < 32) throw new Error(`${name} must be at least 32 bytes (HS256 wants the hash's size; a Django SECRET_KEY is 50)`)
   return raw.startsWith('-----BEGIN ') ? raw.replace(/\\n/g, '\n') : raw
 }
 

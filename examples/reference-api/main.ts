@@ -43,7 +43,7 @@ async function serve(options: { port?: string; host: string }): Promise<void> {
   console.log(`gatehouse reference API listening on ${address} (${ref.database.dialect}${ref.redis === null ? '' : ref.redis.connection.isCluster ? ' + redis cluster' : ' + redis'}, ${on})`)
   console.log(
     ref.jwt === null
-      ? 'gatehouse: JWT routes (/api/jwt/...) off; set GATEHOUSE_JWT_SIGNING_KEY (16+ bytes; a Django SECRET_KEY keeps simplejwt tokens valid) to turn them on'
+      ? 'gatehouse: JWT routes (/api/jwt/...) off; set GATEHOUSE_JWT_SIGNING_KEY (32+ bytes; a Django SECRET_KEY keeps simplejwt tokens valid) to turn them on'
       : ref.jwt.settings.publicJwk === null
         ? `gatehouse: JWT routes on (/api/jwt/, /api/jwt/refresh/, /api/jwt/verify/, /api/jwt/blacklist/, /api/schemes/jwt/), ${ref.jwt.settings.algorithm} with GATEHOUSE_JWT_SIGNING_KEY`
         : `gatehouse: JWT routes on (/api/jwt/, /api/jwt/refresh/, /api/jwt/verify/, /api/jwt/blacklist/, /api/jwt/jwks/, /api/schemes/jwt/), ${ref.jwt.settings.algorithm} with the private key in GATEHOUSE_JWT_SIGNING_KEY`,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { ApiResponse } from '../core/api-response.js'
+import { iriToUri } from '../core/encoding/iri-to-uri.js'
 import { escapeHtml } from '../core/html/browsable-page.js'
 import { ADMIN_STYLESHEET } from './admin-stylesheet.js'
 
@@ -70,9 +71,14 @@ export function htmlResponse(status: number, html: string, headers: readonly (re
   return { status, headers: [['Content-Type', 'text/html; charset=utf-8'], ...ADMIN_SECURITY_HEADERS, ...headers], body: html }
 }
 
-/** A redirect (`303 See Other` after a POST, `302` otherwise) to a path of this site. */
+/**
+ * A redirect (`303 See Other` after a POST, `302` otherwise) to a path of this site, its
+ * `Location` percent-encoded as Django's `HttpResponseRedirect` does (`iri_to_uri`): a `next`
+ * of `/admin/€` or with DEL in it is sent as `%E2%82%AC`, `%7F`, never as a header value Node
+ * refuses to write.
+ */
 export function redirect(location: string, status: 302 | 303 = 302, headers: readonly (readonly [string, string])[] = []): ApiResponse {
-  return { status, headers: [['Location', location], ...ADMIN_SECURITY_HEADERS, ...headers], body: undefined }
+  return { status, headers: [['Location', iriToUri(location)], ...ADMIN_SECURITY_HEADERS, ...headers], body: undefined }
 }
 
 /** A date as the pages show it: `2026-11-25 20:47 UTC`. */

@@ -76,7 +76,7 @@ export class BasicAuthentication implements AuthenticationScheme<null> {
     const user = await this.users.authenticate(username, password)
     if (user === null) throw new AuthenticationFailed('Invalid username/password.')
     if (!user.isActive) throw new AuthenticationFailed('User inactive or deleted.')
-    return { user, auth: null }
+    return { user, auth: null, expiresAt: null }
   }
 
   authenticateHeader(): string {

@@ -110,7 +110,7 @@ export class RemoteUserAuthentication implements AuthenticationScheme<null> {
       }
     }
     if (user === null || !user.isActive) return null
-    return { user, auth: null }
+    return { user, auth: null, expiresAt: null }
   }
 
   /** OpenAPI: `remoteUserAuth`, the header as an API key (only a trusted front server may set it). */

@@ -62,7 +62,7 @@ export class SessionAuthentication implements AuthenticationScheme<null> {
       return null
     }
     if (!CSRF_SAFE_METHODS.includes(req.method)) await enforceCsrf(req, this.csrf)
-    return { user, auth: null }
+    return { user, auth: null, expiresAt: session.expiresAt }
   }
 
   /**

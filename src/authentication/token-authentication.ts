@@ -74,7 +74,7 @@ export class TokenAuthentication implements AuthenticationScheme<TokenRecord> {
     if (found === null || isExpired(found.token)) throw new AuthenticationFailed('Invalid token.')
     if (!found.user.isActive) throw new AuthenticationFailed('User inactive or deleted.')
     if (this.tokens.touch !== undefined) await this.tokens.touch(found.token)
-    return { user: found.user, auth: found.token }
+    return { user: found.user, auth: found.token, expiresAt: found.token.expiresAt ?? null }
   }
 
   /**

@@ -7,6 +7,13 @@ export interface Authenticated<A = unknown> {
   readonly user: User
   /** Scheme-specific extra information (the token record for Token), or `null`. */
   readonly auth: A | null
+  /**
+   * When the credential the request came with stops working: a token's expiry, a JWT's
+   * `exp`, a session's end; `null` when it does not expire (a password, DRF's token). Views
+   * that issue credentials (named tokens) never let them outlive it. Left out: `null`, so a
+   * scheme whose credentials expire should say when.
+   */
+  readonly expiresAt?: Date | null
 }
 
 /**

@@ -14,12 +14,19 @@ export interface Identity {
   readonly auth: unknown
   /** The scheme that authenticated the request, or `null` (anonymous). */
   readonly authenticator: AuthenticationScheme | null
+  /**
+   * When the request's credential expires, as its scheme said (`Authenticated.expiresAt`):
+   * `null` when it does not, or for an anonymous request.
+   */
+  readonly credentialExpiresAt: Date | null
 }
 
 /** What a guarded request carries once its policies have passed. */
 export interface RequestState extends PolicyContext {
   /** The scheme that authenticated the request, or `null`. */
   readonly authenticator: AuthenticationScheme | null
+  /** When the request's credential expires (`Authenticated.expiresAt`); `null`: it does not, or anonymous. */
+  readonly credentialExpiresAt: Date | null
   /** The route's resolved settings (global ⊕ per-route). */
   readonly settings: Settings
   /**
@@ -57,9 +64,9 @@ export async function authenticate(
       if (isApiError(error)) throw error
       throw new WrappedSchemeError(schemeName(scheme), error)
     }
-    if (result !== null) return { user: result.user, auth: result.auth, authenticator: scheme }
+    if (result !== null) return { user: result.user, auth: result.auth, authenticator: scheme, credentialExpiresAt: result.expiresAt ?? null }
   }
-  return { user: settings.unauthenticatedUser(), auth: settings.unauthenticatedToken(), authenticator: null }
+  return { user: settings.unauthenticatedUser(), auth: settings.unauthenticatedToken(), authenticator: null, credentialExpiresAt: null }
 }
 
 /** The `Vary` values of the schemes consulted so far (kept when a later step throws). */

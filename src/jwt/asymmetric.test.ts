@@ -185,7 +185,7 @@ describe('jwkUrl (simplejwt JWK_URL) against a JWKS document served over HTTP', 
   })
 
   it('a server with only the URL verifies tokens by kid (the retired key too), fetching the document once', async () => {
-    const resourceServer = new JwtCodec(resolveJwtSettings({ algorithm: 'RS256', jwkUrl: `${base}/jwks/` }))
+    const resourceServer = new JwtCodec(resolveJwtSettings({ algorithm: 'RS256', jwkUrl: `${base}/jwks/`, allowInsecureJwkUrl: true }))
     const before = fetches
     const token = await issuer.encode(refreshPayloadFor(issuer, ana, now()))
     expect((await resourceServer.decode(token, 'refresh'))['user_id']).toBe(7)
@@ -196,7 +196,7 @@ describe('jwkUrl (simplejwt JWK_URL) against a JWKS document served over HTTP', 
   })
 
   it('refuses a token without kid, with an unknown kid, or signed by another key under a known kid', async () => {
-    const resourceServer = new JwtCodec(resolveJwtSettings({ algorithm: 'RS256', jwkUrl: `${base}/jwks/` }))
+    const resourceServer = new JwtCodec(resolveJwtSettings({ algorithm: 'RS256', jwkUrl: `${base}/jwks/`, allowInsecureJwkUrl: true }))
     const payload = JSON.stringify(refreshPayloadFor(issuer, ana, now()))
     const sign = (header: Record<string, string>, key: string): Promise<string> =>
       new CompactSign(new TextEncoder().encode(payload)).setProtectedHeader({ alg: 'RS256', typ: 'JWT', ...header }).sign(createPrivateKey(key))
@@ -207,7 +207,7 @@ describe('jwkUrl (simplejwt JWK_URL) against a JWKS document served over HTTP', 
   })
 
   it('never throws anything but TokenError for any input, the kid included (property)', async () => {
-    const resourceServer = new JwtCodec(resolveJwtSettings({ algorithm: 'RS256', jwkUrl: `${base}/jwks/` }))
+    const resourceServer = new JwtCodec(resolveJwtSettings({ algorithm: 'RS256', jwkUrl: `${base}/jwks/`, allowInsecureJwkUrl: true }))
     await onlyTokenErrors(resourceServer, await issuer.encode(refreshPayloadFor(issuer, ana, now())), 300)
   })
 
@@ -216,7 +216,7 @@ describe('jwkUrl (simplejwt JWK_URL) against a JWKS document served over HTTP', 
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
     const port = (closed.address() as AddressInfo).port
     await new Promise<void>((resolve) => closed.close(() => resolve()))
-    const resourceServer = new JwtCodec(resolveJwtSettings({ algorithm: 'RS256', jwkUrl: `http://127.0.0.1:${port}/jwks/` }))
+    const resourceServer = new JwtCodec(resolveJwtSettings({ algorithm: 'RS256', jwkUrl: `http://127.0.0.1:${port}/jwks/`, allowInsecureJwkUrl: true }))
     await expect(resourceServer.decode(await issuer.encode(refreshPayloadFor(issuer, ana, now())), 'refresh')).rejects.toThrow('Token is invalid or expired')
   })
 })

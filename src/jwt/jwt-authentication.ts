@@ -55,7 +55,9 @@ export class JWTStatelessUserAuthentication implements AuthenticationScheme<JwtP
     const raw = this.rawToken(req)
     if (raw === null) return null
     const payload = await this.validatedToken(raw)
-    return { user: await this.userOf(payload), auth: payload }
+    // The codec checked `exp` is a number: the access token stops working then.
+    const exp = payload['exp']
+    return { user: await this.userOf(payload), auth: payload, expiresAt: typeof exp === 'number' ? new Date(exp * 1000) : null }
   }
 
   /** simplejwt's `get_raw_token`: `null` unless the first part is one of the header types (case-sensitive). */

@@ -10,9 +10,11 @@ import { isAsymmetric, JWT_ALGORITHMS, privateKeyOf, publicHalf, publicJwkOf, pu
  */
 export interface JwtSettings {
   /**
-   * `SIGNING_KEY`: the HMAC secret for `HS*` (required; 32 bytes or more advised), or the
-   * private key in PEM for `RS*`/`ES*` (leave it out on a server that only verifies tokens:
-   * give `verifyingKey` or `jwkUrl` then). Without it no token can be issued.
+   * `SIGNING_KEY`: the HMAC secret for `HS*` (required: at least 32 bytes for HS256, 48 for
+   * HS384, 64 for HS512, the hash's size, as RFC 7518 §3.2 requires and PyJWT warns; a shorter
+   * one is a `ConfigurationError`), or the private key in PEM for `RS*`/`ES*` (leave it out on
+   * a server that only verifies tokens: give `verifyingKey` or `jwkUrl` then). Without it no
+   * token can be issued.
    */
   readonly signingKey?: string
   /** `ALGORITHM`: one of simplejwt's (`HS256` … `ES512`). @default 'HS256' */
@@ -26,9 +28,15 @@ export interface JwtSettings {
    * `JWK_URL`: a JWKS document (an identity provider's, or another gatehouse's `jwksView`)
    * tokens are checked against, by their header's `kid`, for `RS*`/`ES*`. Fetched when first
    * needed and kept 10 minutes; an unknown `kid` fetches it again (at most every 30 s).
-   * Takes precedence over `verifyingKey`, as in simplejwt. @default none
+   * Takes precedence over `verifyingKey`, as in simplejwt. Must be `https:` (whoever can
+   * change a key set fetched in clear can sign any token) unless `allowInsecureJwkUrl`. @default none
    */
   readonly jwkUrl?: string
+  /**
+   * Accept an `http:` `jwkUrl` (a key server on the same host or a private network, in
+   * tests). @default false
+   */
+  readonly allowInsecureJwkUrl?: boolean
   /** `ACCESS_TOKEN_LIFETIME` in seconds. @default 300 */
   readonly accessTokenLifetime?: number
   /** `REFRESH_TOKEN_LIFETIME` in seconds. @default 86400 */
@@ -99,6 +107,9 @@ function resolveKeys(settings: JwtSettings, algorithm: JwtAlgorithm): Pick<Resol
     if (signingKey === undefined) throw invalid('JWT setting "signingKey" must be a non-empty string')
     if (verifyingKey !== undefined || jwkUrl !== undefined) throw invalid(`JWT settings "verifyingKey" and "jwkUrl" are for RS*/ES* algorithms, not ${algorithm} (whose signingKey also verifies)`)
     const key = new TextEncoder().encode(signingKey)
+    const minimum = HMAC_KEY_BYTES[algorithm] ?? 64
+    // RFC 7518 §3.2: an HMAC key at least the hash's size; PyJWT 2.10 warns below it, here it is refused.
+    if (key.length < minimum) throw invalid(`JWT setting "signingKey" for ${algorithm} must be at least ${minimum} bytes (it is ${key.length}); a Django SECRET_KEY is 50`)
     return { signingKey: key, verifyingKey: key, publicJwk: null, jwkUrl: undefined }
   }
   const privateKey = signingKey === undefined ? null : privateKeyOf(signingKey, algorithm)
@@ -114,13 +125,20 @@ function resolveKeys(settings: JwtSettings, algorithm: JwtAlgorithm): Pick<Resol
     try {
       url = new URL(jwkUrl)
     } catch {
-      throw invalid('JWT setting "jwkUrl" must be an absolute http(s) URL')
+      throw invalid('JWT setting "jwkUrl" must be an absolute https URL')
     }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid('JWT setting "jwkUrl" must be an absolute http(s) URL')
+    if (url.protocol === 'http:') {
+      if (settings.allowInsecureJwkUrl !== true) throw invalid('JWT setting "jwkUrl" must be an https URL (keys fetched over http can be replaced on the way); set "allowInsecureJwkUrl" to allow http')
+    } else if (url.protocol !== 'https:') {
+      throw invalid('JWT setting "jwkUrl" must be an absolute https URL')
+    }
   }
   if (publicKey === null && url === undefined) throw invalid(`JWT settings for ${algorithm} need "signingKey" (a private key), "verifyingKey" or "jwkUrl"`)
   return { signingKey: privateKey, verifyingKey: publicKey, publicJwk: publicKey === null ? null : publicJwkOf(publicKey, algorithm), jwkUrl: url }
 }
+
+/** The shortest HMAC secret per algorithm: the hash's output size (RFC 7518 §3.2). */
+const HMAC_KEY_BYTES: Readonly<Record<string, number>> = { HS256: 32, HS384: 48, HS512: 64 }
 
 function invalid(message: string): ConfigurationError {
   return new ConfigurationError('ERR_INVALID_SETTING', message)

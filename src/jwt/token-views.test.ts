@@ -50,7 +50,7 @@ describe('BLACKLIST_AFTER_ROTATION', () => {
     const rows = new Map<string, boolean>()
     const blacklist: JwtBlacklistStore = {
       addOutstanding: async (t) => void (rows.has(t.jti) || rows.set(t.jti, false)),
-      blacklist: async (t) => void rows.set(t.jti, true),
+      blacklist: async (t) => rows.get(t.jti) !== true && rows.set(t.jti, true).size > 0,
       isBlacklisted: async (jti) => rows.get(jti) === true,
       flushExpired: async () => 0,
     }

@@ -216,7 +216,11 @@ export function jwtRefreshView(options: JwtRefreshOptions): ViewOptions {
     const now = codec.currentTime()
     const body: Record<string, string> = { access: await codec.encode(accessPayloadFrom(codec, refresh, now)) }
     if (codec.settings.rotateRefreshTokens) {
-      if (codec.settings.blacklistAfterRotation) await options.blacklist?.blacklist(outstanding(codec, refresh))
+      // The old token is claimed before anything is issued, in one atomic write: of concurrent
+      // refreshes with one token only the one whose write blacklisted it rotates.
+      if (codec.settings.blacklistAfterRotation && options.blacklist !== undefined && !(await options.blacklist.blacklist(outstanding(codec, refresh)))) {
+        throw jwtAuthenticationFailed(TOKEN_MESSAGES.blacklisted, 'token_not_valid')
+      }
       const fresh = { ...refresh, ...codec.newPayload('refresh', now, codec.settings.refreshTokenLifetime) }
       await options.blacklist?.addOutstanding(outstanding(codec, fresh))
       body['refresh'] = await codec.encode(fresh)
@@ -268,7 +272,8 @@ export function jwtBlacklistView(options: JwtBlacklistViewOptions): ViewOptions 
   const post = async (ctx: RequestContext): Promise<ApiResponse> => {
     const fields = validateCharFields(await ctx.request.body(), { refresh: {} }, ctx.request)
     const refresh = await decodeRefresh(codec, fields.refresh, blacklist)
-    await blacklist.blacklist(outstanding(codec, refresh))
+    // Atomic: of concurrent logouts with one token, one blacklists it, the others are told it already was.
+    if (!(await blacklist.blacklist(outstanding(codec, refresh)))) throw jwtAuthenticationFailed(TOKEN_MESSAGES.blacklisted, 'token_not_valid')
     return jsonResponse(200, {})
   }
   const described = Object.assign(post, {

@@ -45,14 +45,23 @@ export class KyselyJwtBlacklistStore<DB extends JwtBlacklistDatabase = JwtBlackl
     await this.db.insertInto('gatehouse_jwt_tokens').values(row(token, null)).onConflict((oc) => oc.column('jti').doNothing()).execute()
   }
 
-  async blacklist(token: OutstandingJwt): Promise<void> {
-    if (!storable(token.jti)) return
+  async blacklist(token: OutstandingJwt): Promise<boolean> {
+    // An unstorable jti cannot be recorded, so it can never be claimed either.
+    if (!storable(token.jti)) return false
     const now = new Date().toISOString()
-    await this.db
-      .insertInto('gatehouse_jwt_tokens')
-      .values(row(token, now))
-      .onConflict((oc) => oc.column('jti').doUpdateSet({ blacklisted_at: (eb) => eb.fn.coalesce('gatehouse_jwt_tokens.blacklisted_at', eb.val(now)) }))
-      .execute()
+    // Claimed in one statement each, never read-then-write: the insert of an unknown token,
+    // else the update of a known one that is not blacklisted yet. Of two concurrent claims
+    // the database lets one write (a unique key; a row lock, whose WHERE PostgreSQL
+    // re-checks once the first commits); the other changes no row.
+    const inserted = await this.db.insertInto('gatehouse_jwt_tokens').values(row(token, now)).onConflict((oc) => oc.column('jti').doNothing()).executeTakeFirst()
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) return true
+    const updated = await this.db
+      .updateTable('gatehouse_jwt_tokens')
+      .set({ blacklisted_at: now })
+      .where('jti', '=', token.jti)
+      .where('blacklisted_at', 'is', null)
+      .executeTakeFirst()
+    return Number(updated.numUpdatedRows) > 0
   }
 
   async isBlacklisted(jti: string): Promise<boolean> {

@@ -29,8 +29,14 @@ export interface JwtTokenInfo {
 export interface JwtBlacklistStore {
   /** Records a refresh token just issued. */
   addOutstanding(token: OutstandingJwt): Promise<void>
-  /** Blacklists the token (recording it first when unknown). Blacklisting twice is harmless. */
-  blacklist(token: OutstandingJwt): Promise<void>
+  /**
+   * Blacklists the token (recording it first when unknown), atomically: of any number of
+   * concurrent calls for one `jti`, exactly one answers `true` (it blacklisted the token);
+   * the others, and every later call, answer `false` (it already was). The refresh view's
+   * rotation claims the old token this way, so one refresh token rotates once.
+   * @returns whether this call blacklisted it
+   */
+  blacklist(token: OutstandingJwt): Promise<boolean>
   /** True once `jti` is blacklisted. */
   isBlacklisted(jti: string): Promise<boolean>
   /** simplejwt's `flushexpiredtokens`: deletes every token expired before `now`. @returns how many */

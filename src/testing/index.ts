@@ -14,4 +14,5 @@ export { runUserStoreSuite, type UserStoreSuiteOptions } from './user-store-suit
 export { runTokenStoreSuite, type TokenStoreSuiteOptions } from './token-store-suite.js'
 export { runSessionStoreSuite, type SessionStoreSuiteOptions } from './session-store-suite.js'
 export { runThrottleStoreSuite, type ThrottleStoreSuiteOptions } from './throttle-store-suite.js'
+export { runJwtBlacklistStoreSuite, type JwtBlacklistStoreSuiteOptions } from './jwt-blacklist-store-suite.js'
 export { runReservingThrottleStoreSuite, type ReservingThrottleStoreSuiteOptions } from './reserving-throttle-store-suite.js'

@@ -6,12 +6,13 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import type { StoredUser, UserId } from '../core/user.js'
+import type { JwtBlacklistStore, OutstandingJwt } from '../stores/jwt-blacklist-store.js'
 import type { SessionRecord, SessionStore } from '../stores/session-store.js'
 import type { TokenRecord, TokenStore, TokenWithUser } from '../stores/token-store.js'
 import type { NewUser, UserStore } from '../stores/user-store.js'
 import { MemoryThrottleStore } from '../throttling/memory-throttle-store.js'
 import type { ReservationHit, ReservingThrottleStore, ThrottleHit, ThrottleStore } from '../throttling/throttle-store.js'
-import { runReservingThrottleStoreSuite, runSessionStoreSuite, runThrottleStoreSuite, runTokenStoreSuite, runUserStoreSuite, type TestApi } from './index.js'
+import { runJwtBlacklistStoreSuite, runReservingThrottleStoreSuite, runSessionStoreSuite, runThrottleStoreSuite, runTokenStoreSuite, runUserStoreSuite, type TestApi } from './index.js'
 
 /** Runs a suite outside any test runner and answers which cases failed. */
 async function failures(run: (api: TestApi) => void): Promise<string[]> {
@@ -350,5 +351,47 @@ describe('runReservingThrottleStoreSuite', () => {
     expect(await failures((api) => runReservingThrottleStoreSuite({ ...api, create: () => new ReservationIsFailure() }))).toContain(
       'a reservation never settled lapses at its lease end and leaves no failure',
     )
+  })
+})
+
+/** A blacklist in memory: each row a jti's expiry and whether it is blacklisted. */
+class MemoryJwtBlacklist implements JwtBlacklistStore {
+  readonly rows = new Map<string, { expiresAt: Date; blacklisted: boolean }>()
+  async addOutstanding(token: OutstandingJwt): Promise<void> {
+    if (!this.rows.has(token.jti)) this.rows.set(token.jti, { expiresAt: token.expiresAt, blacklisted: false })
+  }
+  async blacklist(token: OutstandingJwt): Promise<boolean> {
+    const row = this.rows.get(token.jti)
+    if (row?.blacklisted === true) return false
+    this.rows.set(token.jti, { expiresAt: token.expiresAt, blacklisted: true })
+    return true
+  }
+  async isBlacklisted(jti: string): Promise<boolean> {
+    return this.rows.get(jti)?.blacklisted === true
+  }
+  async flushExpired(now: Date): Promise<number> {
+    let n = 0
+    for (const [jti, row] of this.rows) if (row.expiresAt < now && this.rows.delete(jti)) n++
+    return n
+  }
+}
+
+describe('runJwtBlacklistStoreSuite', () => {
+  it('passes a correct store', async () => {
+    expect(await failures((api) => runJwtBlacklistStoreSuite({ ...api, create: () => new MemoryJwtBlacklist() }))).toEqual([])
+  })
+
+  it('fails a store that checks, then (after a round trip) blacklists: concurrent calls all answer true', async () => {
+    class CheckThenSet extends MemoryJwtBlacklist {
+      override async blacklist(token: OutstandingJwt): Promise<boolean> {
+        if (await this.isBlacklisted(token.jti)) return false
+        await new Promise((resolve) => setImmediate(resolve))
+        this.rows.set(token.jti, { expiresAt: token.expiresAt, blacklisted: true })
+        return true
+      }
+    }
+    expect(await failures((api) => runJwtBlacklistStoreSuite({ ...api, create: () => new CheckThenSet() }))).toEqual([
+      'concurrent blacklist calls for one token: exactly one answers true (known and unknown tokens)',
+    ])
   })
 })

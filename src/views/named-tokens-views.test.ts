@@ -3,6 +3,14 @@
 import { describe, expect, it } from 'vitest'
 import { buildRequest } from '../../test/helpers/build-request.js'
 import type { Authenticated, AuthenticationScheme } from '../authentication/authentication-scheme.js'
+import { BasicAuthentication } from '../authentication/basic-authentication.js'
+import { SessionAuthentication } from '../authentication/session-authentication.js'
+import { TokenAuthentication } from '../authentication/token-authentication.js'
+import { FakeSessionStore, FakeTokenStore, FakeUserStore } from '../../test/helpers/fake-auth-stores.js'
+import { JWTAuthentication } from '../jwt/jwt-authentication.js'
+import { JwtCodec } from '../jwt/jwt-codec.js'
+import { resolveJwtSettings } from '../jwt/jwt-settings.js'
+import { accessPayloadFrom, refreshPayloadFor } from '../jwt/token-views.js'
 import { createApi } from '../core/api.js'
 import { ConfigurationError } from '../core/errors.js'
 import type { StoredUser, UserId } from '../core/user.js'
@@ -27,7 +35,9 @@ function memoryStore(): Pick<NamedTokenStore, 'create' | 'list' | 'revoke' | 're
   let next = 1
   return {
     async create(userId: UserId, token: NewNamedToken): Promise<CreatedNamedToken> {
-      const info: NamedTokenInfo = { id: next++, userId, name: token.name, displayPrefix: 'gth_abcdef', created: new Date(0), expiresAt: null, lastUsedAt: null }
+      // Created at the epoch (fixed answers); an expiry asked for in seconds counts from now, as a store's clock does.
+      const expiresAt = token.expiresAt ?? (token.expiresIn === undefined || token.expiresIn === null ? null : new Date(Date.now() + token.expiresIn * 1000))
+      const info: NamedTokenInfo = { id: next++, userId, name: token.name, displayPrefix: 'gth_abcdef', created: new Date(0), expiresAt, lastUsedAt: null }
       rows.push(info)
       return { key: `gth_secret${info.id}`, info }
     },
@@ -82,5 +92,48 @@ describe('named-token views', () => {
     expect((await all.handle(buildRequest({ method: 'POST', headers: { 'x-user': 'bob' } }))).status).toBe(204)
     expect(await tokens.list(BOB.id)).toEqual([])
     expect((await list.handle(buildRequest({}))).status).toBe(403)
+  })
+})
+
+describe('a named token never outlives the credential that made it (each scheme says when its credential expires)', () => {
+  const users = new FakeUserStore()
+  const json = (body: unknown, headers: Record<string, string>): ReturnType<typeof buildRequest> => {
+    const text = JSON.stringify(body)
+    return buildRequest({ method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(text.length), ...headers }, body: text })
+  }
+  const expiresOf = (response: { readonly body: unknown }): string | null => (response.body as { expires: string | null }).expires
+
+  it('JWT: a 5-minute access token mints tokens expiring at its exp at the latest (asking for none or a later one gets exp)', async () => {
+    const codec = new JwtCodec(resolveJwtSettings({ signingKey: 'named-token-cap-signing-key-0123456789abcdef' }))
+    const now = codec.currentTime()
+    const access = await codec.encode(accessPayloadFrom(codec, refreshPayloadFor(codec, BOB, now), now))
+    const exp = new Date(Math.floor(now + 300) * 1000).toISOString()
+    const view = createApi().view(namedTokensView({ tokens: memoryStore(), authentication: [new JWTAuthentication({ codec, users })] }))
+    const bearer = { authorization: `Bearer ${access}` }
+    const forever = await view.handle(json({ name: 'x' }, bearer))
+    expect(forever.status).toBe(201)
+    expect(expiresOf(forever)).toBe(exp)
+    expect(expiresOf(await view.handle(json({ name: 'day', expires_in: 86_400 }, bearer)))).toBe(exp)
+    const sooner = await view.handle(json({ name: 'minute', expires_in: 60 }, bearer))
+    expect(Date.parse(expiresOf(sooner) ?? '')).toBeLessThan(Date.parse(exp))
+  })
+
+  it('session: tokens expire when the session does at the latest', async () => {
+    const sessions = new FakeSessionStore()
+    const sessionEnd = new Date(Date.now() + 3_600_000)
+    await sessions.save('s'.repeat(32), { userId: BOB.id, data: {}, expiresAt: sessionEnd })
+    const view = createApi().view(namedTokensView({ tokens: memoryStore(), authentication: [new SessionAuthentication({ sessions, users })] }))
+    const secret = 'c'.repeat(32)
+    const created = await view.handle(json({ name: 'x' }, { cookie: `sessionid=${'s'.repeat(32)}; csrftoken=${secret}`, 'x-csrftoken': secret }))
+    expect(created.status).toBe(201)
+    expect(expiresOf(created)).toBe(sessionEnd.toISOString())
+  })
+
+  it('a password (Basic) or a DRF token, which do not expire, mint tokens that do not either', async () => {
+    const tokens = new FakeTokenStore()
+    const key = (await tokens.getOrCreate(BOB.id)).key
+    const view = createApi().view(namedTokensView({ tokens: memoryStore(), authentication: [new BasicAuthentication({ users }), new TokenAuthentication({ tokens, users })] }))
+    expect(expiresOf(await view.handle(json({ name: 'p' }, { authorization: `Basic ${btoa('bob:bob-pass-2')}` })))).toBeNull()
+    expect(expiresOf(await view.handle(json({ name: 't' }, { authorization: `Token ${key}` })))).toBeNull()
   })
 })

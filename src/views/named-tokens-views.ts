@@ -58,16 +58,6 @@ function requesterId(ctx: RequestContext): UserId {
 }
 
 /**
- * When the credential the request came with stops working: a token's `expiresAt` (a named
- * token with an expiry), else `null` (a password, a session, a DRF token: no expiry of its own).
- */
-function credentialExpiry(auth: unknown): Date | null {
-  if (typeof auth !== 'object' || auth === null) return null
-  const expiresAt = (auth as { readonly expiresAt?: unknown }).expiresAt
-  return expiresAt instanceof Date ? expiresAt : null
-}
-
-/**
  * The new token's expiry, never past `limit` (the requester's own credential's expiry): a
  * token may not mint one that outlives it, so a stolen expiring token cannot be made
  * permanent. No expiry asked for, or a later one, becomes `limit` itself.
@@ -93,8 +83,9 @@ function common(options: NamedTokenViewOptions, name: string): Omit<ViewOptions,
  * (`expires_in` in seconds, optional): `201` with the same fields and `token`, the only time
  * the token is shown. Bad input is a DRF-style `400` per field. Any authenticated request may
  * call it (Basic with a password included: that is how a first token is obtained). A request
- * authenticated by an expiring token creates tokens that expire no later than it: asking for
- * no expiry, or a later one, gets the requester's token's own expiry (`expires` says which).
+ * authenticated by an expiring credential (a named token with an expiry, a JWT access token,
+ * a session: its scheme's `expiresAt`) creates tokens that expire no later than it: asking
+ * for no expiry, or a later one, gets the credential's own expiry (`expires` says which).
  *
  * @example
  * route('/api/auth/tokens/', api.view(namedTokensView({ tokens: namedTokens })))
@@ -113,7 +104,7 @@ export function namedTokensView(options: NamedTokenViewOptions): ViewOptions {
     if (maxTokensPerUser !== undefined && (await tokens.list(userId)).length >= maxTokensPerUser) {
       throw new PermissionDenied('Maximum amount of tokens allowed per user exceeded.')
     }
-    const created = await tokens.create(userId, { name: input.name, ...cappedExpiry(input.expiresIn, credentialExpiry(ctx.auth)) })
+    const created = await tokens.create(userId, { name: input.name, ...cappedExpiry(input.expiresIn, ctx.credentialExpiresAt) })
     // The only time the token is shown: no cache may keep it.
     return jsonResponse(201, { ...namedTokenJson(created.info), token: created.key }, [['Cache-Control', 'no-store']])
   }
@@ -132,7 +123,7 @@ export function namedTokensView(options: NamedTokenViewOptions): ViewOptions {
             required: ['name'],
             properties: {
               name: { type: 'string', minLength: 1, maxLength: MAX_TOKEN_NAME_LENGTH },
-              expires_in: { type: ['integer', 'null'], minimum: 1, maximum: MAX_EXPIRES_IN, description: "Seconds until the token expires; absent or null: never. A request authenticated by an expiring token gets no later expiry than its own token's." },
+              expires_in: { type: ['integer', 'null'], minimum: 1, maximum: MAX_EXPIRES_IN, description: "Seconds until the token expires; absent or null: never. A request authenticated by an expiring credential (token, JWT, session) gets no later expiry than its own credential's." },
             },
           },
           response: {

@@ -79,6 +79,33 @@ function adminTests(start: () => Promise<RunningReference>): void {
     }
   })
 
+  it('?next= with non-ASCII, DEL or a line break: the Location is Django\'s iri_to_uri of it, and the server keeps answering', async () => {
+    const server = await start()
+    try {
+      const staff = await staffClient(server)
+      for (const [next, sent] of [
+        ['/admin/%E2%82%AC', '/admin/%E2%82%AC'],
+        ['/admin/%7F', '/admin/%7F'],
+        ['/admin/users/%0A', '/admin/users/%0A'],
+        ['/admin/a%20b%22%3C', '/admin/a%20b%22%3C'],
+        ['/admin/%25E2', '/admin/%E2'],
+      ]) {
+        const page = await staff.get(`/admin/login/?next=${next}`)
+        expect(page.status, next).toBe(302)
+        expect(page.headers.get('location'), next).toBe(sent)
+      }
+      // After a login form post too (303), with the field holding the character itself.
+      const fresh = new AdminClient(server.baseUrl)
+      const page = await fresh.get('/admin/login/?next=/admin/')
+      const login = await fresh.post('/admin/login/', { csrfmiddlewaretoken: csrfOf(page), username: 'admin', password: 'admin-pass-4', next: '/admin/€\x7f' })
+      expect(login.status).toBe(303)
+      expect(login.headers.get('location')).toBe('/admin/%E2%82%AC%7F')
+      expect((await staff.get('/admin/')).status).toBe(200)
+    } finally {
+      await server.close()
+    }
+  })
+
   it('every change needs the CSRF token: without it, or from another origin, 403 and nothing changes', async () => {
     const server = await start()
     try {

@@ -22,7 +22,8 @@ const notValid = (message: string): unknown => ({
   code: 'token_not_valid',
   messages: [{ token_class: 'AccessToken', token_type: 'access', message }],
 })
-const me = (username: string): unknown => ({ username, authenticated: true, auth: null })
+/** The who-am-I body of a JWT request: `auth` is the raw access token (reference-api.md, simplejwt's `str(request.auth)`). */
+const me = (username: string, access: string): unknown => ({ username, authenticated: true, auth: access })
 
 for (const backend of BACKENDS) {
   describe.skipIf(!backend.available)(`JWT routes on ${backend.name}`, () => {
@@ -84,7 +85,7 @@ for (const backend of BACKENDS) {
       const { refresh, access } = await pair('bob', 'bob-pass-2')
       const ok = await whoami(`Bearer ${access}`)
       expect(ok.status).toBe(200)
-      expect(ok.body).toEqual(me('bob'))
+      expect(ok.body).toEqual(me('bob', access))
       const rows: [string | undefined, unknown][] = [
         [undefined, { detail: 'Authentication credentials were not provided.' }],
         [`bearer ${access}`, { detail: 'Authentication credentials were not provided.' }],
@@ -112,7 +113,7 @@ for (const backend of BACKENDS) {
       const body = refreshed.body as { access: string }
       expect(Object.keys(body)).toEqual(['access'])
       expect((await codec.decode(body.access, 'access'))['iat']).toBe((await codec.decode(refresh, 'refresh'))['iat'])
-      expect((await whoami(`Bearer ${body.access}`)).body).toEqual(me('alice'))
+      expect((await whoami(`Bearer ${body.access}`)).body).toEqual(me('alice', body.access))
       const wrongType = await post('/api/jwt/refresh/', { refresh: access })
       expect(wrongType.status).toBe(401)
       expect(wrongType.body).toEqual({ detail: 'Token has wrong type', code: 'token_not_valid' })
@@ -195,11 +196,55 @@ for (const backend of BACKENDS) {
 
     it('a pair minted by the real simplejwt 5.2.2 with the same key works on the wire', async () => {
       const [minted] = await simplejwt(KEY, [{ op: 'mint', user_id: 2 }])
-      expect((await whoami(`Bearer ${minted?.access ?? ''}`)).body).toEqual(me('bob'))
+      expect((await whoami(`Bearer ${minted?.access ?? ''}`)).body).toEqual(me('bob', minted?.access ?? ''))
       const refreshed = await post('/api/jwt/refresh/', { refresh: minted?.refresh })
       expect(refreshed.status).toBe(200)
       const [check] = await simplejwt(KEY, [{ op: 'check', token: (refreshed.body as { access: string }).access, class: 'access' }])
       expect(check?.payload?.['user_id']).toBe(2)
+    }, 60_000)
+  })
+}
+
+// Rotation with blacklist-after-rotation: a refresh token is single-use even when sent
+// several times at once (the old token is claimed in one atomic write before anything is issued).
+for (const backend of BACKENDS) {
+  describe.skipIf(!backend.available)(`JWT rotation races on ${backend.name}`, () => {
+    let server: RunningReference
+    const post = (path: string, body: unknown): Promise<ExchangeResult> =>
+      send(server.baseUrl, 'POST', path, { 'Content-Type': 'application/json' }, JSON.stringify(body))
+    const blacklisted = { detail: 'Token is blacklisted', code: 'token_not_valid' }
+
+    beforeAll(async () => {
+      server = await startReference(await backend.create(), { jwtSigningKey: KEY, jwtSettings: { rotateRefreshTokens: true, blacklistAfterRotation: true } })
+    }, 60_000)
+    afterAll(async () => server?.close())
+
+    it('three concurrent refreshes of one refresh token: exactly one 200 with a new pair, the others 401 "Token is blacklisted" (each of 5 rounds)', async () => {
+      for (let round = 0; round < 5; round++) {
+        const obtained = await post('/api/jwt/', { username: 'alice', password: 'alice-pass-1' })
+        const { refresh } = obtained.body as { refresh: string }
+        const answers = await Promise.all([0, 1, 2].map(() => post('/api/jwt/refresh/', { refresh })))
+        const ok = answers.filter((a) => a.status === 200)
+        expect(ok.length, `round ${round}: ${answers.map((a) => a.status).join(', ')}`).toBe(1)
+        expect(Object.keys(ok[0]?.body as object)).toEqual(['access', 'refresh'])
+        for (const refused of answers.filter((a) => a.status !== 200)) {
+          expect(refused.status).toBe(401)
+          expect(refused.body).toEqual(blacklisted)
+          expect(refused.headers['www-authenticate']).toBe(CHALLENGE)
+        }
+        // The one new refresh token works once more; the old one never again.
+        expect((await post('/api/jwt/refresh/', { refresh: (ok[0]?.body as { refresh: string }).refresh })).status).toBe(200)
+        expect((await post('/api/jwt/refresh/', { refresh })).body).toEqual(blacklisted)
+      }
+    }, 60_000)
+
+    it('three concurrent logouts (blacklist) of one refresh token: one 200, the others 401 "Token is blacklisted"', async () => {
+      for (let round = 0; round < 3; round++) {
+        const { refresh } = (await post('/api/jwt/', { username: 'bob', password: 'bob-pass-2' })).body as { refresh: string }
+        const answers = await Promise.all([0, 1, 2].map(() => post('/api/jwt/blacklist/', { refresh })))
+        expect(answers.map((a) => a.status).sort()).toEqual([200, 401, 401])
+        for (const refused of answers.filter((a) => a.status !== 200)) expect(refused.body).toEqual(blacklisted)
+      }
     }, 60_000)
   })
 }
@@ -231,12 +276,12 @@ describe.skipIf(sqlite === undefined)('JWT routes with ES256 and the JWKS docume
     expect(body.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid: header.kid })
     expect(Object.keys(body.keys[0] ?? {})).not.toContain('d')
 
-    expect((await send(server.baseUrl, 'GET', '/api/schemes/jwt/', { Authorization: `Bearer ${access}` })).body).toEqual(me('bob'))
+    expect((await send(server.baseUrl, 'GET', '/api/schemes/jwt/', { Authorization: `Bearer ${access}` })).body).toEqual(me('bob', access))
     const refreshed = await post('/api/jwt/refresh/', { refresh })
     expect(refreshed.status).toBe(200)
 
     const url = `${server.baseUrl}/api/jwt/jwks/`
-    const resourceServer = new JwtCodec(resolveJwtSettings({ algorithm: 'ES256', jwkUrl: url }))
+    const resourceServer = new JwtCodec(resolveJwtSettings({ algorithm: 'ES256', jwkUrl: url, allowInsecureJwkUrl: true }))
     expect((await resourceServer.decode(access, 'access'))['user_id']).toBe(2)
     const [theirs] = await simplejwt(KEY, [{ op: 'check', token: (refreshed.body as { access: string }).access, class: 'access' }], { ALGORITHM: 'ES256', JWK_URL: url })
     expect(theirs?.payload?.['user_id']).toBe(2)

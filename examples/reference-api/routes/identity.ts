@@ -1,7 +1,7 @@
 import { route, type ApiView, type Route } from 'gatehouse'
 import type { AuthenticationScheme } from 'gatehouse'
 import { RemoteUserAuthentication } from 'gatehouse'
-import { TokenAuthentication } from 'gatehouse'
+import { JWTStatelessUserAuthentication, TokenAuthentication } from 'gatehouse'
 import { jsonResponse, type ApiResponse } from 'gatehouse'
 import { AuthenticationFailed } from 'gatehouse'
 import type { RequestContext } from 'gatehouse'
@@ -20,19 +20,31 @@ const WHOAMI_SCHEMA: JsonObject = namedSchema('Identity', {
   properties: {
     username: { type: ['string', 'null'] },
     authenticated: { type: 'boolean' },
-    auth: { type: ['string', 'null'], description: 'The token key when a token authenticated the request.' },
+    auth: { type: ['string', 'null'], description: 'The token key when a token authenticated the request; the raw access token when a JWT did.' },
   },
 })
+
+/**
+ * The `auth` field: DRF Token's key; for a JWT the raw access token as the request sent it
+ * (simplejwt's `request.auth.token`; `str(request.auth)` re-signs the same claims, the same
+ * text for the tokens either mints); else `null`.
+ */
+function authField(ctx: RequestContext): string | null {
+  if (ctx.authenticator instanceof TokenAuthentication) {
+    const key = (ctx.auth as Partial<TokenRecord> | null)?.key
+    return typeof key === 'string' ? key : null
+  }
+  if (ctx.authenticator instanceof JWTStatelessUserAuthentication) {
+    // The scheme accepted `<type> <token>`: two parts split as DRF splits the header.
+    return ctx.request.headers.get('authorization')?.split(/[ \t\r\n\v\f]+/).filter((part) => part !== '')[1] ?? null
+  }
+  return null
+}
 
 /** `{"username", "authenticated", "auth"}`: who the request is, as every identity route answers. */
 async function whoamiHandler(ctx: RequestContext): Promise<ApiResponse> {
   const authenticated = ctx.user.isAuthenticated
-  const auth = ctx.auth as Partial<TokenRecord> | null
-  return jsonResponse(200, {
-    username: authenticated ? ctx.user.username : null,
-    authenticated,
-    auth: ctx.authenticator instanceof TokenAuthentication && typeof auth?.key === 'string' ? auth.key : null,
-  })
+  return jsonResponse(200, { username: authenticated ? ctx.user.username : null, authenticated, auth: authField(ctx) })
 }
 
 /** The identity handler, described for the OpenAPI document. */

@@ -1,6 +1,7 @@
 """The oracle's routes plus simplejwt's views at reference-api.md's JWT paths (issue 25)."""
 from django.urls import path
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
 from rest_framework_simplejwt.authentication import JWTAuthentication
 from rest_framework_simplejwt.views import (
     TokenBlacklistView,
@@ -9,7 +10,7 @@ from rest_framework_simplejwt.views import (
     TokenVerifyView,
 )
 
-from articles.views import WhoAmIView
+from articles.views import WhoAmIView, identity
 from oracle_site.urls import urlpatterns as oracle_urlpatterns
 
 
@@ -18,6 +19,11 @@ class JWTSchemeView(WhoAmIView):
 
     authentication_classes = [JWTAuthentication]
     permission_classes = [IsAuthenticated]
+
+    def get(self, request):
+        # reference-api.md: `auth` is the raw access token (the bytes JWTAuthentication read;
+        # str(request.auth) re-signs the same claims, the same text for well-formed tokens).
+        return Response({**identity(request), 'auth': request.auth.token.decode('latin-1')})
 
 
 urlpatterns = oracle_urlpatterns + [
