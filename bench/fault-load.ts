@@ -252,7 +252,7 @@ async function main(): Promise<void> {
   let aliceFailures = 0
   let allFailures = 0
   for (const key of await redisClient.keys('gatehouse:login_failures_*')) {
-    const failures = (await redisClient.zrange(key, 0, -1)).filter((m) => m.startsWith('f:')).length
+    const failures = (await redisClient.zrange(key, 0, '-1')).filter((m) => m.startsWith('f:')).length
     allFailures += failures
     // The per-username key of alice (from every address) holds only failures made for alice.
     if (key.includes('_user_')) {

@@ -7,9 +7,11 @@
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test \
  *     npx tsx bench/side-by-side.ts [--db sqlite|postgres|both] [--duration 10 | --requests 20000] [--connections 32]
- *       [--rounds 3] [--path '/api/articles/?page=3'] [--servers hand,fastify,express,hono,node]
+ *       [--rounds 3] [--path '/api/articles/?page=3'] [--servers hand,fastify,express,hono,node,plain]
  *       [--variant name:ENV=value,ENV=value]… [--before name:/checkout/of/another/commit]… [--json out.json]
  *
+ * `plain` is the stack a user would write instead (`plain-stack-server.ts`: Fastify, @fastify/auth
+ * and Kysely building each query per request).
  * `--variant` adds a gatehouse server (on Fastify unless its env sets GATEHOUSE_FRAMEWORK)
  * with extra environment, e.g. `--variant cached:GATEHOUSE_COUNT=cached:60000`.
  * Each database is new (a temporary SQLite file, or a `gh_bench_<random>` database on the
@@ -41,6 +43,8 @@ interface Options {
   /** Checkouts of another commit to serve beside (`--before name:dir`), on Fastify. */
   before: { name: string; root: string }[]
   json: string | null
+  /** Instead of loading: N sequential requests per server, bytes allocated and promises created per request (alloc-probe.ts). */
+  alloc: number | null
 }
 
 function parseArgs(argv: readonly string[]): Options {
@@ -51,10 +55,11 @@ function parseArgs(argv: readonly string[]): Options {
     connections: 32,
     rounds: 3,
     path: '/api/articles/?page=3',
-    servers: ['hand', 'fastify', 'express', 'hono', 'node'],
+    servers: ['hand', 'fastify', 'express', 'hono', 'node', 'plain'],
     variants: [],
     before: [],
     json: null,
+    alloc: null,
   }
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]]
@@ -78,6 +83,7 @@ function parseArgs(argv: readonly string[]): Options {
       const colon = value.indexOf(':')
       o.before.push({ name: value.slice(0, colon), root: value.slice(colon + 1) })
     } else if (flag === '--json') o.json = value
+    else if (flag === '--alloc') o.alloc = Number(value)
     else throw new Error(`unknown option ${flag}`)
   }
   return o
@@ -127,23 +133,33 @@ interface Sample extends WrkResult {
   dbCpuMsPerRequest: number | null
 }
 
-async function startServers(options: Options, database: TestDatabase): Promise<Server[]> {
-  const env = { DATABASE_URL: database.url, REDIS_URL: undefined, LOG_LEVEL: undefined }
+const PROBE = join(import.meta.dirname, 'alloc-probe.ts')
+const REFERENCE_MAIN = (root: string): string => join(root, 'examples', 'reference-api', 'main.ts')
+
+async function startServers(options: Options, database: TestDatabase, promises = false): Promise<Server[]> {
+  const env = { DATABASE_URL: database.url, REDIS_URL: undefined, LOG_LEVEL: undefined, GH_PROBE_PROMISES: promises ? '1' : undefined }
+  // With --alloc every server loads the probe.
+  const probe = options.alloc === null ? [] : ['--import', PROBE]
+  const root = join(import.meta.dirname, '..')
   const servers: Server[] = []
-  const gatehouse = options.servers.filter((s) => s !== 'hand')
+  const gatehouse = options.servers.filter((s) => s !== 'hand' && s !== 'plain')
   // The first instance migrates and seeds; the others find it done.
   for (const framework of gatehouse) {
-    servers.push({ name: `gatehouse ${framework}`, instance: await startInstance({ env: { ...env, GATEHOUSE_FRAMEWORK: framework } }) })
+    servers.push({ name: `gatehouse ${framework}`, instance: await startInstance({ startTimeoutMs: 240_000, env: { ...env, GATEHOUSE_FRAMEWORK: framework }, script: [...probe, REFERENCE_MAIN(root), 'serve'] }) })
   }
   for (const variant of options.variants) {
-    servers.push({ name: `gatehouse ${variant.name}`, instance: await startInstance({ env: { ...env, ...variant.env } }) })
+    servers.push({ name: `gatehouse ${variant.name}`, instance: await startInstance({ startTimeoutMs: 240_000, env: { ...env, ...variant.env }, script: [...probe, REFERENCE_MAIN(root), 'serve'] }) })
   }
   for (const other of options.before) {
-    servers.push({ name: other.name, instance: await startInstance({ env, root: other.root }) })
+    servers.push({ name: other.name, instance: await startInstance({ startTimeoutMs: 240_000, env, root: other.root, script: [...probe, REFERENCE_MAIN(other.root), 'serve'] }) })
+  }
+  if (options.servers.includes('plain')) {
+    if (servers.length === 0) throw new Error('the plain stack needs a gatehouse server first (it seeds the database)')
+    servers.push({ name: 'fastify + @fastify/auth + kysely', instance: await startInstance({ startTimeoutMs: 240_000, env, script: [...probe, join(import.meta.dirname, 'plain-stack-server.ts')] }) })
   }
   if (options.servers.includes('hand')) {
     if (servers.length === 0) throw new Error('the baseline needs a gatehouse server first (it seeds the database)')
-    servers.unshift({ name: 'hand-written', instance: await startInstance({ env, script: [join(import.meta.dirname, 'hand-written-server.ts')] }) })
+    servers.unshift({ name: 'hand-written', instance: await startInstance({ startTimeoutMs: 240_000, env, script: [...probe, join(import.meta.dirname, 'hand-written-server.ts')] }) })
   }
   return servers
 }
@@ -162,6 +178,87 @@ async function checkSameAnswer(servers: readonly Server[], path: string): Promis
       throw new Error(`${b.name} answered differently (${b.status}):\n${b.body.slice(0, 400)}\nbaseline:\n${first?.body.slice(0, 400)}`)
     }
   }
+}
+
+/** Opens or closes the probe's window in `server` and waits for its line. */
+async function probe(server: Server, pattern: RegExp): Promise<string> {
+  const seen = server.instance.output().length
+  server.instance.child.kill('SIGUSR2')
+  for (let i = 0; i < 600; i++) {
+    const match = pattern.exec(server.instance.output().slice(seen))
+    if (match !== null) return match[1] ?? match[0]
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  throw new Error(`${server.name}: no answer from alloc-probe`)
+}
+
+interface AllocSample {
+  server: string
+  bytesPerRequest: number
+  promisesPerRequest: number | null
+  nodeCpuMsPerRequest: number
+}
+
+/** `count` sequential requests (one keep-alive connection) inside a probe window: per request bytes, promises and node CPU. */
+async function allocOf(server: Server, path: string, count: number): Promise<{ bytes: number; promises: number; cpuMs: number }> {
+  const url = `${server.instance.baseUrl}${path}`
+  const headers = { Authorization: `Token ${BOB_TOKEN}`, Accept: 'application/json' }
+  for (let i = 0; i < Math.min(500, count); i++) await (await fetch(url, { headers })).arrayBuffer()
+  await probe(server, /alloc-probe open/)
+  const ticks = processTicks(server.instance.child.pid ?? 0)
+  for (let i = 0; i < count; i++) {
+    const res = await fetch(url, { headers })
+    await res.arrayBuffer()
+    if (res.status !== 200) throw new Error(`${server.name}: ${res.status}`)
+  }
+  const cpuMs = ((processTicks(server.instance.child.pid ?? 0) - ticks) * 1000) / CLOCK_TICKS / count
+  const line = JSON.parse(await probe(server, /alloc-probe (\{.*\})/)) as { bytes: number; promises: number }
+  return { bytes: line.bytes / count, promises: line.promises / count, cpuMs }
+}
+
+async function runAlloc(options: Options, db: 'sqlite' | 'postgres'): Promise<{ db: string; samples: AllocSample[] }> {
+  const count = options.alloc ?? 2000
+  const samples: AllocSample[] = []
+  // Bytes and CPU in one set of processes; promises (the hook slows everything) in a second.
+  for (const promises of [false, true]) {
+    const database = db === 'sqlite' ? freshSqlite() : await freshPostgres()
+    const servers: Server[] = []
+    try {
+      servers.push(...(await startServers(options, database, promises)))
+      await checkSameAnswer(servers, options.path)
+      for (let round = 0; round < (promises ? 1 : options.rounds); round++) {
+        for (const s of round % 2 === 0 ? servers : [...servers].reverse()) {
+          const m = await allocOf(s, options.path, promises ? Math.min(count, 500) : count)
+          if (promises) {
+            for (const sample of samples.filter((x) => x.server === s.name)) sample.promisesPerRequest = m.promises
+          } else samples.push({ server: s.name, bytesPerRequest: m.bytes, promisesPerRequest: null, nodeCpuMsPerRequest: m.cpuMs })
+          process.stderr.write(`${db} ${promises ? 'promises' : `round ${round + 1}`} ${s.name}: ${promises ? `${m.promises.toFixed(1)} promises` : `${m.bytes.toFixed(0)} bytes, ${m.cpuMs.toFixed(3)} ms CPU`} per request\n`)
+        }
+      }
+    } finally {
+      await Promise.all(servers.map((s) => s.instance.stop()))
+      await database.drop()
+    }
+  }
+  return { db, samples }
+}
+
+function allocReport(db: string, samples: readonly AllocSample[], options: Options): string {
+  const names = [...new Set(samples.map((s) => s.server))]
+  const of = (name: string): AllocSample[] => samples.filter((s) => s.server === name)
+  const handBytes = median(of('hand-written').map((s) => s.bytesPerRequest))
+  const lines = [
+    `### ${db === 'postgres' ? 'PostgreSQL' : 'SQLite'}: \`GET ${options.path}\`, ${options.alloc} sequential requests per run, whole server process, median of ${options.rounds}`,
+    '',
+    '| server | bytes allocated / request | × hand-written | promises / request | node CPU ms/req (sequential) |',
+    '|---|---|---|---|---|',
+  ]
+  for (const name of names) {
+    const rows = of(name)
+    const bytes = median(rows.map((s) => s.bytesPerRequest))
+    lines.push(`| ${name} | ${bytes.toFixed(0)} | ${handBytes > 0 ? (bytes / handBytes).toFixed(2) : '–'} | ${rows[0]?.promisesPerRequest?.toFixed(1) ?? '–'} | ${median(rows.map((s) => s.nodeCpuMsPerRequest)).toFixed(3)} |`)
+  }
+  return lines.join('\n')
 }
 
 function median(values: readonly number[]): number {
@@ -233,10 +330,24 @@ function report(db: string, samples: readonly Sample[], options: Options): strin
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2))
+  if (options.alloc !== null) {
+    const allocResults: { db: string; samples: AllocSample[] }[] = []
+    for (const db of options.dbs) allocResults.push(await runAlloc(options, db))
+    const text = allocResults.map((r) => allocReport(r.db, r.samples, options)).join('\n\n')
+    console.log(`${text}\n`)
+    if (options.json !== null) {
+      writeFileSync(options.json, JSON.stringify({ options, results: allocResults }, null, 2))
+      writeFileSync(options.json.replace(/\.json$/, '.md'), `${text}\n`)
+    }
+    return
+  }
   const results: { db: string; samples: Sample[] }[] = []
   for (const db of options.dbs) results.push(await runDatabase(options, db))
   for (const r of results) console.log(`${report(r.db, r.samples, options)}\n`)
-  if (options.json !== null) writeFileSync(options.json, JSON.stringify({ options, results }, null, 2))
+  if (options.json !== null) {
+    writeFileSync(options.json, JSON.stringify({ options, results }, null, 2))
+    writeFileSync(options.json.replace(/\.json$/, '.md'), `${results.map((r) => report(r.db, r.samples, options)).join('\n\n')}\n`)
+  }
 }
 
 await main()

@@ -3,11 +3,17 @@
 try {
   await import('../dist/cli/bin.js')
 } catch (error) {
-  // A clone of the repository has no dist/ until it is built: say so instead of a module trace.
-  if (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('dist/cli/bin.js')) {
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist/cli/bin.js')) throw error
+  // A clone of the repository has no dist/ until it is built: run the TypeScript source through
+  // tsx (one of its devDependencies) instead, so `npx gatehouse …` works right after `npm install`.
+  let tsx
+  try {
+    tsx = await import('tsx/esm/api')
+  } catch {
     console.error('gatehouse: the command line is compiled into dist/, which this checkout does not have yet.')
     console.error('Run `npm run build` once (an installed package ships it), then run the command again.')
     process.exit(1)
   }
-  throw error
+  tsx.register()
+  await import('../src/cli/bin.ts')
 }

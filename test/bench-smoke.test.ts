@@ -3,6 +3,7 @@ import { STYLES, runPaginationBench, type DatabaseReport } from '../bench/pagina
 import { createPostgresBench, createSqliteBench, type BenchDatabase } from '../bench/pagination-data.js'
 import { quantile, summarize } from '../bench/pagination-timing.js'
 import { postgresAvailable } from './helpers/databases.js'
+import { unavailable } from './helpers/requirements.js'
 
 // The pagination benchmark's harness on a tiny table: every style × depth yields a row with
 // the right page (checked against an independent query). No timing assertions.
@@ -54,7 +55,7 @@ describe('bench/pagination harness (SQLite, 2,000 rows)', () => {
   })
 })
 
-describe.skipIf(!postgresAvailable())('bench/pagination harness (PostgreSQL, 2,000 rows)', () => {
+describe.skipIf(unavailable('PostgreSQL (DATABASE_URL)', postgresAvailable()))('bench/pagination harness (PostgreSQL, 2,000 rows)', () => {
   it('loads a throwaway database, measures every style and depth correctly, and drops it', async () => {
     const bench = await createPostgresBench(2_000, process.env['DATABASE_URL'])
     let report: DatabaseReport

@@ -5,6 +5,7 @@ import type { CommandResult } from './helpers/run-command.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BACKENDS, type TestDatabase } from './helpers/databases.js'
 import { startReference } from './helpers/reference-server.js'
+import { backendUnavailable } from './helpers/requirements.js'
 
 const BOB_KEY = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 
@@ -31,7 +32,7 @@ for (const backend of BACKENDS) {
   const itFull = (name: string, fn: () => Promise<void>): void => {
     if (full) it(name, fn)
   }
-  describe.skipIf(!backend.available)(`gatehouse command line (${backend.name})`, () => {
+  describe.skipIf(backendUnavailable(backend))(`gatehouse command line (${backend.name})`, () => {
     let db: TestDatabase
 
     beforeAll(async () => {

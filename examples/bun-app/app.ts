@@ -4,7 +4,7 @@ import { errorHandler, policies, requestContext, type GatehouseEnv } from 'gateh
 import { authMigrations, KyselyTokenStore, KyselyUserStore, migrate, openDatabase, type AuthDatabase } from 'gatehouse/kysely'
 
 // Bun's global, as the bun-types package declares it (only what this file uses).
-declare const Bun: { serve(app: Hono<GatehouseEnv>): { readonly url: URL } }
+declare const Bun: { serve(options: { fetch: Hono<GatehouseEnv>['fetch']; hostname: string }): { readonly url: URL } }
 
 // On Bun, openDatabase opens SQLite with bun:sqlite (better-sqlite3 is a Node addon).
 const database = await openDatabase<AuthDatabase>(process.env.DATABASE_URL ?? 'sqlite:gatehouse.sqlite3')
@@ -23,6 +23,6 @@ app.get('/api/hello/', policies(api), (c) => c.json({ from: requestContext(c).re
 app.get('/api/me/', policies(api, { permissions: [new IsAuthenticated()] }), (c) => c.json({ username: c.get('user').username }))
 app.onError(errorHandler(api))
 
-// Bun.serve reads the port from PORT (3000 by default); `export default app` does the same.
-const server = Bun.serve(app)
+// Loopback only, as a front server (nginx) would proxy to it; the port comes from PORT (3000 by default).
+const server = Bun.serve({ fetch: app.fetch, hostname: '127.0.0.1' })
 console.log(`listening on ${server.url.href}`)

@@ -6,7 +6,7 @@ import { authMigrations, KyselyTokenStore, KyselyUserStore, migrate, openDatabas
 // Deno's global, as Deno declares it (only what this file uses).
 declare const Deno: {
   env: { get(name: string): string | undefined }
-  serve(options: { port: number }, handler: (request: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>): unknown
+  serve(options: { port: number; hostname: string }, handler: (request: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>): unknown
 }
 
 // On Deno, openDatabase opens SQLite with node:sqlite (better-sqlite3 is a Node addon).
@@ -26,4 +26,5 @@ app.get('/api/hello/', policies(api), (c) => c.json({ from: requestContext(c).re
 app.get('/api/me/', policies(api, { permissions: [new IsAuthenticated()] }), (c) => c.json({ username: c.get('user').username }))
 app.onError(errorHandler(api))
 
-Deno.serve({ port: Number(Deno.env.get('PORT') ?? 8000) }, app.fetch)
+// Loopback only, as a front server (nginx) would proxy to it.
+Deno.serve({ port: Number(Deno.env.get('PORT') ?? 8000), hostname: '127.0.0.1' }, app.fetch)

@@ -9,6 +9,7 @@ import { KyselyUserStore } from '../kysely/kysely-user-store.js'
 import { JwtCodec } from './jwt-codec.js'
 import { resolveJwtSettings } from './jwt-settings.js'
 import { jwtObtainPairView } from './token-views.js'
+import { backendUnavailable } from '../../test/helpers/requirements.js'
 
 const KEY = 'last-login-test-signing-key-0123456789'
 const CLOCK = 1_700_000_123.75
@@ -17,7 +18,7 @@ const obtain = (view: ReturnType<typeof api.view>, username: string, password: s
   view.handle(buildRequest({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) }))
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`UPDATE_LAST_LOGIN on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`UPDATE_LAST_LOGIN on ${backend.name}`, () => {
     let t: AuthTestDatabase
     let users: KyselyUserStore
     const lastLogin = async (username: string): Promise<number | null> => {

@@ -17,6 +17,7 @@ export { withStatementTimeout } from './statement-timeout.js'
 export type { Database, DatabaseTarget, DialectName, OpenDatabaseOptions } from './database.js'
 export type { SqliteDriverName } from './sqlite-connection.js'
 export { authMigrations, migrate, syncSerial, type AuthMigrationOptions } from './migrations.js'
+export type { Migration, MigrationResult, MigrationResultSet } from './migration-runner.js'
 export { KyselyUserStore, type KyselyUserStoreOptions, type RequiredUserTable } from './kysely-user-store.js'
 export {
   DEFAULT_USER_TABLE,

@@ -1,4 +1,5 @@
-import type { Kysely, Migration } from 'kysely'
+import type { Kysely } from 'kysely'
+import type { Migration } from './migration-runner.js'
 import type { DialectName } from './database.js'
 
 /**

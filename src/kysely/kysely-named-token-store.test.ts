@@ -15,6 +15,7 @@ import { KyselyNamedTokenStore } from './kysely-named-token-store.js'
 import { KyselyTokenStore } from './kysely-token-store.js'
 import { KyselyUserStore } from './kysely-user-store.js'
 import type { UserTable } from './user-table.js'
+import { backendUnavailable } from '../../test/helpers/requirements.js'
 
 /** Every column of every named-token row, as text. */
 async function tableText(db: Kysely<unknown>): Promise<string> {
@@ -29,7 +30,7 @@ async function lastUsed(db: Kysely<unknown>, id: number): Promise<string | null>
 }
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`KyselyNamedTokenStore on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`KyselyNamedTokenStore on ${backend.name}`, () => {
     let t: AuthTestDatabase
     let users: KyselyUserStore
     let made = 0

@@ -20,6 +20,7 @@ import { LimitOffsetPagination } from '../pagination/limit-offset-pagination.js'
 import { PageNumberPagination } from '../pagination/page-number-pagination.js'
 import { createDialect, parseDatabaseUrl } from './database.js'
 import { KyselyPageSource, type CountableQuery } from './kysely-page-source.js'
+import { backendUnavailable } from '../../test/helpers/requirements.js'
 
 const BULK = 20_000
 /** Seeded articles (137: alice 69, bob 68) plus BULK split evenly between them. */
@@ -33,7 +34,7 @@ function getRequest(query: string): ApiRequest {
 }
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`KyselyPageSource counts on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`KyselyPageSource counts on ${backend.name}`, () => {
     let database: TestDatabase
     let ref: ReferenceContext
     let db: Kysely<ReferenceDatabase>

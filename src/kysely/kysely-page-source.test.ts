@@ -12,6 +12,7 @@ import { parseOrdering } from '../pagination/cursor-pagination.js'
 import { KyselyPageSource } from './kysely-page-source.js'
 import { addBulkArticles } from '../../test/helpers/bulk-articles.js'
 import { BACKENDS, type TestDatabase } from '../../test/helpers/databases.js'
+import { backendUnavailable } from '../../test/helpers/requirements.js'
 
 const BULK = 20_000
 
@@ -31,7 +32,7 @@ async function plan(ref: ReferenceContext, source: ExplainableSource, ordering: 
 }
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`KyselyPageSource keyset plans on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`KyselyPageSource keyset plans on ${backend.name}`, () => {
     let database: TestDatabase
     let ref: ReferenceContext
 

@@ -4,11 +4,12 @@ import { BACKENDS } from '../../test/helpers/databases.js'
 import { runSessionStoreSuite } from '../testing/index.js'
 import { KyselySessionStore } from './kysely-session-store.js'
 import { KyselyUserStore } from './kysely-user-store.js'
+import { backendUnavailable } from '../../test/helpers/requirements.js'
 
 const HOUR = 3_600_000
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`KyselySessionStore on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`KyselySessionStore on ${backend.name}`, () => {
     let t: AuthTestDatabase
     let now = Date.UTC(2030, 0, 1)
     let sessions: KyselySessionStore

@@ -8,9 +8,10 @@ import { runTokenStoreSuite } from '../testing/index.js'
 import { KyselyTokenStore } from './kysely-token-store.js'
 import { KyselyUserStore } from './kysely-user-store.js'
 import { DEFAULT_USER_TABLE, type UserTable } from './user-table.js'
+import { backendUnavailable } from '../../test/helpers/requirements.js'
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`KyselyTokenStore on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`KyselyTokenStore on ${backend.name}`, () => {
     let t: AuthTestDatabase
     let tokens: KyselyTokenStore
     const ids: Record<string, number> = {}

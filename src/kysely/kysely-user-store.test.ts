@@ -6,12 +6,13 @@ import { ConfigurationError } from '../core/errors.js'
 import { LocalInvalidationBus } from '../stores/local-invalidation-bus.js'
 import { runUserStoreSuite } from '../testing/index.js'
 import { KyselyUserStore } from './kysely-user-store.js'
+import { backendUnavailable } from '../../test/helpers/requirements.js'
 
 // Made by Debian's Django 3.2 (make_password('alice-pass-1', salt='abcdefgh12345678')).
 const DJANGO_HASH = 'pbkdf2_sha256$260000$abcdefgh12345678$DSJDSO2UM7aRFCYT9+KgFziG067mfJaGxkUZOiYhRE0='
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`KyselyUserStore on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`KyselyUserStore on ${backend.name}`, () => {
     let t: AuthTestDatabase
     let users: KyselyUserStore
 

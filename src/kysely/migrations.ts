@@ -1,6 +1,7 @@
-import { Kysely, Migrator, PostgresDialect, sql, type ColumnDefinitionBuilder, type Migration, type MigrationResultSet } from 'kysely'
+import { Kysely, PostgresDialect, sql, type ColumnDefinitionBuilder } from 'kysely'
 import type { DialectName } from './database.js'
 import { guardedPoolOf } from './dialects.js'
+import { runMigrations as applyMigrations, type Migration, type MigrationResultSet } from './migration-runner.js'
 import { checkUserTable, type UserTable } from './user-table.js'
 
 function timestampType(dialect: DialectName): 'timestamptz' | 'text' {
@@ -135,8 +136,9 @@ export function authMigrations(dialect: DialectName, options: AuthMigrationOptio
 const MIGRATION_STATEMENT_TIMEOUT_MS = 600_000
 
 /**
- * Runs migrations to the latest version, tracked in `tableName`. Throws with the
- * failing migration's name when one fails (nothing half-applied: each runs in a transaction).
+ * Runs migrations to the latest version, tracked in `tableName` (the table format of Kysely's
+ * `Migrator`; works with Kysely 0.28 and 0.29). Throws with the failing migration's name when
+ * one fails (nothing half-applied on PostgreSQL: the pending migrations run in one transaction).
  * On a database opened with `openDatabase`, statements may run for up to 10 minutes each, not the 2 s a request gets.
  */
 export async function migrate<DB>(
@@ -159,14 +161,7 @@ export async function migrate<DB>(
 }
 
 async function runMigrations(db: Kysely<unknown>, migrations: Record<string, Migration>, tableName: string): Promise<MigrationResultSet> {
-  const migrator = new Migrator({
-    // Migrations create the schema, so they see the database untyped.
-    db,
-    provider: { getMigrations: async () => migrations },
-    migrationTableName: tableName,
-    migrationLockTableName: `${tableName}_lock`,
-  })
-  const result = await migrator.migrateToLatest()
+  const result = await applyMigrations(db, migrations, tableName)
   if (result.error !== undefined) {
     const failed = result.results?.find((r) => r.status === 'Error')
     throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${String(result.error)}`, {

@@ -18,6 +18,7 @@ import { KyselyUserStore, type KyselyUserStoreOptions, type RequiredUserTable } 
 import { authMigrations, migrate } from './migrations.js'
 import type { Timestamp, TokenSessionDatabase } from './schema.js'
 import type { UserTable, UserTableOf } from './user-table.js'
+import { backendUnavailable } from '../../test/helpers/requirements.js'
 
 interface AccountsTable {
   account_id: string
@@ -70,7 +71,7 @@ const MEMBERS = {
 } as const satisfies UserTable
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`your own users table (UUID ids) on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`your own users table (UUID ids) on ${backend.name}`, () => {
     let target: TestDatabase
     let database: Database<AppDatabase>
     let db: Kysely<AppDatabase>
@@ -208,7 +209,7 @@ for (const backend of BACKENDS) {
     })
   })
 
-  describe.skipIf(!backend.available)(`your own users table (integer ids, no flag columns, no foreign key) on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`your own users table (integer ids, no flag columns, no foreign key) on ${backend.name}`, () => {
     interface MembersDatabase extends TokenSessionDatabase<number> {
       members: MembersTable
     }

@@ -30,6 +30,8 @@ export interface PgResult {
 interface PgPool {
   connect(): Promise<unknown>
   end(): Promise<void>
+  /** node-postgres' pool settings: Kysely 0.29 reads them (`PostgresPool.options`). */
+  readonly options?: object
 }
 
 /** How `guardedPostgresPool` runs statements. */
@@ -109,8 +111,12 @@ export class GuardedPostgresPool implements PostgresPool {
   readonly tickMs: number
   private watchdog: ReturnType<typeof setInterval> | null = null
 
+  /** node-postgres' pool settings, which Kysely 0.29 reads (to cancel a statement from another connection). */
+  readonly options: object
+
   constructor(pool: PgPool, settings: GuardedPoolSettings) {
     this.pool = pool
+    this.options = pool.options ?? {}
     this.settings = settings
     this.unnamed = settings.pgbouncer || settings.preparedStatements <= 0
     this.tickMs = Math.max(1, Math.min(MAX_TICK_MS, Math.floor(settings.statementTimeoutMs / TICK_DIVISOR)))
@@ -191,6 +197,7 @@ export class GuardedPostgresPool implements PostgresPool {
         return view
       },
       end: async () => {},
+      options: this.options,
     }
   }
 

@@ -13,6 +13,7 @@ import { GatehouseSqliteDialect } from './dialects.js'
 import { preparePageSource, type OptionalQueryParameters } from './prepared-page-source.js'
 import { openSqliteConnection } from './sqlite-connection.js'
 import { prepareQuery } from './prepared-query.js'
+import { backendUnavailable, unavailable } from '../../test/helpers/requirements.js'
 
 interface Db {
   books: { id: Generated<number>; title: string; author: string; pages: number }
@@ -25,7 +26,7 @@ async function createBooks(db: Kysely<Db>): Promise<void> {
 }
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`prepared queries on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`prepared queries on ${backend.name}`, () => {
     let target: TestDatabase
     let database: Database<Db>
 
@@ -166,7 +167,7 @@ describe('statement reuse on SQLite', () => {
   })
 })
 
-describe.runIf(postgresAvailable())('statement reuse on PostgreSQL', () => {
+describe.skipIf(unavailable('PostgreSQL (DATABASE_URL)', postgresAvailable()))('statement reuse on PostgreSQL', () => {
   let target: TestDatabase
   let database: Database<Db> | undefined
   beforeAll(async () => {

@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freshPostgres, postgresAvailable, type TestDatabase } from '../../test/helpers/databases.js'
 import { openDatabase, type Database } from './database.js'
+import { unavailable } from '../../test/helpers/requirements.js'
 
 /** The session's prepared statements (pg_prepared_statements is per connection: pool size 1). */
 async function prepared(database: Database<unknown>): Promise<{ name: string; statement: string }[]> {
@@ -9,7 +10,7 @@ async function prepared(database: Database<unknown>): Promise<{ name: string; st
   return rows
 }
 
-describe.runIf(postgresAvailable())('named prepared statements on PostgreSQL', () => {
+describe.skipIf(unavailable('PostgreSQL (DATABASE_URL)', postgresAvailable()))('named prepared statements on PostgreSQL', () => {
   let target: TestDatabase
   beforeAll(async () => {
     target = await freshPostgres()

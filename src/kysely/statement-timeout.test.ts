@@ -4,6 +4,7 @@ import { describeStoreFault, isStoreUnavailable } from '../core/store-faults.js'
 import { postgresAvailable } from '../../test/helpers/databases.js'
 import { openDatabase, type Database } from './database.js'
 import { serverTimeoutFor, withStatementTimeout } from './statement-timeout.js'
+import { unavailable } from '../../test/helpers/requirements.js'
 
 describe('serverTimeoutFor and the timeout options', () => {
   it('gives the server 500 ms less than the client, at least three quarters of it', () => {
@@ -22,7 +23,7 @@ describe('serverTimeoutFor and the timeout options', () => {
   })
 })
 
-describe.skipIf(!postgresAvailable())('PostgreSQL statement timeouts (shared server, pg_sleep only)', () => {
+describe.skipIf(unavailable('PostgreSQL (DATABASE_URL)', postgresAvailable()))('PostgreSQL statement timeouts (shared server, pg_sleep only)', () => {
   let database: Database<Record<string, never>>
 
   beforeAll(async () => {

@@ -1,6 +1,8 @@
 import { TEST_SECRET } from '../../test/helpers/secrets.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { bytesToBase64Url } from '../core/encoding/base64.js'
+import { utf8Encode } from '../core/encoding/text.js'
 import { decodeCursor, encodeCursor, type Cursor } from './cursor-codec.js'
 
 const SCOPE = '-created,id'
@@ -61,5 +63,23 @@ describe('cursor codec', () => {
     // Values that are not keys (objects, NaN-like, nested arrays) never decode.
     const forged = encodeCursor({ reverse: false, key: [{ d: 'not a date' } as unknown as string, 1] }, SCOPE, TEST_SECRET)
     expect(decodeCursor(forged, SCOPE, 2, TEST_SECRET)).toBeNull()
+  })
+  it('rejects shortened, truncated and lengthened tags', () => {
+    const text = encodeCursor({ reverse: false, key: ['2024-01-01T00:07:00.000Z', 7] }, SCOPE, TEST_SECRET)
+    const [payload = '', tag = ''] = text.split('.')
+    expect(decodeCursor(text, SCOPE, 2, TEST_SECRET)).not.toBeNull()
+    expect(decodeCursor(text.slice(0, -1), SCOPE, 2, TEST_SECRET)).toBeNull()
+    expect(decodeCursor(`${payload}.${tag.slice(0, 1)}`, SCOPE, 2, TEST_SECRET)).toBeNull()
+    for (let length = 1; length < tag.length; length++) {
+      expect(decodeCursor(`${payload}.${tag.slice(0, length)}`, SCOPE, 2, TEST_SECRET), `tag of ${length}`).toBeNull()
+    }
+    expect(decodeCursor(`${text}A`, SCOPE, 2, TEST_SECRET)).toBeNull()
+  })
+
+  it('a payload of one\'s choice with a one-character tag is refused for all 64 guesses', () => {
+    const forged = bytesToBase64Url(utf8Encode(JSON.stringify([0, 'anything', 1])))
+    const guesses = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_']
+    const accepted = guesses.filter((guess) => decodeCursor(`${forged}.${guess}`, SCOPE, 2, TEST_SECRET) !== null)
+    expect(accepted).toEqual([])
   })
 })

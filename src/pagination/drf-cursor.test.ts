@@ -8,6 +8,7 @@ import { createApiRequest } from '../core/request/request-factory.js'
 import { ArrayPageSource } from './array-page-source.js'
 import { CursorPagination } from './cursor-pagination.js'
 import { decodeDrfCursor, drfPositionAs, drfPositionCandidates, encodeDrfCursor, type DrfCursor } from './drf-cursor.js'
+import { unavailable } from '../../test/helpers/requirements.js'
 
 function getRequest(url: string): ApiRequest {
   return createApiRequest({ method: 'GET', url: new URL(url), headers: { get: () => null }, remoteAddress: null, readBody: async () => null })
@@ -76,7 +77,7 @@ describe('decodeDrfCursor / encodeDrfCursor (drf-behaviors §14.3)', () => {
 
   const python = '/usr/bin/python3'
   const drfPresent = existsSync(python) && spawnSync(python, ['-c', 'import rest_framework, django'], { stdio: 'ignore' }).status === 0
-  it.skipIf(!drfPresent)('agrees with DRF’s own decode_cursor on random strings (Python differential)', () => {
+  it.skipIf(unavailable('python3 with Django and DRF', drfPresent))('agrees with DRF’s own decode_cursor on random strings (Python differential)', () => {
     const ascii = fc.string({ unit: fc.constantFrom(...'ABCDabcd0123+/=!-_. %&?o=r=p'.split('')), maxLength: 24 })
     const query = fc
       .array(fc.tuple(fc.constantFrom('o', 'r', 'p', 'x', ''), fc.constantFrom('', '0', '1', '-1', '+3', ' 4 ', '2000', '1_0', 'abc', '%41', '٣')), { maxLength: 4 })

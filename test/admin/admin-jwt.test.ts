@@ -8,13 +8,14 @@ import { cliInProcess } from '../helpers/cli-in-process.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { send, type ExchangeResult } from '../oracle/http-exchange.js'
 import { AdminClient, adminLogin, csrfOf } from './admin-client.js'
+import { backendUnavailable } from '../helpers/requirements.js'
 
 const KEY = 'django-insecure-admin-jwt-test-key-0123456789abcdef'
 const NO_ACCOUNT = { detail: 'No active account found with the given credentials', code: 'no_active_account' }
 const BLACKLISTED = { detail: 'Token is blacklisted', code: 'token_not_valid' }
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`JWT users in the admin pages and the CLI (${backend.name})`, () => {
+  describe.skipIf(backendUnavailable(backend))(`JWT users in the admin pages and the CLI (${backend.name})`, () => {
     let server: RunningReference
     const post = (path: string, body: unknown): Promise<ExchangeResult> => send(server.baseUrl, 'POST', path, { 'Content-Type': 'application/json' }, JSON.stringify(body))
     const pair = async (username: string, password: string): Promise<{ refresh: string; access: string }> => {

@@ -8,6 +8,7 @@ import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
 import { deletePrefix, REDIS_URL, uniquePrefix } from '../redis/redis-helpers.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { AdminClient, adminLogin, csrfOf, type Page } from './admin-client.js'
+import { unavailable } from '../helpers/requirements.js'
 
 const BOB_KEY = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 /** A cache far longer than the test: a deactivation seen at once was told through the bus. */
@@ -349,11 +350,11 @@ for (const framework of FRAMEWORKS) {
   })
 }
 
-describe.skipIf(postgres?.available !== true)('admin pages on fastify (PostgreSQL)', () => {
+describe.skipIf(unavailable('PostgreSQL (DATABASE_URL)', postgres?.available === true))('admin pages on fastify (PostgreSQL)', () => {
   adminTests(async () => startReference((await postgres?.create()) as TestDatabase, CACHE, { framework: 'fastify' }))
 })
 
-describe.skipIf(REDIS_URL === undefined)('admin pages on fastify (SQLite, sessions in Redis)', () => {
+describe.skipIf(unavailable('Redis (REDIS_URL)', REDIS_URL !== undefined))('admin pages on fastify (SQLite, sessions in Redis)', () => {
   adminTests(async () => {
     const prefix = uniquePrefix()
     const server = await startReference((await sqlite?.create()) as TestDatabase, { ...CACHE, redisUrl: REDIS_URL, redisPrefix: prefix }, { framework: 'fastify' })

@@ -8,9 +8,10 @@ import { BACKENDS } from '../helpers/databases.js'
 import { cliInProcess } from '../helpers/cli-in-process.js'
 import { useReference } from '../helpers/reference-server.js'
 import { login, type SessionCookies } from '../oracle/http-exchange.js'
+import { backendUnavailable } from '../helpers/requirements.js'
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`a password change ends sessions (${backend.name})`, () => {
+  describe.skipIf(backendUnavailable(backend))(`a password change ends sessions (${backend.name})`, () => {
     const reference = useReference(backend)
 
     async function whoami(session: SessionCookies): Promise<[number, unknown]> {

@@ -26,6 +26,7 @@ import { LocalInvalidationBus } from '../../src/stores/local-invalidation-bus.js
 import { buildRequest } from '../helpers/build-request.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
 import { REDIS_URL, uniquePrefix } from '../redis/redis-helpers.js'
+import { backendUnavailable, unavailable } from '../helpers/requirements.js'
 
 const SCRYPT = { N: 1024, r: 8, p: 1 }
 /** Far longer than any test: an entry that goes away was invalidated, not expired. */
@@ -96,7 +97,7 @@ const CHANGES: readonly { readonly name: string; change(a: Stack, id: UserId): P
 ]
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available || REDIS_URL === undefined)(`token cache invalidation across two instances (${backend.name} + Redis)`, () => {
+  describe.skipIf(backendUnavailable(backend) || unavailable('Redis (REDIS_URL)', REDIS_URL !== undefined))(`token cache invalidation across two instances (${backend.name} + Redis)`, () => {
     let target: TestDatabase
     const redisClients: RedisClient[] = []
     const buses: RedisInvalidationBus[] = []
@@ -163,7 +164,7 @@ for (const backend of BACKENDS) {
     })
   })
 
-  describe.skipIf(!backend.available)(`token cache invalidation in one process, without Redis (${backend.name})`, () => {
+  describe.skipIf(backendUnavailable(backend))(`token cache invalidation in one process, without Redis (${backend.name})`, () => {
     let target: TestDatabase
     let a: Stack
     let b: Stack

@@ -16,9 +16,10 @@ import type { AuthDatabase } from '../../src/kysely/schema.js'
 import { LocalInvalidationBus } from '../../src/stores/local-invalidation-bus.js'
 import { buildRequest } from '../helpers/build-request.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
+import { backendUnavailable } from '../helpers/requirements.js'
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`statements per token authentication on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`statements per token authentication on ${backend.name}`, () => {
     let target: TestDatabase
     let db: Kysely<AuthDatabase>
     const statements: string[] = []

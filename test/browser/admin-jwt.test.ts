@@ -6,10 +6,11 @@
  */
 import { describe, expect, it } from 'vitest'
 import { chromiumAvailable, useReferenceInChromium } from '../helpers/browser.js'
+import { unavailable } from '../helpers/requirements.js'
 
 const available = chromiumAvailable('test/browser/admin-jwt.test.ts')
 
-describe.skipIf(!available)('JWT refresh tokens on the admin pages, in a browser', () => {
+describe.skipIf(unavailable('a Chromium browser (CHROMIUM_PATH)', available))('JWT refresh tokens on the admin pages, in a browser', () => {
   const running = useReferenceInChromium({ jwtSigningKey: 'django-insecure-browser-jwt-key-0123456789abcdef' })
 
   async function api(path: string, body: unknown): Promise<{ status: number; body: Record<string, string> }> {

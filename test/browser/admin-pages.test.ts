@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, describe, expect, it } from 'vitest'
 import { chromiumAvailable, useReferenceInChromium } from '../helpers/browser.js'
+import { unavailable } from '../helpers/requirements.js'
 
 const available = chromiumAvailable('test/browser/admin-pages.test.ts')
 const BOB_KEY = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
@@ -21,7 +22,7 @@ afterAll(() => {
   if (process.env['ADMIN_SCREENSHOTS'] === undefined) rmSync(shotsDir, { recursive: true, force: true })
 })
 
-describe.skipIf(!available)('admin pages in a browser', () => {
+describe.skipIf(unavailable('a Chromium browser (CHROMIUM_PATH)', available))('admin pages in a browser', () => {
   const running = useReferenceInChromium()
 
   async function apiStatus(key: string): Promise<number> {

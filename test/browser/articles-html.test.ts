@@ -7,10 +7,11 @@
  */
 import { describe, expect, it } from 'vitest'
 import { chromiumAvailable, useReferenceInChromium } from '../helpers/browser.js'
+import { unavailable } from '../helpers/requirements.js'
 
 const available = chromiumAvailable('test/browser/articles-html.test.ts')
 
-describe.skipIf(!available)('articles HTML page in a browser', () => {
+describe.skipIf(unavailable('a Chromium browser (CHROMIUM_PATH)', available))('articles HTML page in a browser', () => {
   const running = useReferenceInChromium()
 
   it('clicks the next control of the numbers controls and sees page 2', async () => {

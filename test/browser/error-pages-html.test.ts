@@ -7,10 +7,11 @@
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { chromiumAvailable, useReferenceInChromium } from '../helpers/browser.js'
+import { unavailable } from '../helpers/requirements.js'
 
 const available = chromiumAvailable('test/browser/error-pages-html.test.ts')
 
-describe.skipIf(!available)('HTML error pages in a browser', () => {
+describe.skipIf(unavailable('a Chromium browser (CHROMIUM_PATH)', available))('HTML error pages in a browser', () => {
   const running = useReferenceInChromium()
 
   /** Opens `path` with a listener for CSP violations installed before the page's own markup. */

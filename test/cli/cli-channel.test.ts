@@ -7,12 +7,13 @@ import { freshSqlite } from '../helpers/databases.js'
 import { cliInProcess } from '../helpers/cli-in-process.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { deletePrefix, REDIS_URL, uniquePrefix } from '../redis/redis-helpers.js'
+import { unavailable } from '../helpers/requirements.js'
 
 const BOB = { Authorization: 'Token b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0' }
 const POLL = { timeout: 10_000, interval: 50 }
 const UNTOLD = "gatehouse: warning: running servers were not told (no --redis, REDIS_URL or REDIS_CLUSTER_NODES); a server with a token cache keeps the old answer until the cache's TTL ends\n"
 
-describe.skipIf(REDIS_URL === undefined)('gatehouse command line → a server with its own Redis prefix', () => {
+describe.skipIf(unavailable('Redis (REDIS_URL)', REDIS_URL !== undefined))('gatehouse command line → a server with its own Redis prefix', () => {
   let server: RunningReference
   let url = ''
   const prefix = uniquePrefix()

@@ -18,6 +18,7 @@ import { RedisInvalidationBus } from '../../src/redis/redis-invalidation-bus.js'
 import { buildRequest } from '../helpers/build-request.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
 import { closedPort, REDIS_URL, uniquePrefix } from '../redis/redis-helpers.js'
+import { backendUnavailable, unavailable } from '../helpers/requirements.js'
 
 const POLL = { timeout: 5_000, interval: 20 }
 
@@ -33,7 +34,7 @@ function gatehouse(args: readonly string[], env: { readonly REDIS_URL: string; r
 }
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available || REDIS_URL === undefined)(`gatehouse command line tells running servers (${backend.name} + Redis)`, () => {
+  describe.skipIf(backendUnavailable(backend) || unavailable('Redis (REDIS_URL)', REDIS_URL !== undefined))(`gatehouse command line tells running servers (${backend.name} + Redis)`, () => {
     let target: TestDatabase
     let db: Kysely<AuthDatabase>
     let redis: RedisClient

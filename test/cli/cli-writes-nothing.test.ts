@@ -12,6 +12,7 @@ import { openDatabase } from '../../src/kysely/database.js'
 import type { AuthDatabase } from '../../src/kysely/schema.js'
 import { cliInProcess } from '../helpers/cli-in-process.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
+import { backendUnavailable, unavailable } from '../helpers/requirements.js'
 
 const ALICE_KEY = 'a11ce0a11ce0a11ce0a11ce0a11ce0a11ce0a11c'
 const BOB_KEY = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
@@ -74,7 +75,7 @@ describe('read-only commands write nothing', () => {
     expect(existsSync(typo)).toBe(false)
   })
 
-  describe.skipIf(!BACKENDS[1]?.available)('on PostgreSQL', () => {
+  describe.skipIf(unavailable('PostgreSQL (DATABASE_URL)', BACKENDS[1]?.available === true))('on PostgreSQL', () => {
     let target: TestDatabase
     afterAll(async () => target?.drop())
 
@@ -90,7 +91,7 @@ describe('read-only commands write nothing', () => {
 })
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`import-django and users gatehouse already has (${backend.name})`, () => {
+  describe.skipIf(backendUnavailable(backend))(`import-django and users gatehouse already has (${backend.name})`, () => {
     let target: TestDatabase
     afterAll(async () => target?.drop())
 

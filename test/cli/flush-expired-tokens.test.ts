@@ -7,9 +7,10 @@ import { KyselyJwtBlacklistStore, type JwtBlacklistDatabase } from '../../src/ky
 import { migrate } from '../../src/kysely/migrations.js'
 import { runCli } from '../helpers/cli-process.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
+import { backendUnavailable } from '../helpers/requirements.js'
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`flush-expired-tokens on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`flush-expired-tokens on ${backend.name}`, () => {
     let target: TestDatabase | undefined
     afterEach(async () => target?.drop())
 

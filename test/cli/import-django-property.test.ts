@@ -15,6 +15,7 @@ import { authMigrations, migrate } from '../../src/kysely/migrations.js'
 import type { AuthDatabase } from '../../src/kysely/schema.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
 import { createDjangoDatabase, djangoAvailable, dropDjangoTemplates, type DjangoDatabase } from '../helpers/django.js'
+import { backendUnavailable, unavailable } from '../helpers/requirements.js'
 
 interface OddUser {
   readonly id: number
@@ -106,7 +107,7 @@ function writeOddDjango(template: string, dir: string, run: number, data: { user
   return file
 }
 
-describe.skipIf(!djangoAvailable('sqlite'))('import-django on odd Django rows', () => {
+describe.skipIf(unavailable('Django (python3-django)', djangoAvailable('sqlite')))('import-django on odd Django rows', () => {
   let django: DjangoDatabase | null = null
   let dir = ''
   beforeAll(async () => {
@@ -120,7 +121,7 @@ describe.skipIf(!djangoAvailable('sqlite'))('import-django on odd Django rows', 
   })
 
   for (const backend of BACKENDS) {
-    it.skipIf(!backend.available)(`never fails, accounts for every row, prints no hash, and is idempotent (gatehouse on ${backend.name})`, async () => {
+    it.skipIf(backendUnavailable(backend))(`never fails, accounts for every row, prints no hash, and is idempotent (gatehouse on ${backend.name})`, async () => {
       const template = (django?.url ?? '').replace(/^sqlite:/, '')
       const target: TestDatabase = await backend.create()
       const database: Database<AuthDatabase> = await openDatabase<AuthDatabase>(target.url)

@@ -16,6 +16,7 @@ import { startReference, TEST_SCRYPT, type RunningReference } from '../helpers/r
 import { runCli } from '../helpers/cli-process.js'
 import { cliInProcess } from '../helpers/cli-in-process.js'
 import type { CommandResult } from '../helpers/run-command.js'
+import { backendUnavailable, unavailable } from '../helpers/requirements.js'
 
 const BOB_KEY = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 const CAROL_KEY = 'ca7013ca7013ca7013ca7013ca7013ca7013ca70'
@@ -99,7 +100,7 @@ const SOURCES = [
 
 for (const source of SOURCES) {
   for (const backend of BACKENDS) {
-    describe.skipIf(!source.available || !backend.available)(`import-django: Django on ${source.engine} → gatehouse on ${backend.name}`, () => {
+    describe.skipIf(unavailable(`Django on ${source.engine}`, source.available) || backendUnavailable(backend))(`import-django: Django on ${source.engine} → gatehouse on ${backend.name}`, () => {
       let django: DjangoDatabase | null = null
       let target: TestDatabase | null = null
       let server: RunningReference | null = null
@@ -197,7 +198,7 @@ for (const source of SOURCES) {
 }
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!djangoAvailable('sqlite') || !backend.available)(`import-django policies into gatehouse on ${backend.name}`, () => {
+  describe.skipIf(unavailable('Django (python3-django)', djangoAvailable('sqlite')) || backendUnavailable(backend))(`import-django policies into gatehouse on ${backend.name}`, () => {
     let django: DjangoDatabase | null = null
     let target: TestDatabase | null = null
     afterEach(async () => {
@@ -308,7 +309,7 @@ for (const backend of BACKENDS) {
 }
 
 for (const source of SOURCES) {
-  describe.skipIf(!source.available)(`import-django into the Django database itself (${source.engine})`, () => {
+  describe.skipIf(unavailable(`Django on ${source.engine}`, source.available))(`import-django into the Django database itself (${source.engine})`, () => {
     let django: DjangoDatabase | null = null
     afterEach(async () => {
       await django?.drop()
@@ -334,7 +335,7 @@ for (const source of SOURCES) {
   })
 }
 
-describe.skipIf(!djangoAvailable('sqlite') || REDIS_URL === undefined)('import-django --update tells running servers through Redis', () => {
+describe.skipIf(unavailable('Django (python3-django)', djangoAvailable('sqlite')) || unavailable('Redis (REDIS_URL)', REDIS_URL !== undefined))('import-django --update tells running servers through Redis', () => {
   it('publishes the ids of the users it changed on --channel', async () => {
     const django = await createDjangoDatabase('sqlite')
     const target = BACKENDS[0] === undefined ? null : await BACKENDS[0].create()

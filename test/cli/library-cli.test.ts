@@ -3,12 +3,14 @@
 // and never seeds anything.
 import { runCli } from '../helpers/cli-process.js'
 import type { CommandResult } from '../helpers/run-command.js'
-import { Kysely, Migrator, sql, type Migration } from 'kysely'
+import { Kysely, sql } from 'kysely'
+import { Migrator, type Migration } from 'kysely/migration'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openDatabase, type Database } from '../../src/kysely/database.js'
 import { KyselyUserStore } from '../../src/kysely/kysely-user-store.js'
 import type { AuthDatabase } from '../../src/kysely/schema.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
+import { backendUnavailable } from '../helpers/requirements.js'
 
 
 type Run = CommandResult
@@ -41,7 +43,7 @@ async function tableRows(database: Database<AuthDatabase>): Promise<Record<strin
 }
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`gatehouse command line on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`gatehouse command line on ${backend.name}`, () => {
     let target: TestDatabase | null = null
     afterEach(async () => {
       await target?.drop()

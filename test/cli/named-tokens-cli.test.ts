@@ -12,6 +12,7 @@ import type { AuthDatabase } from '../../src/kysely/schema.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
 import { runCli } from '../helpers/cli-process.js'
 import type { CommandResult } from '../helpers/run-command.js'
+import { backendUnavailable } from '../helpers/requirements.js'
 
 
 function gatehouse(args: readonly string[]): Promise<CommandResult> {
@@ -22,7 +23,7 @@ function gatehouse(args: readonly string[]): Promise<CommandResult> {
 }
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`named-token commands on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`named-token commands on ${backend.name}`, () => {
     let target: TestDatabase | null = null
     let database: Database<AuthDatabase> | null = null
     afterEach(async () => {

@@ -18,6 +18,7 @@ import { UserCreatedHookError } from '../../src/stores/user-created-hook.js'
 import { runCli } from '../helpers/cli-process.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
 import type { CommandResult } from '../helpers/run-command.js'
+import { backendUnavailable } from '../helpers/requirements.js'
 
 const FAST = { N: 1024, r: 8, p: 1 }
 
@@ -35,7 +36,7 @@ async function tokenRows(database: Database<AuthDatabase>): Promise<{ user_id: n
 }
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`onUserCreated and create-token --all on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`onUserCreated and create-token --all on ${backend.name}`, () => {
     let target: TestDatabase | null = null
     const opened: Database<AuthDatabase>[] = []
     const temp: string[] = []

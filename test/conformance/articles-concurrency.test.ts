@@ -10,9 +10,10 @@ import { BACKENDS } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { articleWriters, duplicates } from './article-writers.js'
 import { fetchPage, walkBackward, walkForward, type FetchedPage } from './articles-walk.js'
+import { backendUnavailable } from '../helpers/requirements.js'
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`cursor walks under concurrent inserts on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`cursor walks under concurrent inserts on ${backend.name}`, () => {
     let server: RunningReference
     const writers = articleWriters(() => server)
     const { post } = writers

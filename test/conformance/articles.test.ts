@@ -9,6 +9,7 @@ import { encodeCursor } from '../../src/pagination/cursor-codec.js'
 import { BACKENDS } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { fetchPage, walkBackward, walkForward, type FetchedPage } from './articles-walk.js'
+import { backendUnavailable } from '../helpers/requirements.js'
 
 const SEED = Array.from({ length: SEED_ARTICLE_COUNT }, (_, k) => seedArticle(k + 1))
 const authorOf = (id: number): string => (id % 2 === 1 ? 'alice' : 'bob')
@@ -38,7 +39,7 @@ async function walkBothWays(url: string): Promise<{ forward: FetchedPage[]; back
 }
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`articles on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`articles on ${backend.name}`, () => {
     let server: RunningReference
     let base = ''
 

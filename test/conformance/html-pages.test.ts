@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BACKENDS } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
+import { backendUnavailable } from '../helpers/requirements.js'
 
 const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
 
@@ -20,7 +21,7 @@ function shown(html: string): string {
 }
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`HTML pages of the reference API (${backend.name})`, () => {
+  describe.skipIf(backendUnavailable(backend))(`HTML pages of the reference API (${backend.name})`, () => {
     let server: RunningReference
 
     beforeAll(async () => {

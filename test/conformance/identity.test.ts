@@ -9,6 +9,7 @@ import { BACKENDS } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { login, send, type ExchangeResult, type SessionCookies } from '../oracle/http-exchange.js'
 import { BOB_TOKEN, CAROL_TOKEN, CREDENTIALS } from '../oracle/requests.js'
+import { backendUnavailable } from '../helpers/requirements.js'
 
 const NOT_PROVIDED = { detail: 'Authentication credentials were not provided.' }
 const NO_PERMISSION = { detail: 'You do not have permission to perform this action.' }
@@ -96,7 +97,7 @@ const ROWS: readonly Row[] = [
 ]
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`Identity routes on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`Identity routes on ${backend.name}`, () => {
     let server: RunningReference
     const get = (path: string, headers: Record<string, string> = {}): Promise<ExchangeResult> => send(server.baseUrl, 'GET', path, headers)
 

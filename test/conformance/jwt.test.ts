@@ -12,6 +12,7 @@ import { BACKENDS } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { send, type ExchangeResult } from '../oracle/http-exchange.js'
 import { simplejwt } from '../jwt/simplejwt.js'
+import { backendUnavailable, unavailable } from '../helpers/requirements.js'
 
 const KEY = 'django-insecure-reference-jwt-key-0123456789abcdefgh'
 const CHALLENGE = 'Bearer realm="api"'
@@ -26,7 +27,7 @@ const notValid = (message: string): unknown => ({
 const me = (username: string, access: string): unknown => ({ username, authenticated: true, auth: access })
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`JWT routes on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`JWT routes on ${backend.name}`, () => {
     let server: RunningReference
     let codec: JwtCodec
     const post = (path: string, body: unknown): Promise<ExchangeResult> =>
@@ -251,7 +252,7 @@ for (const backend of BACKENDS) {
 
 // ES256 as simplejwt configures it (SIGNING_KEY a private PEM): on SQLite only, since nothing here touches the database differently.
 const sqlite = BACKENDS.find((b) => b.name === 'sqlite')
-describe.skipIf(sqlite === undefined)('JWT routes with ES256 and the JWKS document', () => {
+describe.skipIf(unavailable('SQLite', sqlite !== undefined))('JWT routes with ES256 and the JWKS document', () => {
   const keys = generateKeyPairSync('ec', { namedCurve: 'prime256v1', publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } })
   let server: RunningReference
   const post = (path: string, body: unknown): Promise<ExchangeResult> => send(server.baseUrl, 'POST', path, { 'Content-Type': 'application/json' }, JSON.stringify(body))

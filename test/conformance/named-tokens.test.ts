@@ -7,6 +7,7 @@ import { sql, type Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BACKENDS } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
+import { backendUnavailable } from '../helpers/requirements.js'
 
 const BOB_KEY = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 const BOB_BASIC = `Basic ${Buffer.from('bob:bob-pass-2').toString('base64')}`
@@ -32,7 +33,7 @@ interface TokenJson {
 }
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`named tokens (${backend.name})`, () => {
+  describe.skipIf(backendUnavailable(backend))(`named tokens (${backend.name})`, () => {
     let server: RunningReference
 
     beforeAll(async () => {

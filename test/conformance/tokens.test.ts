@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { csrfSecretOf } from '../../src/authentication/csrf.js'
 import { BACKENDS } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
+import { backendUnavailable } from '../helpers/requirements.js'
 
 const BOB_KEY = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 const CAROL_KEY = 'ca7013ca7013ca7013ca7013ca7013ca7013ca70'
@@ -38,7 +39,7 @@ function setCookie(reply: Reply, name: string): ReturnType<typeof cookieParts> |
 }
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`tokens and sessions (${backend.name})`, () => {
+  describe.skipIf(backendUnavailable(backend))(`tokens and sessions (${backend.name})`, () => {
     let server: RunningReference
 
     beforeAll(async () => {

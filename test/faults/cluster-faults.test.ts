@@ -13,6 +13,7 @@ import { startCluster, type Cluster } from '../../scripts/multi-instance.js'
 import { sessionKeys } from '../redis/redis-helpers.js'
 import { call, login } from '../scale/http-client.js'
 import { startThrowawayPostgres, startThrowawayRedis, throwawayServersAvailable, type ThrowawayServer } from './throwaway-servers.js'
+import { unavailable } from '../helpers/requirements.js'
 
 const BOB_TOKEN = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 
@@ -61,7 +62,7 @@ class Traffic {
   }
 }
 
-describe.skipIf(!throwawayServersAvailable() || !nginxAvailable())('2 instances behind nginx: Redis and PostgreSQL stopped mid-run', () => {
+describe.skipIf(unavailable('throwaway PostgreSQL and Redis servers', throwawayServersAvailable()) || unavailable('nginx', nginxAvailable()))('2 instances behind nginx: Redis and PostgreSQL stopped mid-run', () => {
   let postgres: ThrowawayServer
   let redis: ThrowawayServer
   let cluster: Cluster

@@ -17,6 +17,7 @@ import { startInstance, type Instance } from '../../scripts/multi-instance.js'
 import { freshSqlite, type TestDatabase } from '../helpers/databases.js'
 import { call, type Reply } from '../scale/http-client.js'
 import { startThrowawayPostgres, startThrowawayRedis, throwawayServersAvailable, type ThrowawayServer } from './throwaway-servers.js'
+import { unavailable } from '../helpers/requirements.js'
 
 const BOB_TOKEN = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 /** The library's default: a statement gets 2 s, waiting for a connection 1 s. */
@@ -53,7 +54,7 @@ function linesSince(instance: Instance, from: number): string[] {
   return instance.output().slice(from).split('\n')
 }
 
-describe.skipIf(!throwawayServersAvailable()).each(['fastify', 'express'])('frozen stores with default timeouts (%s)', (framework) => {
+describe.skipIf(unavailable('throwaway PostgreSQL and Redis servers', throwawayServersAvailable())).each(['fastify', 'express'])('frozen stores with default timeouts (%s)', (framework) => {
   let postgres: ThrowawayServer
   let redis: ThrowawayServer
   let sqlite: TestDatabase
@@ -174,7 +175,7 @@ describe.skipIf(!throwawayServersAvailable()).each(['fastify', 'express'])('froz
     const client = new Redis(redis.url)
     try {
       for (const key of await client.keys('gatehouse:login_failures_*')) {
-        expect((await client.zrange(key, 0, -1)).filter((member) => member.startsWith('f:'))).toEqual([])
+        expect((await client.zrange(key, 0, '-1')).filter((member) => member.startsWith('f:'))).toEqual([])
       }
     } finally {
       client.disconnect()

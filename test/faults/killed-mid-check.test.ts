@@ -10,17 +10,18 @@ import { startInstance, type Instance } from '../../scripts/multi-instance.js'
 import { freshSqlite, type TestDatabase } from '../helpers/databases.js'
 import { call } from '../scale/http-client.js'
 import { startThrowawayRedis, throwawayServersAvailable, type ThrowawayServer } from './throwaway-servers.js'
+import { unavailable } from '../helpers/requirements.js'
 
 const alice = { Authorization: `Basic ${Buffer.from('alice:alice-pass-1').toString('base64')}` }
 
 /** Members of every failed-login key, by kind: `f:` failures, `r:` reservations. */
 async function ledger(client: Redis): Promise<{ failures: string[]; reservations: string[] }> {
   const members: string[] = []
-  for (const key of await client.keys('gatehouse:login_failures_*')) members.push(...(await client.zrange(key, 0, -1)))
+  for (const key of await client.keys('gatehouse:login_failures_*')) members.push(...(await client.zrange(key, 0, '-1')))
   return { failures: members.filter((m) => m.startsWith('f:')), reservations: members.filter((m) => m.startsWith('r:')) }
 }
 
-describe.skipIf(!throwawayServersAvailable()).each(['fastify', 'express'])('a server killed mid password check (%s)', (framework) => {
+describe.skipIf(unavailable('throwaway PostgreSQL and Redis servers', throwawayServersAvailable())).each(['fastify', 'express'])('a server killed mid password check (%s)', (framework) => {
   let redis: ThrowawayServer
   let client: Redis
   let database: TestDatabase

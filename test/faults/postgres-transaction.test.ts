@@ -8,8 +8,9 @@ import { sql } from 'kysely'
 import { isStoreUnavailable, describeStoreFault } from '../../src/core/store-faults.js'
 import { openDatabase, type Database } from '../../src/kysely/database.js'
 import { startThrowawayPostgres, throwawayServersAvailable, type ThrowawayServer } from './throwaway-servers.js'
+import { unavailable } from '../helpers/requirements.js'
 
-describe.skipIf(!throwawayServersAvailable())('a transaction on a PostgreSQL that freezes (default timeouts)', () => {
+describe.skipIf(unavailable('throwaway PostgreSQL and Redis servers', throwawayServersAvailable()))('a transaction on a PostgreSQL that freezes (default timeouts)', () => {
   let server: ThrowawayServer
   let database: Database<Record<string, never>>
 

@@ -15,6 +15,7 @@ import { KyselyUserStore } from '../../src/kysely/kysely-user-store.js'
 import { SESSION_AUTH_HASH_KEY } from '../../src/authentication/session-auth-hash.js'
 import type { AuthDatabase } from '../../src/kysely/schema.js'
 import { startThrowawayPostgres, throwawayServersAvailable, type ThrowawayServer } from './throwaway-servers.js'
+import { unavailable } from '../helpers/requirements.js'
 
 const BOB_TOKEN = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 const TIMEOUT_MS = 1500
@@ -41,7 +42,7 @@ async function until200(base: string, path: string, headers: Record<string, stri
   }
 }
 
-describe.skipIf(!throwawayServersAvailable())('PostgreSQL down or slow (throwaway server)', () => {
+describe.skipIf(unavailable('throwaway PostgreSQL and Redis servers', throwawayServersAvailable()))('PostgreSQL down or slow (throwaway server)', () => {
   let server: ThrowawayServer
   let instance: Instance
   let admin: Kysely<AuthDatabase>

@@ -14,13 +14,14 @@ import { freshSqlite, type TestDatabase } from '../helpers/databases.js'
 import { sessionKeys } from '../redis/redis-helpers.js'
 import { call, login } from '../scale/http-client.js'
 import { startThrowawayRedis, throwawayServersAvailable, type ThrowawayServer } from './throwaway-servers.js'
+import { unavailable } from '../helpers/requirements.js'
 
 const BOB_TOKEN = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 const TIMEOUT_MS = 1000
 /** A request must be answered within the store timeout plus this much slack, or it hangs. */
 const ANSWER_WITHIN_MS = TIMEOUT_MS * 2 + 3000
 
-describe.skipIf(!throwawayServersAvailable())('Redis down or slow (throwaway server)', () => {
+describe.skipIf(unavailable('throwaway PostgreSQL and Redis servers', throwawayServersAvailable()))('Redis down or slow (throwaway server)', () => {
   let redis: ThrowawayServer
   let database: TestDatabase
   let instance: Instance

@@ -10,6 +10,7 @@ import { freshSqlite } from '../helpers/databases.js'
 import { fetchPage, walkBackward, walkForward, type FetchedPage } from '../conformance/articles-walk.js'
 import { oracleAvailable, useOracleAndReference } from './oracle-server.js'
 import { PAGINATED_ARTICLE_ROUTES } from './requests.js'
+import { unavailable } from '../helpers/requirements.js'
 
 const drfInstalled = oracleAvailable()
 
@@ -102,7 +103,7 @@ const SINGLE_REQUESTS = [
   '/api/articles/manual/?page=29',
 ]
 
-describe.skipIf(!drfInstalled)('articles: gatehouse against the DRF oracle', () => {
+describe.skipIf(unavailable('the DRF oracle (python3 with Django and DRF)', drfInstalled))('articles: gatehouse against the DRF oracle', () => {
   const servers = useOracleAndReference(freshSqlite)
 
   it('answers single requests with the same status and masked body', async () => {

@@ -10,6 +10,7 @@ import { BACKENDS } from '../helpers/databases.js'
 import { fetchPage, walkForward } from '../conformance/articles-walk.js'
 import { decodeDrfCursor, encodeDrfCursor } from '../../src/pagination/drf-cursor.js'
 import { oracleAvailable, useOracleAndReference } from './oracle-server.js'
+import { backendUnavailable, unavailable } from '../helpers/requirements.js'
 
 const drfInstalled = oracleAvailable()
 
@@ -49,7 +50,7 @@ const ROUTES: { path: string; pageSize: number }[] = [
   { path: '/api/articles/cursor-score/', pageSize: 7 },
 ]
 
-for (const backend of BACKENDS) describe.skipIf(!drfInstalled || !backend.available)(`DRF cursors honoured, against the DRF oracle (${backend.name})`, () => {
+for (const backend of BACKENDS) describe.skipIf(unavailable('the DRF oracle (python3 with Django and DRF)', drfInstalled) || backendUnavailable(backend))(`DRF cursors honoured, against the DRF oracle (${backend.name})`, () => {
   const servers = useOracleAndReference(() => backend.create())
 
   const kinds = new Map<string, number>()

@@ -16,6 +16,7 @@ import { startReference, type RunningReference } from '../helpers/reference-serv
 import { exchange, maskBody, type ExchangeRequest, type ExchangeResult, type SessionCookies } from './http-exchange.js'
 import { HTML_REQUESTS } from './html-requests.js'
 import { oracleAvailable, startOracle, type RunningOracle } from './oracle-server.js'
+import { backendUnavailable, unavailable } from '../helpers/requirements.js'
 
 const drfInstalled = oracleAvailable()
 
@@ -79,7 +80,7 @@ function comparableHtml(result: ExchangeResult, request: ExchangeRequest, origin
 }
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!drfInstalled || !backend.available)(`HTML answers match DRF's browsable API (${backend.name})`, () => {
+  describe.skipIf(unavailable('the DRF oracle (python3 with Django and DRF)', drfInstalled) || backendUnavailable(backend))(`HTML answers match DRF's browsable API (${backend.name})`, () => {
     let ours: RunningReference
     let oracle: RunningOracle
     const sessions = new Map<string, SessionCookies | null>()

@@ -12,6 +12,7 @@ import { startReference, type RunningReference } from '../helpers/reference-serv
 import { comparable, exchange, type ExchangeRequest, type SessionCookies } from './http-exchange.js'
 import { oracleAvailable, startOracle, type RunningOracle } from './oracle-server.js'
 import { BOB_TOKEN, CAROL_TOKEN, IDENTITY_REQUESTS, SESSION_REQUESTS, TOKEN_REQUESTS, WIRE_REQUESTS } from './requests.js'
+import { unavailable } from '../helpers/requirements.js'
 
 // Header values Node's client can send: tab, visible ASCII and Latin-1, no surrounding blanks.
 const headerChar = fc.oneof(
@@ -37,7 +38,7 @@ const authorization = fc
   .map(([keyword, rest]) => `${keyword}${rest.map(([w, c]) => w + c).join('')}`.trim())
   .filter((value) => value !== '')
 
-describe.skipIf(!oracleAvailable())('identity, token and session routes match DRF 3.14', () => {
+describe.skipIf(unavailable('the DRF oracle (python3 with Django and DRF)', oracleAvailable()))('identity, token and session routes match DRF 3.14', () => {
   let ours: RunningReference
   let oracle: RunningOracle
   const sessions = new Map<string, SessionCookies | null>()

@@ -21,6 +21,7 @@ import { generatedJwtRequest } from '../jwt/jwt-generated.js'
 import { sharedSimplejwtOracle } from '../jwt/shared-simplejwt-oracle.js'
 import { JWT_ORACLE_KEY, simplejwtOracleUnavailable, type OracleSettings, type RunningSimplejwtOracle } from '../jwt/simplejwt-oracle.js'
 import { exchange, send, type ExchangeRequest, type ExchangeResult, type SessionCookies } from './http-exchange.js'
+import { unavailable } from '../helpers/requirements.js'
 
 const SEED = Number(process.env['JWT_ORACLE_SEED'] ?? 2525)
 const RUNS = Number(process.env['JWT_ORACLE_RUNS'] ?? 100)
@@ -110,10 +111,10 @@ function checkExchange(request: JwtCase, a: ExchangeResult, b: ExchangeResult): 
  */
 function comparison(backend: (typeof BACKENDS)[number], settings: OracleSettings): void {
   const label = `${backend.name}${settings === 'rotation' ? ', ROTATE_REFRESH_TOKENS and BLACKLIST_AFTER_ROTATION on' : ''}`
-  const unavailable = backend.available ? simplejwtOracleUnavailable(backend.name) : 'DATABASE_URL is not a postgres:// URL'
-  if (unavailable !== null) console.log(`JWT oracle comparison on ${label} skipped: ${unavailable}`)
+  const missing = backend.available ? simplejwtOracleUnavailable(backend.name) : 'DATABASE_URL is not a postgres:// URL'
+  if (missing !== null) console.log(`JWT oracle comparison on ${label} skipped: ${missing}`)
 
-  describe.skipIf(unavailable !== null)(`JWT routes match simplejwt 5.2.2 on ${label}`, () => {
+  describe.skipIf(unavailable(`the simplejwt oracle (${missing ?? ''})`, missing === null))(`JWT routes match simplejwt 5.2.2 on ${label}`, () => {
     let ours: RunningReference
     let oracle: RunningSimplejwtOracle
     let pairs: MintedPairs

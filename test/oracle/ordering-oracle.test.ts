@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest'
 import { BACKENDS } from '../helpers/databases.js'
 import { fetchPage, walkBackward, walkForward, type FetchedPage } from '../conformance/articles-walk.js'
 import { oracleAvailable, useOracleAndReference } from './oracle-server.js'
+import { backendUnavailable, unavailable } from '../helpers/requirements.js'
 
 const drfInstalled = oracleAvailable()
 
@@ -94,7 +95,7 @@ const SINGLE_REQUESTS = [
 ]
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!drfInstalled || !backend.available)(`ordering filter: gatehouse against the DRF oracle (${backend.name})`, () => {
+  describe.skipIf(unavailable('the DRF oracle (python3 with Django and DRF)', drfInstalled) || backendUnavailable(backend))(`ordering filter: gatehouse against the DRF oracle (${backend.name})`, () => {
     const servers = useOracleAndReference(backend.create)
 
     it('answers single requests with the same status and masked body', async () => {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { packTarball } from '../helpers/npm-pack.js'
 import { runCommand } from '../helpers/run-command.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -39,27 +40,22 @@ function installedPackages(dir: string): string[] {
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'gatehouse-pack-'))
-  const pack = await run('npm', ['pack', '--json', '--pack-destination', work, ...NPM_QUIET], ROOT)
-  if (pack.status !== 0) throw new Error(`npm pack failed: ${pack.stderr}`)
-  const packed = pack.stdout
-  const info = JSON.parse(packed.slice(packed.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>
-  const first = info[0]
-  if (first === undefined) throw new Error('npm pack printed no result')
-  tarball = join(work, first.filename)
-  tarballFiles = first.files.map((file) => file.path)
+  const packed = await packTarball(work)
+  tarball = packed.file
+  tarballFiles = [...packed.files]
   app = join(work, 'app')
   mkdirSync(app, { recursive: true })
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'scratch-app', private: true, type: 'module' }))
   const installed = await run('npm', ['install', ...NPM_QUIET, tarball], app)
   if (installed.status !== 0) throw new Error(`npm install of the tarball failed: ${installed.stderr}`)
-}, 240_000)
+}, 900_000)
 
 afterAll(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true })
 })
 
 describe('the packed tarball', () => {
-  it('ships compiled code, declarations, source maps and docs, and nothing of the tests, benchmarks or CI', () => {
+  it('ships compiled code, declarations, source maps and docs, and nothing of the tests, benchmarks, CI or the TypeScript tree', () => {
     expect(tarballFiles).toContain('dist/index.js')
     expect(tarballFiles).toContain('dist/index.d.ts')
     expect(tarballFiles).toContain('dist/index.js.map')
@@ -69,10 +65,20 @@ describe('the packed tarball', () => {
     const unwanted = tarballFiles.filter(
       (path) =>
         /(^|\/)[^/]+\.test\.[jt]s/.test(path) ||
-        /^(test|bench|scripts|examples|\.ci)\//.test(path) ||
+        /^(test|bench|scripts|examples|\.ci|src)\//.test(path) ||
+        // Declaration maps point editors at src/, which is not shipped; screenshots live in the repository.
+        path.endsWith('.d.ts.map') ||
+        path.endsWith('.png') ||
         path === 'BENCHMARKS.md',
     )
     expect(unwanted).toEqual([])
+  })
+
+  it('its source maps carry the TypeScript source, so a debugger needs no src/ folder', async () => {
+    const listing = await run('tar', ['xzf', tarball, '-O', 'package/dist/kysely/migrations.js.map'], work)
+    const map = JSON.parse(listing.stdout) as { sources: string[]; sourcesContent?: string[] }
+    expect(map.sources).toEqual(['../../src/kysely/migrations.ts'])
+    expect(map.sourcesContent?.[0]).toContain('export function authMigrations(')
   })
 
   it('installs alone without any framework, driver or native module', () => {

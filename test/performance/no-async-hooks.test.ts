@@ -76,11 +76,11 @@ for (const backend of BACKENDS) {
 
     it('has no async hook enabled after migrating and serving requests', async () => {
       database = await backend.create()
-      instance = await startInstance({ env: { DATABASE_URL: database.url, REDIS_URL: undefined }, script: ['--import', PROBE, MAIN, 'serve'] })
+      instance = await startInstance({ env: { DATABASE_URL: database.url, REDIS_URL: undefined }, script: ['--import', PROBE, MAIN, 'serve'], startTimeoutMs: 240_000 })
       const answer = await fetch(`${instance.baseUrl}/api/articles/?page=2`, { headers: { Authorization: `Token ${BOB_TOKEN}` } })
       expect(answer.status).toBe(200)
       await answer.text()
       expect(await asyncHooks(instance)).toBe('off')
-    }, 90_000)
+    }, 400_000)
   })
 }

@@ -18,6 +18,7 @@ import { freshSqlite } from '../helpers/databases.js'
 import { FakeSessionStore, FakeTokenStore, FakeUserStore } from '../helpers/fake-auth-stores.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { login, send, type SessionCookies } from '../oracle/http-exchange.js'
+import { unavailable } from '../helpers/requirements.js'
 
 const BOB = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 
@@ -117,7 +118,7 @@ describe('Authorization header parsing (property)', () => {
 
 const python = spawnSync('/usr/bin/python3', ['-c', 'import base64'], { stdio: 'ignore' }).status === 0
 
-describe.skipIf(!python)('lenientBase64Decode equals Python base64.b64decode (differential)', () => {
+describe.skipIf(unavailable('python3', python))('lenientBase64Decode equals Python base64.b64decode (differential)', () => {
   it('on 600 generated inputs', () => {
     const inputs = fc.sample(
       fc.oneof(base64ish, fc.string({ unit: fc.constantFrom(...'AQgw=a=b'), maxLength: 12 }), fc.string({ unit: latin1Char, maxLength: 16 })),

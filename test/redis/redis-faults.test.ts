@@ -10,6 +10,7 @@ import { RedisSessionStore } from '../../src/redis/redis-session-store.js'
 import { RedisThrottleStore } from '../../src/redis/redis-throttle-store.js'
 import { AnonRateThrottle } from '../../src/throttling/anon-rate-throttle.js'
 import { closedPort, startThrowawayRedis, type ThrowawayRedis } from './redis-helpers.js'
+import { unavailable } from '../helpers/requirements.js'
 
 const hasRedisServer = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0
 const quiet = { onError: (): void => {} }
@@ -85,7 +86,7 @@ describe('Redis down: stores answer ServiceUnavailable quickly, never hang', () 
     expect(JSON.stringify(response.body)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1/)
   })
 
-  describe.skipIf(!hasRedisServer)('recovery with a throwaway redis-server', () => {
+  describe.skipIf(unavailable('redis-server', hasRedisServer))('recovery with a throwaway redis-server', () => {
     let server: ThrowawayRedis | null = null
     afterAll(async () => {
       await server?.stop()

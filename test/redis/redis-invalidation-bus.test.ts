@@ -12,6 +12,7 @@ import { createRedisClient, type RedisClient } from '../../src/redis/redis-clien
 import { RedisInvalidationBus } from '../../src/redis/redis-invalidation-bus.js'
 import type { InvalidationEvent } from '../../src/stores/invalidation-bus.js'
 import { closedPort, REDIS_URL, startThrowawayRedis, uniquePrefix } from './redis-helpers.js'
+import { unavailable } from '../helpers/requirements.js'
 
 const hasRedisServer = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0
 const quiet = { onError: (): void => {} }
@@ -36,7 +37,7 @@ function bus(redis: RedisClient, channel: string, onError: (error: Error) => voi
   return { bus: created, events }
 }
 
-describe.skipIf(REDIS_URL === undefined)('RedisInvalidationBus', () => {
+describe.skipIf(unavailable('Redis (REDIS_URL)', REDIS_URL !== undefined))('RedisInvalidationBus', () => {
   const url = REDIS_URL ?? ''
 
   it('delivers a user id to every other bus on the channel, keeping its type; the publisher hears it once, at once', async () => {
@@ -111,7 +112,7 @@ describe.skipIf(REDIS_URL === undefined)('RedisInvalidationBus', () => {
   })
 })
 
-describe.skipIf(!hasRedisServer)('RedisInvalidationBus across a Redis restart (a throwaway redis-server)', () => {
+describe.skipIf(unavailable('redis-server', hasRedisServer))('RedisInvalidationBus across a Redis restart (a throwaway redis-server)', () => {
   it('forgets everything when the connection drops and again when it is subscribed again, then delivers as before', async () => {
     const port = await closedPort()
     let server = await startThrowawayRedis(port)

@@ -4,8 +4,9 @@ import { RedisSessionStore } from '../../src/redis/redis-session-store.js'
 import type { SessionRecord } from '../../src/stores/session-store.js'
 import { runSessionStoreSuite } from '../../src/testing/index.js'
 import { deletePrefix, REDIS_URL, uniquePrefix } from './redis-helpers.js'
+import { unavailable } from '../helpers/requirements.js'
 
-describe.skipIf(REDIS_URL === undefined)('RedisSessionStore (real Redis at REDIS_URL)', () => {
+describe.skipIf(unavailable('Redis (REDIS_URL)', REDIS_URL !== undefined))('RedisSessionStore (real Redis at REDIS_URL)', () => {
   const url = REDIS_URL ?? ''
   const prefix = uniquePrefix()
   const redis: RedisClient | null = REDIS_URL === undefined ? null : createRedisClient(url)

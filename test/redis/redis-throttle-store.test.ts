@@ -4,8 +4,9 @@ import { createRedisClient, type RedisClient } from '../../src/redis/redis-clien
 import { RedisThrottleStore } from '../../src/redis/redis-throttle-store.js'
 import { runThrottleStoreSuite } from '../throttling/throttle-store-suite.js'
 import { deletePrefix, REDIS_URL, uniquePrefix } from './redis-helpers.js'
+import { unavailable } from '../helpers/requirements.js'
 
-describe.skipIf(REDIS_URL === undefined)('RedisThrottleStore (real Redis at REDIS_URL)', () => {
+describe.skipIf(unavailable('Redis (REDIS_URL)', REDIS_URL !== undefined))('RedisThrottleStore (real Redis at REDIS_URL)', () => {
   const url = REDIS_URL ?? ''
   const prefix = uniquePrefix()
   const clients: RedisClient[] = []

@@ -7,9 +7,10 @@ import { namedTokenIssuer } from '../../src/views/named-token-issuer.js'
 import { cliInProcess } from '../helpers/cli-in-process.js'
 import { BACKENDS } from '../helpers/databases.js'
 import { useReference } from '../helpers/reference-server.js'
+import { backendUnavailable } from '../helpers/requirements.js'
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`obtain endpoint after migrate-tokens (${backend.name})`, () => {
+  describe.skipIf(backendUnavailable(backend))(`obtain endpoint after migrate-tokens (${backend.name})`, () => {
     const reference = useReference(backend)
 
     async function obtain(path: string, username: string, password: string): Promise<Record<string, unknown>> {

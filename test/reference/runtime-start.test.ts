@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freshPostgres, postgresAvailable, type TestDatabase } from '../helpers/databases.js'
 import { ROOT } from '../helpers/cli-process.js'
+import { backendUnavailable } from '../helpers/requirements.js'
 
 /** The same signing secret for every server: cursor links are signed alike. */
 const SECRET = 'runtime-start-test-secret-0123456789'
@@ -121,7 +122,7 @@ const BACKENDS = [
 ] as const
 
 for (const backend of BACKENDS) {
-  describe.runIf(backend.available)(`npm run start:bun and start:deno answer as npm start, on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`npm run start:bun and start:deno answer as npm start, on ${backend.name}`, () => {
     let dir: string
     const databases: TestDatabase[] = []
     let expected: Record<string, Record<string, unknown>>

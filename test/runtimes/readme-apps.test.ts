@@ -22,7 +22,8 @@ const APPS = [
     file: 'examples/bun-app/app.ts',
     // Bun resolves `gatehouse` to the sources through tsconfig.json's paths.
     args: ['examples/bun-app/app.ts'],
-    listening: /listening on (http:\/\/\S+?)\/?\s/,
+    // Loopback only: another address never matches, and the start times out.
+    listening: /listening on (http:\/\/127\.0\.0\.1:\d+)\/?\s/,
   },
   {
     runtime: 'deno',
@@ -30,7 +31,7 @@ const APPS = [
     file: 'examples/deno-app/main.ts',
     // The README's permissions; the import map and sloppy imports only serve this checkout's sources.
     args: ['run', '--allow-net', '--allow-env', '--allow-read', '--allow-write', '--unstable-sloppy-imports', '--import-map=examples/reference-api/deno-imports.json', 'examples/deno-app/main.ts'],
-    listening: /Listening on http:\/\/[^/\s]+:(\d+)\//,
+    listening: /Listening on http:\/\/127\.0\.0\.1:(\d+)\//,
   },
 ] as const
 
@@ -52,7 +53,7 @@ function start(app: (typeof APPS)[number], databaseUrl: string): Promise<{ url: 
       const match = app.listening.exec(output)
       if (match?.[1] === undefined) return
       clearTimeout(timer)
-      // Both servers listen on every interface; the test talks to loopback only.
+      // Both servers listen on loopback.
       const port = /^\d+$/.test(match[1]) ? match[1] : new URL(match[1]).port
       resolve({ url: `http://127.0.0.1:${port}`, stop })
     }

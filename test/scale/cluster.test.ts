@@ -15,6 +15,7 @@ import { freshPostgres, postgresAvailable, type TestDatabase } from '../helpers/
 import { startThrowawayRedis, type ThrowawayServer } from '../faults/throwaway-servers.js'
 import { sessionKeys } from '../redis/redis-helpers.js'
 import { call, login } from './http-client.js'
+import { unavailable } from '../helpers/requirements.js'
 
 function nginxAvailable(): boolean {
   try {
@@ -28,7 +29,7 @@ function nginxAvailable(): boolean {
 
 const ARTICLE_COUNT = 137
 
-describe.skipIf(!postgresAvailable() || !nginxAvailable())('3 instances behind nginx on PostgreSQL and Redis', () => {
+describe.skipIf(unavailable('PostgreSQL (DATABASE_URL)', postgresAvailable()) || unavailable('nginx', nginxAvailable()))('3 instances behind nginx on PostgreSQL and Redis', () => {
   let database: TestDatabase
   let redis: ThrowawayServer
   let cluster: Cluster

@@ -12,6 +12,7 @@ import { deletePrefix, REDIS_URL, uniquePrefix } from '../redis/redis-helpers.js
 import { LoginFailureThrottle } from '../../src/throttling/login-failure-throttle.js'
 import { MemoryThrottleStore } from '../../src/throttling/memory-throttle-store.js'
 import { RedisThrottleStore } from '../../src/redis/redis-throttle-store.js'
+import { unavailable } from '../helpers/requirements.js'
 
 interface Reply {
   readonly status: number
@@ -110,7 +111,7 @@ describe('GATEHOUSE_LOGIN_FAILURES on the reference API (SQLite, memory store)',
   })
 })
 
-describe.skipIf(REDIS_URL === undefined)('GATEHOUSE_LOGIN_FAILURES with REDIS_URL', () => {
+describe.skipIf(unavailable('Redis (REDIS_URL)', REDIS_URL !== undefined))('GATEHOUSE_LOGIN_FAILURES with REDIS_URL', () => {
   const prefix = uniquePrefix()
   const servers: RunningReference[] = []
   afterAll(async () => {

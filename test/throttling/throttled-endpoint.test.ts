@@ -9,6 +9,7 @@ import { MemoryThrottleStore } from '../../src/throttling/memory-throttle-store.
 import { KyselySessionStore } from '../../src/kysely/kysely-session-store.js'
 import { ArrayPageSource, paginatedList } from 'gatehouse'
 import { createApiRequest } from 'gatehouse/http'
+import { unavailable } from '../helpers/requirements.js'
 
 const PATH = '/api/auth/token/throttled/'
 
@@ -90,7 +91,7 @@ describe('POST /api/auth/token/throttled/ over HTTP (memory store, the default)'
   })
 })
 
-describe.skipIf(REDIS_URL === undefined)('the throttled endpoint and sessions with REDIS_URL (two instances, one Redis)', () => {
+describe.skipIf(unavailable('Redis (REDIS_URL)', REDIS_URL !== undefined))('the throttled endpoint and sessions with REDIS_URL (two instances, one Redis)', () => {
   const prefix = uniquePrefix()
   const servers: RunningReference[] = []
   afterAll(async () => {

@@ -173,7 +173,8 @@ function mountOne(app: FastifyInstance, path: string, view: ApiView, views: Map<
     exposeHeadRoute: false,
     // Read by @fastify/swagger when the app registers it: the view's operations, described
     // without a route `schema` (which would make Fastify validate and serialize).
-    config: { swaggerTransform: swaggerTransformFor(view) },
+    // (Typed by @fastify/swagger's augmentation when it is installed; the build does not load it.)
+    config: { swaggerTransform: swaggerTransformFor(view) } as NonNullable<RouteOptions['config']>,
     // Marked for `openApiRoutes(app)`: the route describes the view.
     handler: markView(viewHandler(view), view),
   })

@@ -106,7 +106,7 @@ export function openApiRoutes(app: FastifyInstance): DescribedRoute[] {
       app.addHook('onRoute', (options) => {
         const seen = handlersOf(options)
         list.push({ options, handlers: seen })
-        if (options.config?.swaggerTransform !== undefined || !describedOf(options).some((r) => !('view' in r))) return
+        if ((options.config as { readonly swaggerTransform?: unknown } | undefined)?.swaggerTransform !== undefined || !describedOf(options).some((r) => !('view' in r))) return
         // Read by @fastify/swagger when the app registers it (document only; Fastify validates with `schema` as before).
         options.config = { ...options.config, swaggerTransform: policySwaggerTransform(options, seen) } as NonNullable<RouteOptions['config']>
       })

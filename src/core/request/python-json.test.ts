@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { parseBody } from './body-parser.js'
 import { ParseError } from '../errors.js'
+import { unavailable } from '../../../test/helpers/requirements.js'
 
 /** The body DRF would answer: the parsed value, or the ParseError detail. */
 async function ours(bytes: Uint8Array, charset?: string): Promise<{ ok: unknown } | { error: string }> {
@@ -104,7 +105,7 @@ print(json.dumps(out))
 const drfAvailable =
   spawnSync('/usr/bin/python3', ['-c', 'import rest_framework, django'], { stdio: 'ignore' }).status === 0
 
-describe.skipIf(!drfAvailable)('JSON bodies: differential against DRF JSONParser (CPython)', () => {
+describe.skipIf(unavailable('python3 with Django and DRF', drfAvailable))('JSON bodies: differential against DRF JSONParser (CPython)', () => {
   it('agrees on 2000 generated bodies (text and raw bytes)', async () => {
     const alphabet = [...'{}[]",:0123456789-+.eEtrufalsnNIy\\u/bx \n\t', 'é', '😀', '\x01', '\x7f']
     const bodies = fc.sample(

@@ -1,0 +1,212 @@
+/**
+ * Both ends of every peer range: the packed tarball installed with a plain `npm install` (no
+ * --legacy-peer-deps) into a scratch app once with the oldest version each peer range admits
+ * and once with the newest release of each peer, then the app (test/package/fixtures/peer-app.ts)
+ * is type-checked (strict, skipLibCheck off) and run: it serves requests on Fastify, Express,
+ * Hono and node:http with SQLite, PostgreSQL and Redis behind them.
+ *
+ * Needs the npm registry, like `npm ci`. To stay fast on a busy machine, each end's scratch app
+ * is kept between runs in `~/.cache/gatehouse-peer-ends/` (better-sqlite3 is compiled there
+ * once per version); every run still installs into a fresh copy with `npm install`, which
+ * resolves the peers anew against the new tarball.
+ */
+import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { homedir, tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freshPostgres, postgresAvailable, type TestDatabase } from '../helpers/databases.js'
+import { jwtBlacklistMigrations } from '../../src/kysely/jwt-blacklist-migrations.js'
+import { authMigrations } from '../../src/kysely/migrations.js'
+import { unavailable } from '../helpers/requirements.js'
+import { packTarball } from '../helpers/npm-pack.js'
+import { runCommand } from '../helpers/run-command.js'
+import { compareVersions, newestSpec, oldestIn, prebuildUrl, typesFor, type PeerEnd } from './peer-ends.js'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  peerDependencies: Record<string, string>
+  devDependencies: Record<string, string>
+}
+const TYPESCRIPT = (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'typescript', 'package.json'), 'utf8')) as { version: string }).version
+const NODE_MAJOR = Number(process.versions.node.split('.')[0])
+const CACHE = join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'gatehouse-peer-ends')
+const NPM_QUIET = ['--no-audit', '--no-fund', '--loglevel=error']
+/** A first run compiles better-sqlite3 (no prebuilt binary reachable): minutes on a busy 2-core machine. */
+const TIMEOUT_MS = 1_500_000
+const NPM_CACHE = process.env['npm_config_cache'] ?? join(homedir(), '.npm')
+
+let work: string
+let tarball: string
+let postgres: TestDatabase | undefined
+
+function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<{ status: number; stdout: string; stderr: string }> {
+  return runCommand(command, args, { cwd, env, timeoutMs: TIMEOUT_MS }).then((r) => ({ ...r, status: r.code ?? -1 }))
+}
+
+/** Exact versions: `npm view name@spec version` answers one version or a list (newest last). */
+async function resolveVersion(name: string, spec: string): Promise<string> {
+  const view = await run('npm', ['view', `${name}@${spec}`, 'version', '--json', ...NPM_QUIET], ROOT)
+  if (view.status !== 0) throw new Error(`npm view ${name}@${spec}: ${view.stderr}`)
+  const parsed = JSON.parse(view.stdout) as string | string[]
+  const version = Array.isArray(parsed) ? [...parsed].sort(compareVersions).at(-1) : parsed
+  if (version === undefined) throw new Error(`npm view ${name}@${spec}: no version`)
+  return version
+}
+
+async function peersFor(end: PeerEnd): Promise<Record<string, string>> {
+  const entries = await Promise.all(
+    Object.entries(PACKAGE.peerDependencies).map(async ([name, range]) => [name, end === 'oldest' ? oldestIn(range) : await resolveVersion(name, newestSpec(name, NODE_MAJOR))] as const),
+  )
+  return Object.fromEntries(entries)
+}
+
+/**
+ * Puts the better-sqlite3 binary compiled in `moduleDir` into prebuild-install's cache, so
+ * installing that version again (the other end, the next run, a fresh cache) does not compile it.
+ */
+function keepCompiledSqlite(moduleDir: string): void {
+  const binary = join(moduleDir, 'build', 'Release', 'better_sqlite3.node')
+  if (!existsSync(binary)) return
+  const { version } = JSON.parse(readFileSync(join(moduleDir, 'package.json'), 'utf8')) as { version: string }
+  const url = prebuildUrl(version, process.versions.modules, process.platform, process.arch)
+  const digest = createHash('sha512').update(url).digest('hex').slice(0, 6)
+  const cached = join(NPM_CACHE, '_prebuilds', `${digest}-${basename(url).replace(/[^a-zA-Z0-9.]+/g, '-')}`)
+  if (existsSync(cached)) return
+  mkdirSync(join(NPM_CACHE, '_prebuilds'), { recursive: true })
+  const staging = mkdtempSync(join(tmpdir(), 'gatehouse-prebuild-'))
+  mkdirSync(join(staging, 'build', 'Release'), { recursive: true })
+  copyFileSync(binary, join(staging, 'build', 'Release', 'better_sqlite3.node'))
+  const partial = `${cached}.${process.pid}.tmp`
+  const packed = spawnSync('tar', ['czf', partial, '-C', staging, 'build'])
+  rmSync(staging, { recursive: true, force: true })
+  if (packed.status === 0) renameSync(partial, cached)
+  else rmSync(partial, { force: true })
+}
+
+beforeAll(async () => {
+  keepCompiledSqlite(join(ROOT, 'node_modules', 'better-sqlite3'))
+  work = mkdtempSync(join(tmpdir(), 'gatehouse-peer-ends-'))
+  const packed = (await packTarball(work)).file
+  // Named by content: the cached app's lockfile then never takes a new tarball for the old one.
+  const digest = createHash('sha256').update(readFileSync(packed)).digest('hex').slice(0, 16)
+  tarball = join(work, `gatehouse-${digest}.tgz`)
+  renameSync(packed, tarball)
+  // Without them (a laptop) the app runs on SQLite alone; under CI=true their absence fails the run.
+  if (!unavailable('PostgreSQL (DATABASE_URL)', postgresAvailable())) postgres = await freshPostgres({ prefix: 'gh_peer_ends_' })
+  unavailable('Redis (REDIS_URL)', process.env['REDIS_URL'] !== undefined)
+}, TIMEOUT_MS)
+
+afterAll(async () => {
+  await postgres?.drop()
+  if (work !== undefined) rmSync(work, { recursive: true, force: true })
+}, TIMEOUT_MS)
+
+describe.each(['oldest', 'newest'] as const)('the tarball with the %s version of every peer', (end) => {
+  let app: string
+  let peers: Record<string, string>
+  let install: { status: number; stdout: string; stderr: string }
+
+  beforeAll(async () => {
+    peers = await peersFor(end)
+    app = join(work, end)
+    const cached = join(CACHE, `${end}-node-abi${process.versions.modules}`)
+    if (existsSync(join(cached, 'package.json'))) cpSync(cached, app, { recursive: true })
+    else mkdirSync(app, { recursive: true })
+    for (const stale of readdirSync(app).filter((name) => /^gatehouse-[0-9a-f]+\.tgz$/.test(name))) rmSync(join(app, stale))
+    const local = basename(tarball)
+    copyFileSync(tarball, join(app, local))
+    writeFileSync(
+      join(app, 'package.json'),
+      JSON.stringify(
+        {
+          name: `peer-ends-${end}`,
+          private: true,
+          type: 'module',
+          dependencies: { gatehouse: `file:./${local}`, ...peers },
+          devDependencies: { typescript: TYPESCRIPT, ...typesFor(end, peers) },
+        },
+        null,
+        2,
+      ),
+    )
+    // Plain: a peer outside gatehouse's ranges fails here with ERESOLVE, as it would for a user.
+    install = await run('npm', ['install', '--prefer-offline', ...NPM_QUIET], app)
+    if (install.status === 0) {
+      keepCompiledSqlite(join(app, 'node_modules', 'better-sqlite3'))
+      // Keep the installed app for the next run (copied, then swapped in whole).
+      const next = `${cached}.${process.pid}`
+      rmSync(next, { recursive: true, force: true })
+      cpSync(app, next, { recursive: true, filter: (source) => !/gatehouse-[0-9a-f]+\.tgz$/.test(source) })
+      rmSync(cached, { recursive: true, force: true })
+      try {
+        renameSync(next, cached)
+      } catch {
+        rmSync(next, { recursive: true, force: true })
+      }
+    }
+  }, TIMEOUT_MS)
+
+  it('installs with a plain npm install, at the versions asked for', async () => {
+    expect(install.stderr.split('\n').filter((line) => /ERESOLVE|ERR!/.test(line))).toEqual([])
+    expect(install.status).toBe(0)
+    const installed = Object.fromEntries(
+      Object.keys(peers).map((name) => [name, (JSON.parse(readFileSync(join(app, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version]),
+    )
+    expect(installed).toEqual(peers)
+    if (end === 'oldest') {
+      expect(peers).toMatchObject({ kysely: expect.stringMatching(/^0\.28\./), ioredis: expect.stringMatching(/^5\./), express: expect.stringMatching(/^4\./) })
+    }
+  })
+
+  it('type-checks the app (strict, skipLibCheck off) and serves requests on the four frameworks', async () => {
+    expect(install.status).toBe(0)
+    copyFileSync(join(ROOT, 'test', 'package', 'fixtures', 'peer-app.ts'), join(app, 'app.ts'))
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          target: 'ES2022',
+          skipLibCheck: false,
+          outDir: 'build',
+          types: ['node'],
+        },
+        include: ['app.ts'],
+      }),
+    )
+    const tsc = await run(join(app, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], app)
+    expect(tsc.stdout + tsc.stderr).toBe('')
+    expect(tsc.status).toBe(0)
+
+    const env: NodeJS.ProcessEnv = { ...process.env }
+    if (postgres !== undefined) env['PEER_APP_POSTGRES_URL'] = postgres.url
+    if (process.env['REDIS_URL'] !== undefined) env['PEER_APP_REDIS_URL'] = process.env['REDIS_URL']
+    const served = await run('node', [join('build', 'app.js'), `sqlite:${join(app, `${end}.sqlite3`)}`], app, env)
+    expect(served.stderr).toBe('')
+    expect(served.status).toBe(0)
+    const seen = JSON.parse(served.stdout) as Record<string, unknown>
+    const migrationCounts = [Object.keys(authMigrations('sqlite')).length, Object.keys(jwtBlacklistMigrations('sqlite')).length, 0, 0]
+    const answers = (username: string): string[] => [
+      '401 {"detail":"Authentication credentials were not provided."}',
+      `200 {"username":"${username}"}`,
+      `200 {"hello":"${username}"}`,
+    ]
+    // @fastify/swagger describes the view gatehouse mounted (and the app's own route).
+    expect(seen['openapiPaths']).toContain('/api/me/')
+    expect(seen).toEqual({
+      // Every migration of each set, then none: the second run finds nothing to do.
+      migrated: { sqlite: migrationCounts, postgres: postgres === undefined ? null : migrationCounts },
+      fastify: answers('alice'),
+      openapiPaths: seen['openapiPaths'],
+      express: answers('alice'),
+      hono: answers('alice'),
+      node: answers('alice'),
+    })
+  }, TIMEOUT_MS)
+})
