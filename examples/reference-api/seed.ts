@@ -11,7 +11,8 @@ export const SEED_USERS = [
   { id: 1, username: 'alice', password: 'alice-pass-1', isActive: true, isStaff: false },
   { id: 2, username: 'bob', password: 'bob-pass-2', isActive: true, isStaff: false },
   { id: 3, username: 'carol', password: 'carol-pass-3', isActive: false, isStaff: false },
-  { id: 4, username: 'admin', password: 'admin-pass-4', isActive: true, isStaff: true },
+  // Staff and superuser, as Django's createsuperuser makes it: the admin pages let it change staff accounts.
+  { id: 4, username: 'admin', password: 'admin-pass-4', isActive: true, isStaff: true, isSuperuser: true },
 ] as const
 
 export const SEED_TOKENS = [
@@ -54,6 +55,7 @@ export async function seedIfEmpty(db: Kysely<ReferenceDatabase>, dialect: Dialec
           password: hashes[index] as string,
           is_active: u.isActive ? 1 : 0,
           is_staff: u.isStaff ? 1 : 0,
+          is_superuser: 'isSuperuser' in u && u.isSuperuser ? 1 : 0,
           date_joined: now,
         })),
       )

@@ -35,6 +35,40 @@ export function staffOnly(options: ResolvedAdminOptions, handle: (ctx: RequestCo
   })
 }
 
+/**
+ * May `staff` change `target` on these pages? Their own account, and any account that is
+ * neither staff nor superuser; staff and superuser accounts only a superuser may change
+ * (Django grants nothing to `is_staff` alone: without this, any staff member could take
+ * over any other, superusers included).
+ */
+export function mayChange(staff: StoredUser, target: StoredUser): boolean {
+  return staff.id === target.id || staff.isSuperuser === true || (!target.isStaff && target.isSuperuser !== true)
+}
+
+/**
+ * May `staff` be shown a new token key of `target`? Their own; another user's only as a
+ * superuser (a key shown is the account: whoever holds it acts as that user).
+ */
+export function mayRevealKey(staff: StoredUser, target: StoredUser): boolean {
+  return staff.id === target.id || staff.isSuperuser === true
+}
+
+/** What a staff member who may not change `target` is answered: a 403 page. */
+export function refusedChange(staff: StaffRequest, options: ResolvedAdminOptions, target: StoredUser, what: string): ApiResponse {
+  return page(
+    staff,
+    'Forbidden',
+    `<section class="card"><p class="message error">${h(what)}</p><p><a href="${h(userPath(options, target.id))}">Back to ${h(target.username)}</a></p></section>`,
+    403,
+  )
+}
+
+/** The message of a refused change to a staff or superuser account. */
+export const SUPERUSERS_ONLY = 'Only a superuser can change a staff or superuser account.'
+
+/** The message of a refused token key of another user. */
+export const KEYS_SUPERUSERS_ONLY = 'Only a superuser can be shown a token key of another user.'
+
 /** The admin path of a user's page. */
 export function userPath(options: ResolvedAdminOptions, id: UserId): string {
   return `${options.prefix}users/${encodeURIComponent(String(id))}/`

@@ -6,13 +6,18 @@ import type { StaffRequest } from './admin-auth.js'
 import { formField, passwordPair } from './admin-handler.js'
 import type { ResolvedAdminOptions } from './admin-options.js'
 import { h, redirect, shownDate } from './admin-page.js'
-import { page, pathUser, staffOnly, userPath } from './staff-pages.js'
+import { KEYS_SUPERUSERS_ONLY, mayChange, mayRevealKey, page, pathUser, refusedChange, staffOnly, SUPERUSERS_ONLY, userPath } from './staff-pages.js'
 
-/** A POST action on the user of the path: the gate, the user, then `act`, which answers where to go (`?done=`) or a page. */
+/**
+ * A POST action on the user of the path: the gate, the user, whether this staff member may
+ * change them (a staff or superuser account: superusers only), then `act`, which answers
+ * where to go (`?done=`) or a page.
+ */
 function userAction(options: ResolvedAdminOptions, act: (user: StoredUser, ctx: RequestContext, staff: StaffRequest) => Promise<string | ApiResponse>): Handler {
   return staffOnly(options, async (ctx, staff) => {
     const found = await pathUser(ctx, staff, options)
     if ('status' in found) return found
+    if (!mayChange(staff.user, found)) return refusedChange(staff, options, found, SUPERUSERS_ONLY)
     const outcome = await act(found, ctx, staff)
     return typeof outcome === 'string' ? redirect(`${userPath(options, found.id)}?done=${outcome}`, 303) : outcome
   })
@@ -52,6 +57,7 @@ export function userActionHandlers(options: ResolvedAdminOptions): Readonly<Reco
   const tokens = options.tokens
   if (tokens !== undefined) {
     actions['token/'] = userAction(options, async (user, ctx, staff) => {
+      if (!mayRevealKey(staff.user, user)) return refusedChange(staff, options, user, KEYS_SUPERUSERS_ONLY)
       const regenerate = formField(await ctx.request.body(), 'action') === 'regenerate'
       // "Create" never shows a key that already exists: only a new key is ever shown.
       if (!regenerate && tokens.findByUser !== undefined && (await tokens.findByUser(user.id)) !== null) return 'token-exists'

@@ -1,6 +1,7 @@
 import type { ApiResponse } from '../core/api-response.js'
 import type { StoredUser } from '../core/user.js'
 import type { Handler } from '../core/view.js'
+import { normalizeUsername } from '../core/username.js'
 import { UserCreatedHookError } from '../stores/user-created-hook.js'
 import type { StaffRequest } from './admin-auth.js'
 import { formField, passwordPair } from './admin-handler.js'
@@ -11,7 +12,21 @@ import { page, staffOnly, userPath } from './staff-pages.js'
 /** Django's username rule: 1 to 150 letters, digits and `@.+-_` (Unicode letters and digits included). */
 const USERNAME = /^[\p{L}\p{N}_.@+-]{1,150}$/u
 
-function addForm(staff: StaffRequest, options: ResolvedAdminOptions, errors: readonly string[], values: { username: string; isStaff: boolean; isActive: boolean }): ApiResponse {
+/** What the form holds. */
+interface AddValues {
+  readonly username: string
+  readonly isStaff: boolean
+  readonly isSuperuser: boolean
+  readonly isActive: boolean
+}
+
+function addForm(staff: StaffRequest, options: ResolvedAdminOptions, errors: readonly string[], values: AddValues): ApiResponse {
+  // Staff and superuser accounts are made by superusers only (see mayChange).
+  const roles =
+    staff.user.isSuperuser === true
+      ? `<label class="check"><input type="checkbox" name="is_staff" value="1"${values.isStaff ? ' checked' : ''}> Staff (may use these pages)</label>
+<label class="check"><input type="checkbox" name="is_superuser" value="1"${values.isSuperuser ? ' checked' : ''}> Superuser (may change staff accounts here)</label>`
+      : '<p class="muted">Only a superuser can create a staff or superuser account.</p>'
   const body = `<section class="card">
 ${errors.map((e) => `<p class="message error">${h(e)}</p>`).join('\n')}
 <form method="post" action="${h(options.prefix)}users/add/">
@@ -25,7 +40,7 @@ ${csrfInput(options.csrf.formField, staff.csrf.token)}
 <input type="password" id="id_password2" name="password2" autocomplete="new-password">
 <p class="muted">Leave both empty for an account with no usable password (tokens only).</p>
 <label class="check"><input type="checkbox" name="is_active" value="1"${values.isActive ? ' checked' : ''}> Active</label>
-<label class="check"><input type="checkbox" name="is_staff" value="1"${values.isStaff ? ' checked' : ''}> Staff (may use these pages)</label>
+${roles}
 <p><button type="submit">Create the user</button></p>
 </form>
 </section>`
@@ -33,20 +48,27 @@ ${csrfInput(options.csrf.formField, staff.csrf.token)}
 }
 /** `GET`/`POST users/add/`: the form, then the store's `create` (its `onUserCreated` hook included). */
 export function userAddHandlers(options: ResolvedAdminOptions): { GET: Handler; POST: Handler } {
-  const GET = staffOnly(options, async (_ctx, staff) => addForm(staff, options, [], { username: '', isStaff: false, isActive: true }))
+  const GET = staffOnly(options, async (_ctx, staff) => addForm(staff, options, [], { username: '', isStaff: false, isSuperuser: false, isActive: true }))
   const POST = staffOnly(options, async (ctx, staff) => {
     const data = await ctx.request.body()
-    const username = formField(data, 'username').trim()
-    const values = { username: username.slice(0, 150), isStaff: formField(data, 'is_staff') !== '', isActive: formField(data, 'is_active') !== '' }
+    // NFKC, as Django's UsernameField and normalize_username: `ａｄｍｉｎ` is `admin`, which exists.
+    const username = normalizeUsername(formField(data, 'username').trim())
+    const values: AddValues = {
+      username: username.slice(0, 150),
+      isStaff: formField(data, 'is_staff') !== '',
+      isSuperuser: formField(data, 'is_superuser') !== '',
+      isActive: formField(data, 'is_active') !== '',
+    }
     const errors: string[] = []
     if (!USERNAME.test(username)) errors.push('Enter a valid username: 150 characters or fewer, letters, digits and @/./+/-/_ only.')
+    if ((values.isStaff || values.isSuperuser) && staff.user.isSuperuser !== true) errors.push('Only a superuser can create a staff or superuser account.')
     const { password, errors: passwordErrors } = passwordPair(data, true)
     errors.push(...passwordErrors)
     if (errors.length === 0 && (await options.users.findByUsername(username)) !== null) errors.push('A user with that username already exists.')
     if (errors.length > 0) return addForm(staff, options, errors, values)
     let user: StoredUser
     try {
-      user = await options.users.create({ username, password, isStaff: values.isStaff, isActive: values.isActive })
+      user = await options.users.create({ username, password, isStaff: values.isStaff, isActive: values.isActive, ...(values.isSuperuser ? { isSuperuser: true } : {}) })
     } catch (error) {
       if (error instanceof UserCreatedHookError) {
         options.api.settings.logError(error, { method: ctx.request.method, path: ctx.request.url.pathname })

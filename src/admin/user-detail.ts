@@ -4,7 +4,7 @@ import type { NamedTokenInfo } from '../stores/named-token-store.js'
 import type { StaffRequest } from './admin-auth.js'
 import type { ResolvedAdminOptions } from './admin-options.js'
 import { csrfInput, h, shownDate } from './admin-page.js'
-import { buttonForm, page, pathUser, staffOnly, tag, userPath } from './staff-pages.js'
+import { buttonForm, mayChange, mayRevealKey, page, pathUser, staffOnly, SUPERUSERS_ONLY, tag, userPath } from './staff-pages.js'
 
 /** Messages a redirect after a change names (`?done=…`): a fixed table, never text from the URL. */
 const DONE: Readonly<Record<string, string>> = Object.freeze({
@@ -27,7 +27,7 @@ const DONE: Readonly<Record<string, string>> = Object.freeze({
 const JWT_ROWS = 50
 
 /** A user's JWT refresh tokens as a table (simplejwt's OutstandingToken/BlacklistedToken admin), with "blacklist all". */
-async function jwtSection(staff: StaffRequest, options: ResolvedAdminOptions, user: StoredUser): Promise<string | null> {
+async function jwtSection(staff: StaffRequest, options: ResolvedAdminOptions, user: StoredUser, canChange: boolean): Promise<string | null> {
   const store = options.jwtBlacklist
   if (store?.listForUser === undefined) return null
   const tokens = await store.listForUser(user.id, JWT_ROWS + 1)
@@ -42,17 +42,17 @@ async function jwtSection(staff: StaffRequest, options: ResolvedAdminOptions, us
       ? '<p class="muted">No refresh tokens.</p>'
       : `<table><thead><tr><th>jti</th><th>Issued</th><th>Expires</th><th>Status</th></tr></thead><tbody>${rows.join('')}</tbody></table>${tokens.length > JWT_ROWS ? `<p class="muted">The ${JWT_ROWS} newest are shown.</p>` : ''}`
   const usable = tokens.some((t) => t.blacklistedAt === null && t.expiresAt.getTime() > now)
-  const action = store.blacklistAllForUser !== undefined && usable ? `<p>${buttonForm(staff, options, `${userPath(options, user.id)}jwt/blacklist-all/`, 'Blacklist all refresh tokens', {}, 'danger')}</p>` : ''
+  const action = canChange && store.blacklistAllForUser !== undefined && usable ? `<p>${buttonForm(staff, options, `${userPath(options, user.id)}jwt/blacklist-all/`, 'Blacklist all refresh tokens', {}, 'danger')}</p>` : ''
   return `<h2>JWT refresh tokens</h2><section class="card">${table}${action}</section>`
 }
 
 /** The named tokens of a user as a table (name, display prefix, dates), each with its revoke form; never a token. */
-function namedTokenRows(staff: StaffRequest, options: ResolvedAdminOptions, user: StoredUser, tokens: readonly NamedTokenInfo[]): string {
+function namedTokenRows(staff: StaffRequest, options: ResolvedAdminOptions, user: StoredUser, tokens: readonly NamedTokenInfo[], canChange: boolean): string {
   if (tokens.length === 0) return '<p class="muted">No named tokens.</p>'
   const now = Date.now()
   const rows = tokens.map((t) => {
     const expired = t.expiresAt !== null && t.expiresAt.getTime() <= now
-    return `<tr><td>${h(t.name)}</td><td><code>${h(t.displayPrefix)}…</code></td><td>${h(shownDate(t.created))}</td><td>${t.expiresAt === null ? 'never' : `${h(shownDate(t.expiresAt))}${expired ? ' <span class="tag off">expired</span>' : ''}`}</td><td>${t.lastUsedAt === null ? 'never' : h(shownDate(t.lastUsedAt))}</td><td class="actions">${buttonForm(staff, options, `${userPath(options, user.id)}named-tokens/${t.id}/revoke/`, 'Revoke', {}, 'danger')}</td></tr>`
+    return `<tr><td>${h(t.name)}</td><td><code>${h(t.displayPrefix)}…</code></td><td>${h(shownDate(t.created))}</td><td>${t.expiresAt === null ? 'never' : `${h(shownDate(t.expiresAt))}${expired ? ' <span class="tag off">expired</span>' : ''}`}</td><td>${t.lastUsedAt === null ? 'never' : h(shownDate(t.lastUsedAt))}</td><td class="actions">${canChange ? buttonForm(staff, options, `${userPath(options, user.id)}named-tokens/${t.id}/revoke/`, 'Revoke', {}, 'danger') : ''}</td></tr>`
   })
   return `<table><thead><tr><th>Name</th><th>Prefix</th><th>Created</th><th>Expires</th><th>Last used</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>`
 }
@@ -65,23 +65,27 @@ export function userDetailHandler(options: ResolvedAdminOptions): Handler {
     const user = found
     const base = userPath(options, user.id)
     const done = DONE[ctx.request.url.searchParams.get('done') ?? '']
+    // A staff or superuser account is shown to every staff member, changed by superusers only.
+    const canChange = mayChange(staff.user, user)
     const parts: string[] = []
     if (done !== undefined) parts.push(`<p class="message">${h(done)}</p>`)
-    parts.push(`<section class="card"><dl><dt>Username</dt><dd>${h(user.username)}</dd><dt>Id</dt><dd>${h(String(user.id))}</dd><dt>Status</dt><dd>${tag(user.isActive, 'active', 'inactive')} ${buttonForm(staff, options, `${base}active/`, user.isActive ? 'Deactivate' : 'Activate', { is_active: user.isActive ? '0' : '1' }, user.isActive ? 'danger' : '')}</dd><dt>Staff</dt><dd>${user.isStaff ? 'yes' : 'no'}</dd></dl></section>`)
-    parts.push(`<h2>Password</h2><section class="card"><form method="post" action="${h(base)}password/">${csrfInput(options.csrf.formField, staff.csrf.token)}<label for="id_password1">New password</label><input type="password" id="id_password1" name="password1" autocomplete="new-password" required><label for="id_password2">New password (again)</label><input type="password" id="id_password2" name="password2" autocomplete="new-password" required><p><button type="submit">Set the password</button></p></form></section>`)
+    if (!canChange) parts.push(`<p class="message" id="superusers-only">${h(SUPERUSERS_ONLY)}</p>`)
+    const toggle = canChange ? ` ${buttonForm(staff, options, `${base}active/`, user.isActive ? 'Deactivate' : 'Activate', { is_active: user.isActive ? '0' : '1' }, user.isActive ? 'danger' : '')}` : ''
+    parts.push(`<section class="card"><dl><dt>Username</dt><dd>${h(user.username)}</dd><dt>Id</dt><dd>${h(String(user.id))}</dd><dt>Status</dt><dd>${tag(user.isActive, 'active', 'inactive')}${toggle}</dd><dt>Staff</dt><dd>${user.isStaff ? 'yes' : 'no'}</dd><dt>Superuser</dt><dd>${user.isSuperuser === true ? 'yes' : 'no'}</dd></dl></section>`)
+    if (canChange) parts.push(`<h2>Password</h2><section class="card"><form method="post" action="${h(base)}password/">${csrfInput(options.csrf.formField, staff.csrf.token)}<label for="id_password1">New password</label><input type="password" id="id_password1" name="password1" autocomplete="new-password" required><label for="id_password2">New password (again)</label><input type="password" id="id_password2" name="password2" autocomplete="new-password" required><p><button type="submit">Set the password</button></p></form></section>`)
     if (options.tokens !== undefined) {
       const token = options.tokens.findByUser === undefined ? undefined : await options.tokens.findByUser(user.id)
       const state = token === undefined ? '<p class="muted">This token store cannot say whether the user has a token.</p>' : token === null ? '<p>No token.</p>' : `<p>A token created ${h(shownDate(token.created))}. Its key is not shown again; regenerate it to hand out a new one.</p>`
-      const actions = [buttonForm(staff, options, `${base}token/`, token === null ? 'Create a token' : 'Regenerate the token', { action: token === null ? 'create' : 'regenerate' })]
-      if (token !== null && options.tokens.delete !== undefined) actions.push(buttonForm(staff, options, `${base}token/delete/`, 'Delete the token', {}, 'danger'))
+      const actions = canChange && mayRevealKey(staff.user, user) ? [buttonForm(staff, options, `${base}token/`, token === null ? 'Create a token' : 'Regenerate the token', { action: token === null ? 'create' : 'regenerate' })] : []
+      if (canChange && token !== null && options.tokens.delete !== undefined) actions.push(buttonForm(staff, options, `${base}token/delete/`, 'Delete the token', {}, 'danger'))
       parts.push(`<h2>API token</h2><section class="card">${state}<p>${actions.join(' ')}</p></section>`)
     }
     if (options.namedTokens !== undefined) {
-      parts.push(`<h2>Named tokens</h2><section class="card">${namedTokenRows(staff, options, user, await options.namedTokens.list(user.id))}</section>`)
+      parts.push(`<h2>Named tokens</h2><section class="card">${namedTokenRows(staff, options, user, await options.namedTokens.list(user.id), canChange)}</section>`)
     }
-    const jwt = await jwtSection(staff, options, user)
+    const jwt = await jwtSection(staff, options, user, canChange)
     if (jwt !== null) parts.push(jwt)
-    if (options.sessions.deleteForUser !== undefined) {
+    if (canChange && options.sessions.deleteForUser !== undefined) {
       parts.push(`<h2>Sessions</h2><section class="card"><p>Log the user out of every browser.</p><p>${buttonForm(staff, options, `${base}sessions/end/`, 'End all sessions', {}, 'danger')}</p></section>`)
     }
     parts.push(`<p><a href="${h(options.prefix)}">‹ All users</a></p>`)

@@ -47,6 +47,13 @@ describe('RemoteUserAuthentication', () => {
     expect(users.users.map((u) => u.username)).toContain('Alice')
   })
 
+  it('creates no user whose name is not NFKC-normal (ａｄｍｉｎ is not admin, and is not made beside it; issue 36 item 6)', async () => {
+    const users = new FakeUserStore()
+    expect(await run('ａｄｍｉｎ', scheme({}, users))).toBeNull()
+    expect(await run('of\uFB01ce', scheme({}, users))).toBeNull()
+    expect(users.users.map((u) => u.username)).toEqual(['alice', 'bob', 'carol', 'admin'])
+  })
+
   it('createUnknownUser: false matches existing users only', async () => {
     const users = new FakeUserStore()
     const s = scheme({ createUnknownUser: false }, users)

@@ -1,4 +1,5 @@
 import type { ApiRequest } from '../core/api-request.js'
+import { normalizeUsername } from '../core/username.js'
 import { ConfigurationError } from '../core/errors.js'
 import { ipFamily } from '../core/net/ip-address.js'
 import { IpRangeList } from '../core/net/ip-range-list.js'
@@ -97,7 +98,9 @@ export class RemoteUserAuthentication implements AuthenticationScheme<null> {
     // Longer names cannot be stored (Django's 150-character limit): treat as not attempted.
     if (username === null || username === '' || username.length > 150) return null
     let user: StoredUser | null = await users.findByUsername(username)
-    if (user === null && createUnknownUser) {
+    // A name that is not NFKC-normal is never created: the store would make it its normal
+    // form (`ａｄｍｉｎ` → `admin`), and a front server's `ａｄｍｉｎ` is not gatehouse's `admin`.
+    if (user === null && createUnknownUser && username === normalizeUsername(username)) {
       try {
         user = await users.create({ username, password: null })
       } catch (error) {

@@ -36,7 +36,10 @@ export interface ImportDjangoOptions {
   readonly update?: boolean
   /** Everything is done in the transaction, then rolled back. @default false */
   readonly dryRun?: boolean
-  /** Make Django superusers staff (gatehouse has no superuser flag). @default false: `is_staff` as it is */
+  /**
+   * Make Django superusers staff too. `is_superuser` is copied either way, but a superuser
+   * who is not staff cannot use the admin pages (as in Django). @default false: `is_staff` as it is
+   */
   readonly superusersAsStaff?: boolean
   /**
    * Called for every user the import created, once the import is committed (never in a dry
@@ -62,7 +65,7 @@ interface Imported {
 
 /** Plans and applies users, then tokens, in `trx`. */
 async function importInto(trx: Transaction<AuthDatabase>, database: Database<AuthDatabase>, source: DjangoData, options: ImportDjangoOptions): Promise<Imported> {
-  const presentUsers = await trx.selectFrom('gatehouse_users').select(['id', 'username', 'password', 'is_active', 'is_staff', 'date_joined']).execute()
+  const presentUsers = await trx.selectFrom('gatehouse_users').select(['id', 'username', 'password', 'is_active', 'is_staff', 'is_superuser', 'date_joined']).execute()
   const userPlan = planUsers(source.users, presentUsers, options)
   const applied = await applyUserPlan(trx, database.dialect, userPlan, options)
   let tokenPlan: TokenPlan | null = null

@@ -20,6 +20,7 @@ import { addDeactivateCommand } from './commands/deactivate-user.js'
 import { addDeleteTokenCommand } from './commands/delete-token.js'
 import { addFlushExpiredTokensCommand } from './commands/flush-expired-tokens.js'
 import { addGrantStaffCommand } from './commands/grant-staff.js'
+import { addGrantSuperuserCommand, addRevokeSuperuserCommand } from './commands/grant-superuser.js'
 import { addImportDjangoCommand } from './commands/import-django.js'
 import { addListNamedTokensCommand } from './commands/list-named-tokens.js'
 import { addMigrateCommand } from './commands/migrate.js'
@@ -38,6 +39,8 @@ const COMMANDS = [
   addActivateCommand,
   addGrantStaffCommand,
   addRevokeStaffCommand,
+  addGrantSuperuserCommand,
+  addRevokeSuperuserCommand,
   addCreateTokenCommand,
   addDeleteTokenCommand,
   // The safer token mode.

@@ -10,6 +10,12 @@ export interface User {
   readonly username: string | null
   readonly isActive: boolean
   readonly isStaff: boolean
+  /**
+   * Django's `is_superuser`: in gatehouse it grants one thing, acting on staff and superuser
+   * accounts (and revealing other users' token keys) in the admin pages. `IsAdminUser` reads
+   * `isStaff` only, as DRF's does. Absent: `false`.
+   */
+  readonly isSuperuser?: boolean
   readonly isAuthenticated: boolean
 }
 

@@ -1,5 +1,6 @@
 import { sql, type AliasedRawBuilder, type Kysely } from 'kysely'
 import { ConfigurationError } from '../core/errors.js'
+import { normalizeUsername } from '../core/username.js'
 import type { StoredUser, UserId } from '../core/user.js'
 import { paddedVerifier, scryptHasher, type PasswordHasher } from '../crypto/password-hasher.js'
 import { DEFAULT_SCRYPT, verifyPasswordUniform, type ScryptParams } from '../crypto/passwords.js'
@@ -248,16 +249,19 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
   }
 
   /**
-   * Creates a user, then calls the `onUserCreated` hook.
+   * Creates a user, its name normalised with NFKC (Django's `normalize_username`: `ａｄｍｉｎ`
+   * is `admin`, so it cannot be made beside it), then calls the `onUserCreated` hook.
    * @throws UserCreatedHookError when the hook fails (the user exists).
    */
   async create(user: NewUser): Promise<StoredUser> {
     const password = user.password === null ? '!' : await this.hasher.hash(user.password)
     const c = this.columns
-    const values: Record<string, unknown> = { [c.username]: user.username, [c.password]: password }
+    const values: Record<string, unknown> = { [c.username]: normalizeUsername(user.username), [c.password]: password }
     if (this.userTable.idType === 'uuid') values[c.id] = randomUUID()
     if (typeof c.isActive === 'string') values[c.isActive] = user.isActive === false ? 0 : 1
     if (typeof c.isStaff === 'string') values[c.isStaff] = user.isStaff === true ? 1 : 0
+    if (typeof c.isSuperuser === 'string') values[c.isSuperuser] = user.isSuperuser === true ? 1 : 0
+    else if (user.isSuperuser === true) throw new ConfigurationError('ERR_INVALID_SETTING', 'KyselyUserStore.create of a superuser needs an "isSuperuser" column in "columns"')
     if (typeof c.dateJoined === 'string') values[c.dateJoined] = new Date().toISOString()
     const row: UserRow = await this.db.insertInto(this.table).values(values).returning(this.userSelection()).executeTakeFirstOrThrow()
     const created = this.toUser(row)
@@ -298,6 +302,16 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
   }
 
   /**
+   * Grants or revokes superuser status (Django's `is_superuser`), then tells the
+   * `invalidation` bus.
+   * @returns false when there is no such user.
+   * @throws ConfigurationError when the mapping has no `isSuperuser` column (no user is a superuser).
+   */
+  async setSuperuser(userId: UserId, isSuperuser: boolean): Promise<boolean> {
+    return this.setFlag('isSuperuser', 'setSuperuser', userId, isSuperuser)
+  }
+
+  /**
    * Django's `update_last_login`: sets the user's `lastLogin` column to `at` (the obtain view
    * of simplejwt with `UPDATE_LAST_LOGIN`). Tells no bus: no cached authentication reads it.
    * @returns false when there is no such user, or the mapping has no `lastLogin` column.
@@ -310,7 +324,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
   }
 
   /** Writes one mapped 0/1 flag column of a user (and tells the bus); `method` names the caller in the error. */
-  private async setFlag(field: 'isActive' | 'isStaff', method: string, userId: UserId, value: boolean): Promise<boolean> {
+  private async setFlag(field: 'isActive' | 'isStaff' | 'isSuperuser', method: string, userId: UserId, value: boolean): Promise<boolean> {
     const column = this.columns[field]
     if (typeof column !== 'string') {
       throw new ConfigurationError('ERR_INVALID_SETTING', `KyselyUserStore.${method} needs an "${field}" column in "columns"`)

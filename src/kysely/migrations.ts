@@ -120,6 +120,15 @@ export function authMigrations(dialect: DialectName, options: AuthMigrationOptio
         if (users === undefined) await db.schema.alterTable('gatehouse_users').dropColumn('last_login').execute()
       },
     },
+    // Django's auth_user.is_superuser: who may act on staff accounts in the admin pages. A mapped users table is yours to change.
+    '0004_users_is_superuser': {
+      async up(db: Kysely<unknown>): Promise<void> {
+        if (users === undefined) await db.schema.alterTable('gatehouse_users').addColumn('is_superuser', 'integer', (c) => c.notNull().defaultTo(0)).execute()
+      },
+      async down(db: Kysely<unknown>): Promise<void> {
+        if (users === undefined) await db.schema.alterTable('gatehouse_users').dropColumn('is_superuser').execute()
+      },
+    },
   }
 }
 

@@ -13,6 +13,8 @@ export interface UsersTable {
   /** 0 or 1 (integers keep SQLite and PostgreSQL identical). */
   is_active: number
   is_staff: number
+  /** Django's `is_superuser` (migration `0004_users_is_superuser`): may act on staff accounts in the admin pages. */
+  is_superuser: ColumnType<number, number | undefined, number>
   date_joined: Timestamp
   /** Django's `last_login`: set by `updateLastLogin` (migration `0003_users_last_login`), `null` until then. */
   last_login: ColumnType<Date | string | null, Date | string | null | undefined, Date | string | null>

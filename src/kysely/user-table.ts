@@ -18,6 +18,8 @@ export interface UserColumns<C extends string = string> {
   readonly isActive?: C | null
   /** 0/1 or boolean; `null` or absent: no user is staff. */
   readonly isStaff?: C | null
+  /** Django's `is_superuser`, 0/1 or boolean: may act on staff accounts in the admin pages; `null` or absent: no user is. */
+  readonly isSuperuser?: C | null
   /** Set to the current time by `create` (ISO text on SQLite, `timestamptz` on PostgreSQL); absent: left to the table. */
   readonly dateJoined?: C | null
   /** Django's `last_login`, written by `updateLastLogin` (a timestamp, or ISO text on SQLite); absent: not kept. */
@@ -62,6 +64,7 @@ export const DJANGO_USER_COLUMNS: Required<UserColumns<keyof UsersTable & string
   password: 'password',
   isActive: 'is_active',
   isStaff: 'is_staff',
+  isSuperuser: 'is_superuser',
   dateJoined: 'date_joined',
   lastLogin: 'last_login',
 })
@@ -112,6 +115,7 @@ export function userSelection(layout: UserTable, alias?: string, prefix = ''): A
   const fields: AliasedRawBuilder<unknown, string>[] = [ref(c.id).as(`${prefix}id`), ref(c.username).as(`${prefix}username`)]
   if (typeof c.isActive === 'string') fields.push(ref(c.isActive).as(`${prefix}is_active`))
   if (typeof c.isStaff === 'string') fields.push(ref(c.isStaff).as(`${prefix}is_staff`))
+  if (typeof c.isSuperuser === 'string') fields.push(ref(c.isSuperuser).as(`${prefix}is_superuser`))
   return fields
 }
 
@@ -123,5 +127,7 @@ export function rowToUser(layout: UserTable, row: UserRow, prefix = ''): StoredU
     isActive: typeof layout.columns.isActive === 'string' ? toFlag(row[`${prefix}is_active`]) : true,
     isStaff: typeof layout.columns.isStaff === 'string' ? toFlag(row[`${prefix}is_staff`]) : false,
     isAuthenticated: true as const,
+    // Only where the table keeps it: a layout without the column answers the user as before.
+    ...(typeof layout.columns.isSuperuser === 'string' ? { isSuperuser: toFlag(row[`${prefix}is_superuser`]) } : {}),
   })
 }

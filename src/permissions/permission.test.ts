@@ -116,7 +116,7 @@ describe('checkObjectPermissions (DRF check_object_permissions)', () => {
   const scheme: AuthenticationScheme = { authenticate: async () => null, authenticateHeader: () => 'Token' }
   function state(user: User, permissions: readonly Permission[], authenticated: boolean, schemes: readonly AuthenticationScheme[] = [scheme]): RequestState {
     const settings = resolveSettings({ authentication: schemes, permissions })
-    return { ...ctx(user, 'PUT'), settings, authenticator: authenticated ? scheme : null, vary: [] }
+    return { ...ctx(user, 'PUT'), settings, authenticator: authenticated ? scheme : null, credentialExpiresAt: null, vary: [] }
   }
   const refuse = (message?: string): Permission => ({ hasPermission: () => true, hasObjectPermission: () => false, ...(message === undefined ? {} : { message, code: 'not_author' }) })
 

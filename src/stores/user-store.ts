@@ -7,6 +7,8 @@ export interface NewUser {
   readonly password: string | null
   readonly isActive?: boolean
   readonly isStaff?: boolean
+  /** Django's `is_superuser` (see `User.isSuperuser`). @default false */
+  readonly isSuperuser?: boolean
 }
 
 /** What `UserStore.list` is asked for. */
@@ -69,6 +71,11 @@ export interface UserStore {
    * @returns false when there is no such user.
    */
   setStaff?(userId: UserId, isStaff: boolean): Promise<boolean>
+  /**
+   * Optional: grants or revokes superuser status (Django's `is_superuser`), published like
+   * `setStaff`. @returns false when there is no such user.
+   */
+  setSuperuser?(userId: UserId, isSuperuser: boolean): Promise<boolean>
   /**
    * Optional: records a successful login at `at` (Django's `update_last_login`, the
    * `last_login` column). simplejwt's obtain view calls it with `UPDATE_LAST_LOGIN`

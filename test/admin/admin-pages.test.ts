@@ -248,6 +248,71 @@ function adminTests(start: () => Promise<RunningReference>): void {
     }
   })
 
+  it('a staff member who is not a superuser cannot change a staff or superuser account, nor be shown another user’s token key (issue 36 item 7)', async () => {
+    const server = await start()
+    try {
+      const staffer = await server.ref.users.create({ username: 'staffer', password: 'staffer-pass-9', isStaff: true })
+      const other = await server.ref.users.create({ username: 'other-staff', password: 'other-pass-9', isStaff: true })
+      const plain = new AdminClient(server.baseUrl)
+      expect((await adminLogin(plain, 'staffer', 'staffer-pass-9')).status).toBe(303)
+      const page = await plain.get(`/admin/users/${other.id}/`)
+      expect(page.status).toBe(200)
+      expect(page.html).toContain('Only a superuser can change a staff or superuser account.')
+      expect(page.html).not.toContain('/password/')
+      const csrf = csrfOf(page)
+      // Another staff member's password, flags, sessions: refused, nothing changed.
+      for (const [path, fields] of [
+        [`/admin/users/${other.id}/password/`, { password1: 'taken-over-1', password2: 'taken-over-1' }],
+        ['/admin/users/4/password/', { password1: 'taken-over-1', password2: 'taken-over-1' }],
+        [`/admin/users/${other.id}/active/`, { is_active: '0' }],
+        [`/admin/users/${other.id}/sessions/end/`, {}],
+        [`/admin/users/${other.id}/token/`, { action: 'create' }],
+      ] as const) {
+        const refused = await plain.post(path, { csrfmiddlewaretoken: csrf, ...fields })
+        expect(refused.status, path).toBe(403)
+        expect(refused.html).toContain('Only a superuser can change a staff or superuser account.')
+      }
+      expect(await server.ref.users.authenticate('other-staff', 'other-pass-9')).not.toBeNull()
+      expect(await server.ref.users.authenticate('admin', 'admin-pass-4')).not.toBeNull()
+      // A plain user's token key is shown to superusers only; their password a staff member may set.
+      const key = await plain.post('/admin/users/1/token/', { csrfmiddlewaretoken: csrf, action: 'create' })
+      expect(key.status).toBe(403)
+      expect(key.html).toContain('Only a superuser can be shown a token key of another user.')
+      expect(key.html).not.toMatch(/id="token-key"/)
+      expect((await plain.post('/admin/users/1/password/', { csrfmiddlewaretoken: csrf, password1: 'alice-new-7', password2: 'alice-new-7' })).status).toBe(303)
+      // No staff account from the add form either.
+      const add = await plain.post('/admin/users/add/', { csrfmiddlewaretoken: csrf, username: 'sneaky', is_active: '1', is_staff: '1' })
+      expect(add.status).toBe(400)
+      expect(await server.ref.users.findByUsername('sneaky')).toBeNull()
+      // The superuser may: another staff member's password.
+      const admin = await staffClient(server)
+      const adminPage = await admin.get(`/admin/users/${staffer.id}/`)
+      expect(adminPage.html).toContain('/password/')
+      expect((await admin.post(`/admin/users/${staffer.id}/password/`, { csrfmiddlewaretoken: csrfOf(adminPage), password1: 'staffer-new-9', password2: 'staffer-new-9' })).status).toBe(303)
+      expect(await server.ref.users.authenticate('staffer', 'staffer-new-9')).not.toBeNull()
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('usernames are normalised with NFKC on creation: fullwidth ａｄｍｉｎ is admin, which exists (issue 36 item 6)', async () => {
+    const server = await start()
+    try {
+      const admin = await staffClient(server)
+      const form = await admin.get('/admin/users/add/')
+      const add = await admin.post('/admin/users/add/', { csrfmiddlewaretoken: csrfOf(form), username: 'ａｄｍｉｎ', is_active: '1' })
+      expect(add.status).toBe(400)
+      expect(add.html).toContain('A user with that username already exists.')
+      expect(await server.ref.users.findByUsername('ａｄｍｉｎ')).toBeNull()
+      const made = await admin.post('/admin/users/add/', { csrfmiddlewaretoken: csrfOf(form), username: 'ｄａｎａ', is_active: '1' })
+      expect(made.status).toBe(303)
+      expect(await server.ref.users.findByUsername('dana')).not.toBeNull()
+      expect(await server.ref.users.findByUsername('ｄａｎａ')).toBeNull()
+    } finally {
+      await server.close()
+    }
+  })
+
   it('bad input is a 4xx page, never a 500: unknown users, malformed ids and bodies, other media types', async () => {
     const server = await start()
     try {

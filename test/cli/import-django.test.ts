@@ -140,8 +140,8 @@ for (const source of SOURCES) {
           { id: 2, username: 'bob', is_active: 1, is_staff: 0 },
           { id: 3, username: 'carol', is_active: 0, is_staff: 0 },
           { id: 4, username: 'admin', is_active: 1, is_staff: 1 },
-          { id: 5, username: 'root', is_active: 1, is_staff: 1, date_joined: '2020-05-17T12:34:56.789Z' },
-          { id: 6, username: 'boss', is_active: 1, is_staff: 0 },
+          { id: 5, username: 'root', is_active: 1, is_staff: 1, is_superuser: 1, date_joined: '2020-05-17T12:34:56.789Z' },
+          { id: 6, username: 'boss', is_active: 1, is_staff: 0, is_superuser: 1 },
           { id: 7, username: 'nopass', is_active: 1, is_staff: 0 },
           { id: 8, username: 'argon', is_active: 1, is_staff: 0 },
         ])

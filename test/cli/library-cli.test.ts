@@ -98,6 +98,27 @@ for (const backend of BACKENDS) {
       })
     }, 90_000) // eight CLI processes, each hashing at the OWASP scrypt cost: slow on a loaded two-core machine
 
+    it('create-user --superuser and grant/revoke-superuser keep Django’s is_superuser; names are NFKC-normalised (issue 36 items 6, 7)', async () => {
+      target = await backend.create()
+      const url = target.url
+      const env = { GATEHOUSE_PASSWORD: 'boss-pass-1' }
+      expect(await gatehouse(['create-user', 'boss', '--superuser', '--database', url], { env })).toMatchObject({ code: 0, stderr: '' })
+      expect(await gatehouse(['create-user', 'ｗｏｒｋｅｒ', '--no-password', '--database', url])).toMatchObject({ code: 0, stdout: expect.stringContaining('Created user worker ') })
+      expect(await gatehouse(['create-user', 'ｂｏｓｓ', '--no-password', '--database', url])).toMatchObject({ code: 1, stderr: 'gatehouse: user boss already exists\n' })
+      expect(await gatehouse(['grant-superuser', 'worker', '--database', url])).toMatchObject({ code: 0, stdout: 'Granted superuser status to user worker\n' })
+      const database = await openDatabase<AuthDatabase>(url)
+      try {
+        const users = new KyselyUserStore({ db: database.db })
+        expect(await users.findByUsername('boss')).toMatchObject({ isStaff: true, isSuperuser: true })
+        expect(await users.findByUsername('worker')).toMatchObject({ isStaff: false, isSuperuser: true })
+        expect(await users.findByUsername('ｗｏｒｋｅｒ')).toBeNull()
+        expect(await gatehouse(['revoke-superuser', 'worker', '--database', url])).toMatchObject({ code: 0 })
+        expect(await users.findByUsername('worker')).toMatchObject({ isSuperuser: false })
+      } finally {
+        await database.close()
+      }
+    }, 90_000)
+
     it('clear-sessions deletes expired sessions only', async () => {
       target = await backend.create()
       expect((await gatehouse(['migrate', '--database', target.url])).code).toBe(0)

@@ -1,5 +1,6 @@
 /** `gatehouse create-user`: a user in gatehouse's table (Django's `createsuperuser`, without the prompts for other fields). */
 import type { Command } from 'commander'
+import { normalizeUsername } from '../../core/username.js'
 import { KyselyUserStore } from '../../kysely/kysely-user-store.js'
 import { UserCreatedHookError } from '../../stores/user-created-hook.js'
 import { CliError } from '../cli-io.js'
@@ -9,6 +10,7 @@ import { addConfigOption, addDatabaseOption, type ConfigOption, type DatabaseOpt
 
 interface CreateUserOptions extends DatabaseOption, PasswordOptions, ConfigOption {
   readonly staff?: boolean
+  readonly superuser?: boolean
   readonly inactive?: boolean
   /** `--no-password` sets it false. */
   readonly password: boolean
@@ -27,10 +29,13 @@ export function addCreateUserCommand(program: Command, kit: CommandKit): void {
       .argument('<username>'),
   )
     .option('--staff', 'make the user staff (is_staff)')
+    .option('--superuser', "make the user a superuser and staff (Django's createsuperuser: is_superuser and is_staff)")
     .option('--inactive', 'create the user inactive')
     .option('--no-password', 'give the user no usable password (they cannot log in with one)')
     .option('--password-stdin', 'read the password from the first line of stdin')
-  addConfigOption(command).action(async (username: string, options: CreateUserOptions) => {
+  addConfigOption(command).action(async (given: string, options: CreateUserOptions) => {
+    // NFKC, as Django's createsuperuser (normalize_username): `ａｄｍｉｎ` is `admin`.
+    const username = normalizeUsername(given)
     if (username.length === 0 || username.length > 150 || username.includes('\0')) {
       throw new CliError('username must be 1 to 150 characters')
     }
@@ -40,7 +45,7 @@ export function addCreateUserCommand(program: Command, kit: CommandKit): void {
       const users = new KyselyUserStore({ db: database.db, onUserCreated: hookFor(database) })
       if ((await users.findByUsername(username)) !== null) throw new CliError(`user ${username} already exists`)
       try {
-        const user = await users.create({ username, password, isStaff: options.staff === true, isActive: options.inactive !== true })
+        const user = await users.create({ username, password, isStaff: options.staff === true || options.superuser === true, isSuperuser: options.superuser === true, isActive: options.inactive !== true })
         kit.print(`Created user ${user.username} (id ${String(user.id)})${password === null ? ' with no usable password' : ''}`)
       } catch (error) {
         if (isUniqueViolation(error)) throw new CliError(`user ${username} already exists`)

@@ -36,6 +36,7 @@ export async function applyUserPlan(trx: Transaction<AuthDatabase>, dialect: Dia
     password: passwordOf(user),
     is_active: user.isActive ? 1 : 0,
     is_staff: staffOf(user, options) ? 1 : 0,
+    is_superuser: user.isSuperuser ? 1 : 0,
     date_joined: (user.dateJoined ?? new Date()).toISOString(),
   })
   const loose = trx as unknown as Kysely<Record<string, Record<string, unknown>>>

@@ -65,7 +65,7 @@ export function importNotes(input: ImportNotesInput): string[] {
   if (unusable > 0) notes.push(`${unusable} imported user${unusable === 1 ? ' has' : 's have'} no usable password, as in Django (token or other schemes only)`)
   const superusers = input.users.filter((u) => u.isSuperuser && !u.isStaff && userPlan.createdNames.has(u.username))
   if (superusers.length > 0 && !input.superusersAsStaff) {
-    notes.push(`${superusers.length} Django superuser${superusers.length === 1 ? ' is' : 's are'} not staff and imported as not staff (gatehouse has no superuser flag; --superusers-as-staff makes them staff)`)
+    notes.push(`${superusers.length} Django superuser${superusers.length === 1 ? ' is' : 's are'} not staff and imported as not staff (is_superuser is kept; as in Django, they cannot use the admin pages; --superusers-as-staff makes them staff)`)
   }
   return notes
 }

@@ -18,6 +18,7 @@ export interface PresentUser {
   password: string
   is_active: number
   is_staff: number
+  is_superuser: number
   date_joined: Date | string
 }
 
@@ -28,7 +29,7 @@ export interface UserPlanOptions {
 }
 
 /** The columns of a present user that `--update` rewrites. */
-export type UserChanges = Partial<{ password: string; is_active: number; is_staff: number; date_joined: string }>
+export type UserChanges = Partial<{ password: string; is_active: number; is_staff: number; is_superuser: number; date_joined: string }>
 
 /** What the import does with Django's users. */
 export interface UserPlan {
@@ -88,6 +89,7 @@ function changesOf(existing: PresentUser, user: DjangoUser, options: UserPlanOpt
   const changes: UserChanges = {}
   if (Number(existing.is_active) !== (user.isActive ? 1 : 0)) changes.is_active = user.isActive ? 1 : 0
   if (Number(existing.is_staff) !== (staffOf(user, options) ? 1 : 0)) changes.is_staff = staffOf(user, options) ? 1 : 0
+  if (Number(existing.is_superuser) !== (user.isSuperuser ? 1 : 0)) changes.is_superuser = user.isSuperuser ? 1 : 0
   if (user.dateJoined !== null && toDate(existing.date_joined).getTime() !== user.dateJoined.getTime()) changes.date_joined = user.dateJoined.toISOString()
   if (!existing.password.startsWith('scrypt$') && existing.password !== passwordOf(user)) changes.password = passwordOf(user)
   return changes

@@ -83,7 +83,9 @@ function toData(dialect: DialectName, userRows: readonly Record<string, unknown>
   const users = userRows.map((row) => ({
     id: serialId(row['id']),
     ref: refOf(row['id']),
-    username: text(row['username']) ?? '',
+    // NFKC, as Django's AbstractBaseUser.normalize_username: a name stored un-normalised
+    // (by raw SQL) cannot come in beside its normal form (`ａｄｍｉｎ` is `admin`).
+    username: (text(row['username']) ?? '').normalize('NFKC'),
     password: text(row['password']) ?? '',
     isActive: row['is_active'] === undefined ? true : toFlag(row['is_active']),
     isStaff: toFlag(row['is_staff']),
