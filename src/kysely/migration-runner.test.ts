@@ -64,17 +64,21 @@ for (const backend of BACKENDS) {
       const kysely = (migrations: Record<string, Migration>): Migrator =>
         new Migrator({ db, provider: { getMigrations: async () => migrations }, migrationTableName: 'gatehouse_migrations', migrationLockTableName: 'gatehouse_migrations_lock' })
       expect((await kysely(firstTwo).migrateToLatest()).error).toBeUndefined()
-      expect((await migrate(db, all)).results).toEqual([{ migrationName: '0003_users_last_login', direction: 'Up', status: 'Success' }])
-      expect(await recorded(db)).toEqual(['0001_auth', '0002_named_tokens', '0003_users_last_login'])
+      expect((await migrate(db, all)).results).toEqual([
+        { migrationName: '0003_users_last_login', direction: 'Up', status: 'Success' },
+        { migrationName: '0004_users_is_superuser', direction: 'Up', status: 'Success' },
+      ])
+      expect(await recorded(db)).toEqual(['0001_auth', '0002_named_tokens', '0003_users_last_login', '0004_users_is_superuser'])
       // Kysely's Migrator agrees that everything is applied, in order.
       const seen = await kysely(all).getMigrations()
       expect(seen.map((m) => [m.name, m.executedAt instanceof Date])).toEqual([
         ['0001_auth', true],
         ['0002_named_tokens', true],
         ['0003_users_last_login', true],
+        ['0004_users_is_superuser', true],
       ])
-      expect((await kysely({ ...all, '0004_more': table('more') }).migrateToLatest()).results).toEqual([
-        { migrationName: '0004_more', direction: 'Up', status: 'Success' },
+      expect((await kysely({ ...all, '0005_more': table('more') }).migrateToLatest()).results).toEqual([
+        { migrationName: '0005_more', direction: 'Up', status: 'Success' },
       ])
     })
 
