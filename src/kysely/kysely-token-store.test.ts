@@ -47,7 +47,7 @@ for (const backend of BACKENDS) {
       const staff = await users.create({ username: 'joined-staff', password: null, isStaff: true, isActive: false })
       const { key } = await joined.getOrCreate(staff.id)
       const found = await joined.findWithUser?.(key)
-      expect(found?.user).toEqual({ id: staff.id, username: 'joined-staff', isActive: false, isStaff: true, isAuthenticated: true })
+      expect(found?.user).toEqual({ id: staff.id, username: 'joined-staff', isActive: false, isStaff: true, isSuperuser: false, isAuthenticated: true })
       expect(found?.token).toEqual(await joined.findByKey(key))
     })
 
