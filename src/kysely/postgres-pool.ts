@@ -106,8 +106,12 @@ export class GuardedPostgresPool implements PostgresPool {
   /** Whether statements run unnamed (PgBouncer named or detected). */
   unnamed: boolean
   private warned = false
-  /** The watchdog's tick count, and its timer (started with the first connection). */
-  tick = 0
+  /**
+   * The watchdog's tick count, and its timer (started with the first connection). It starts at 1:
+   * a statement's start tick of 0 means "none running", so one sent before the first tick must
+   * not read as unwatched.
+   */
+  tick = 1
   readonly tickMs: number
   private watchdog: ReturnType<typeof setInterval> | null = null
 

@@ -208,6 +208,21 @@ export async function runClientProgram(options: ClientProgramOptions): Promise<v
   const anonymousCreate = await client.POST('/api/articles/', { body: { title: 'x', score: 1 } })
   check(anonymousCreate.response.status === 401 && anonymousCreate.error?.detail !== undefined, 'create 401')
 
+  // --- The detail route: anyone reads; only the author changes (an object permission); 404 after a delete.
+  const createdId = created.data.id
+  const one = await client.GET('/api/articles/{id}/', { params: { path: { id: createdId } } })
+  check(one.data?.id === createdId && one.data.author === 'bob', 'detail')
+  const replaced = await client.PUT('/api/articles/{id}/', { params: { path: { id: createdId } }, body: { title: 'Replaced', score: 5 }, headers: bob })
+  check(replaced.data?.title === 'Replaced' && replaced.data.score === 5, 'detail PUT by the author')
+  const notAuthor = await client.PATCH('/api/articles/{id}/', { params: { path: { id: createdId } }, body: { score: 1 }, headers: aliceToken })
+  check(notAuthor.response.status === 403 && notAuthor.error?.detail === 'Only the author may change this article.', 'detail PATCH by another user is a typed 403')
+  const patched = await client.PATCH('/api/articles/{id}/', { params: { path: { id: createdId } }, body: { score: 2 }, headers: bob })
+  check(patched.data?.title === 'Replaced' && patched.data.score === 2, 'detail PATCH by the author')
+  const deleted = await client.DELETE('/api/articles/{id}/', { params: { path: { id: createdId } }, headers: bob })
+  check(deleted.response.status === 204, 'detail DELETE')
+  const gone = await client.GET('/api/articles/{id}/', { params: { path: { id: createdId } } })
+  check(gone.response.status === 404 && gone.error?.detail === 'Not found.', 'a deleted article is a typed 404')
+
   // --- The document itself.
   const doc = await client.GET('/api/openapi.json')
   check(doc.data !== undefined, 'the document')
