@@ -118,8 +118,8 @@ export interface OpenDatabaseOptions {
    * as startup parameters nor changed with `SET` (PgBouncer refuses the first and would hand
    * the second to other clients). The client-side `statementTimeoutMs` still applies; set the
    * server's with `ALTER ROLE … SET statement_timeout`. Without it, a pool that meets
-   * PgBouncer's `prepared statement … already exists` / `does not exist` switches to unnamed
-   * statements by itself, with one warning.
+   * PgBouncer's `prepared statement … already exists` / `does not exist`, or its refusal of the
+   * timeout startup parameters, switches to this mode by itself, with one warning.
    * @default false
    */
   readonly pgbouncer?: boolean

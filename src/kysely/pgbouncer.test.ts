@@ -95,4 +95,15 @@ describe.runIf(postgresAvailable() && pgbouncerAvailable())('PostgreSQL through 
       warn.mockRestore()
     }
   }, 60_000)
+
+  it('without it, on PgBouncer as installed (it refuses the timeout startup parameters): connects without them, one warning, every statement answers', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      await exercise(strict.through(target.url))
+      expect(warn).toHaveBeenCalledTimes(1)
+      expect(String(warn.mock.calls[0]?.[0])).toMatch(/statement_timeout startup parameter.*pgbouncer: true.*\?pgbouncer=true/s)
+    } finally {
+      warn.mockRestore()
+    }
+  }, 60_000)
 })

@@ -30,8 +30,19 @@ export interface PgResult {
 interface PgPool {
   connect(): Promise<unknown>
   end(): Promise<void>
-  /** node-postgres' pool settings: Kysely 0.29 reads them (`PostgresPool.options`). */
+  /**
+   * node-postgres' pool settings: Kysely 0.29 reads them (`PostgresPool.options`), and new
+   * connections are made from them (the timeouts are dropped when a pooler refuses them).
+   */
   readonly options?: object
+}
+
+/** The startup parameters gatehouse sends (timeouts), which PgBouncer refuses unless told to ignore them. */
+const TIMEOUT_STARTUP_PARAMETERS = ['statement_timeout', 'idle_in_transaction_session_timeout'] as const
+
+/** PgBouncer's refusal of a timeout startup parameter (`unsupported startup parameter: statement_timeout`). */
+function refusedTimeoutParameter(error: unknown): boolean {
+  return error instanceof Error && /unsupported startup parameter: (statement_timeout|idle_in_transaction_session_timeout)\b/i.test(error.message)
 }
 
 /** How `guardedPostgresPool` runs statements. */
@@ -96,7 +107,8 @@ const MAX_TICK_MS = 250
  *   only when the connection's value differs); it is looked up only once it has been used.
  */
 export class GuardedPostgresPool implements PostgresPool {
-  readonly settings: GuardedPoolSettings
+  /** Fixed but for `pgbouncer` and `serverStatementTimeoutMs`, which change once when a pooler is detected. */
+  settings: GuardedPoolSettings
   private readonly pool: PgPool
   /** Kysely keys its connections by client object: one guarded client per pg client. */
   private readonly clients = new WeakMap<object, GuardedClient>()
@@ -106,6 +118,8 @@ export class GuardedPostgresPool implements PostgresPool {
   /** Whether statements run unnamed (PgBouncer named or detected). */
   unnamed: boolean
   private warned = false
+  /** The timeout startup parameters were dropped after a refusal. */
+  private startupParametersDropped = false
   /**
    * The watchdog's tick count, and its timer (started with the first connection). It starts at 1:
    * a statement's start tick of 0 means "none running", so one sent before the first tick must
@@ -132,12 +146,16 @@ export class GuardedPostgresPool implements PostgresPool {
   }
 
   /** A checked-out guarded client; release it with `release()`. */
-  async acquire(): Promise<GuardedClient> {
+  async acquire(retry = true): Promise<GuardedClient> {
     let client: PgClient
     try {
       client = (await this.pool.connect()) as PgClient
     } catch (error) {
-      throw isStoreUnavailable(error) ? new StoreUnavailable('postgres', acquisitionStep(error), error) : error
+      if (!(retry && refusedTimeoutParameter(error) && this.dropTimeoutStartupParameters())) {
+        throw isStoreUnavailable(error) ? new StoreUnavailable('postgres', acquisitionStep(error), error) : error
+      }
+      // PgBouncer refused the timeouts: connect again, without them.
+      return this.acquire(false)
     }
     let guarded = this.clients.get(client)
     if (guarded === undefined) {
@@ -168,13 +186,38 @@ export class GuardedPostgresPool implements PostgresPool {
 
   /** A named statement failed because a transaction pooler is between: from now on every statement runs unnamed. */
   fallBackToUnnamed(code: string): void {
+    this.poolerDetected(`PostgreSQL answered a named prepared statement with ${code} (${code === DUPLICATE_PREPARED_STATEMENT ? 'already exists' : 'does not exist'})`)
+  }
+
+  /**
+   * PgBouncer refused the timeouts sent as startup parameters (as it does unless its
+   * `ignore_startup_parameters` lists them): new connections start without them, and the pool
+   * runs as under `pgbouncer`. False when the pool never sent them (no retry can help).
+   */
+  private dropTimeoutStartupParameters(): boolean {
+    const options = this.pool.options as Record<string, unknown> | undefined
+    if (options === undefined) return false
+    // Concurrent connects all meet the refusal: the first drops the parameters, all retry.
+    if (!TIMEOUT_STARTUP_PARAMETERS.some((name) => options[name] !== undefined)) return this.startupParametersDropped
+    for (const name of TIMEOUT_STARTUP_PARAMETERS) delete options[name]
+    this.startupParametersDropped = true
+    this.poolerDetected('the server refused the statement_timeout startup parameter')
+    return true
+  }
+
+  /**
+   * A transaction pooler is between (told by the server's answers, not by `pgbouncer`): from now
+   * on statements run unnamed and the server's timeout is never changed with `SET` (it would stay
+   * on a server connection other clients get). One warning naming the setting that says so upfront.
+   */
+  private poolerDetected(reason: string): void {
     this.unnamed = true
+    this.settings = { ...this.settings, pgbouncer: true, serverStatementTimeoutMs: null }
     if (this.warned) return
     this.warned = true
     const warn = this.settings.warn ?? ((message: string) => console.warn(message))
     warn(
-      `gatehouse: PostgreSQL answered a named prepared statement with ${code} (${code === DUPLICATE_PREPARED_STATEMENT ? 'already exists' : 'does not exist'}): ` +
-        'a transaction pooler such as PgBouncer is between; statements now run unnamed. Open the database with ' +
+      `gatehouse: ${reason}: a transaction pooler such as PgBouncer is between; statements now run unnamed. Open the database with ` +
         'pgbouncer: true (or ?pgbouncer=true on DATABASE_URL) to run them unnamed from the start.',
     )
   }
