@@ -17,6 +17,7 @@ export { createStoreOutageLog, type StoreFaultLogger, type StoreOutageLogOptions
 export { type Format } from './core/request/negotiation.js'
 export { DEFAULT_SETTINGS, type Settings, type ErrorLogger } from './core/settings.js'
 export { ApiView, type Handler, type HandlerMethod, type RequestContext, type ViewOptions } from './core/view.js'
+export type { MaybePromise } from './core/maybe-promise.js'
 export type { ActionField, ActionFields, ViewActions } from './core/action-metadata.js'
 export type { RequestState } from './core/pipeline.js'
 export { Guard, type GuardOptions } from './core/guard.js'

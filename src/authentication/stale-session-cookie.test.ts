@@ -17,7 +17,7 @@ const session = new SessionAuthentication({ sessions, users })
 const token = new TokenAuthentication({ users, tokens: new FakeTokenStore([['b0b', 2]]) })
 const DJANGO_DELETION = 'sessionid=""; expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Path=/; SameSite=Lax'
 
-function answer(schemes: 'session' | 'token', cookie: string | null, headers: Record<string, string> = {}): Promise<ApiResponse> {
+async function answer(schemes: 'session' | 'token', cookie: string | null, headers: Record<string, string> = {}): Promise<ApiResponse> {
   const api = createApi({
     authentication: schemes === 'session' ? [token, session] : [token],
     responseMiddleware: [new StaleSessionCookie({ session })],

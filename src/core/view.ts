@@ -13,6 +13,7 @@ import type { OperationDescription } from './openapi-types.js'
 import type { ViewInfo } from './policy-context.js'
 import { finishResponse } from './response-finishing.js'
 import type { Settings } from './settings.js'
+import type { MaybePromise } from './maybe-promise.js'
 
 /** How many distinct Accept headers a view remembers the negotiated format of. */
 const MAX_NEGOTIATED = 64
@@ -32,7 +33,7 @@ export type { RequestContext } from './pipeline.js'
  * is declared, with the view's resolved settings, so a handler's configuration mistake (a
  * cursor ordering its source cannot order by) stops start-up instead of failing requests.
  */
-export type Handler = ((ctx: RequestContext) => Promise<ApiResponse>) & {
+export type Handler = ((ctx: RequestContext) => MaybePromise<ApiResponse>) & {
   readonly validate?: (settings: Settings, where: string) => void
   /** What OpenAPI documents say about the handler's operation (`listHandler` sets it). */
   readonly openApi?: OperationDescription
@@ -149,8 +150,15 @@ export class ApiView {
     return this.guard.settings
   }
 
-  /** Runs DRF's dispatch: negotiate → authenticate → permissions → throttles → handler. */
-  async handle(req: ApiRequest): Promise<ApiResponse> {
+  /**
+   * Runs DRF's dispatch: negotiate → authenticate → permissions → throttles → handler. The
+   * answer is synchronous when every step was (no promise is made for it); `await` reads both.
+   */
+  handle(req: ApiRequest): MaybePromise<ApiResponse> {
+    return this.handleAsync(req)
+  }
+
+  private async handleAsync(req: ApiRequest): Promise<ApiResponse> {
     const consulted: AuthenticationScheme[] = []
     const negotiated: { format: Format | null; handled: boolean } = { format: null, handled: false }
     let response: ApiResponse

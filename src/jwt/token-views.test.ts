@@ -14,7 +14,7 @@ let clock = 1_700_000_000
 const codec = new JwtCodec(resolveJwtSettings({ signingKey: 'views-test-signing-key-0123456789', rotateRefreshTokens: true }), () => clock)
 const bob = { id: 2, username: 'bob', isActive: true, isStaff: false, isAuthenticated: true } as const
 
-const refresh = (view: ReturnType<typeof api.view>, token: string): Promise<ApiResponse> =>
+const refresh = async (view: ReturnType<typeof api.view>, token: string): Promise<ApiResponse> =>
   view.handle(buildRequest({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh: token }) }))
 
 describe('jwtRefreshView', () => {

@@ -62,10 +62,7 @@ describe('listHandler', () => {
 
 describe('htmlTemplates', () => {
   const html = (api: ReturnType<typeof createApi>, options: Parameters<ReturnType<typeof createApi>['view']>[0]): Promise<string> =>
-    api
-      .view(options)
-      .handle(get('http://x/items/?page=2', 'text/html'))
-      .then((res) => String(res.body))
+    Promise.resolve(api.view(options).handle(get('http://x/items/?page=2', 'text/html'))).then((res) => String(res.body))
 
   it('replace a named template per API and per view, without touching another API in the same process', async () => {
     const pagination = new PageNumberPagination({ pageSize: 5 })

@@ -26,7 +26,7 @@ function view(settings: Partial<Settings>, options: Partial<ViewOptions> = {}): 
     handlers: { GET: async () => jsonResponse(200, { ok: true }) },
     ...options,
   })
-  return (req) => v.handle(buildRequest(req))
+  return async (req) => v.handle(buildRequest(req))
 }
 
 const header = (response: ApiResponse, name: string): string | undefined =>

@@ -32,7 +32,7 @@ const whoami: Handler = async (ctx) =>
 
 function view(settings: Partial<Settings>, options: Partial<ViewOptions> = {}): (req: BuildRequestOptions) => Promise<ApiResponse> {
   const v = createApi({ logError: () => undefined, ...settings }).view({ name: 'Test', handlers: { GET: whoami }, ...options })
-  return (req) => v.handle(buildRequest(req))
+  return async (req) => v.handle(buildRequest(req))
 }
 
 const header = (response: ApiResponse, name: string): string | undefined =>

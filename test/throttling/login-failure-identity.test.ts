@@ -62,7 +62,7 @@ describe('LoginFailureThrottle: the client address comes from the API’s numPro
     const loginFailures = new LoginFailureThrottle({ store: new MemoryThrottleStore(), rate: '1/min' })
     const api = createApi({ numProxies: 1 })
     const view = api.view(obtainAuthTokenView({ users: new FakeUserStore(), tokens: new FakeTokenStore(), loginFailures }))
-    const post = (password: string, forwarded: string): Promise<ApiResponse> =>
+    const post = async (password: string, forwarded: string): Promise<ApiResponse> =>
       view.handle(
         buildRequest({
           method: 'POST',

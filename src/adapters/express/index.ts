@@ -244,8 +244,7 @@ export function viewHandler(view: ApiView, options: ExpressOptions = {}): Reques
   return markView((req: Request, res: Response, next: NextFunction): void => {
     const request = toApiRequest(req, options)
     if (request === null) return sendApiResponse(res, INVALID_HOST_RESPONSE)
-    view
-      .handle(request)
+    Promise.resolve(view.handle(request))
       .then((response) => {
         // A body left unread past the limit is not drained: the connection closes instead.
         if (response.status === 413 && !req.complete) res.setHeader('Connection', 'close')
