@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely'
+import { PostgresAdapter, sql, type Kysely } from 'kysely'
 
 /**
  * One migration: `up` applies it, `down` (optional) undoes it. The same shape as Kysely's own
@@ -31,6 +31,12 @@ export interface MigrationResultSet {
 /** Kysely's `MIGRATION_LOCK_ID`: the one row of the lock table. */
 const LOCK_ROW_ID = 'migration_lock'
 
+/**
+ * The advisory lock key of Kysely's `PostgresAdapter`: taken here as a transaction lock, it
+ * still excludes a Kysely `Migrator` holding it as a session lock (one lock space).
+ */
+const POSTGRES_LOCK_KEY = '3853314791062309107'
+
 /** A row of the migration table, as Kysely's `Migrator` writes it. */
 interface MigrationRow {
   name: string
@@ -58,7 +64,8 @@ class MigrationRunError extends Error {
  * gatehouse runs its migrations itself because Kysely 0.29 moved `Migrator` from `kysely` to
  * `kysely/migration`: a static import of either breaks on the other version, and a dynamic one
  * defeats bundlers. What it needs of Kysely is public on both 0.28 and 0.29: the dialect
- * adapter's migration lock (`pg_advisory_lock` on PostgreSQL; SQLite's single connection) and
+ * adapter's migration lock (SQLite's single connection; on PostgreSQL the same advisory lock,
+ * taken as a transaction lock so that it works through a transaction pooler) and
  * `supportsTransactionalDdl` (all pending migrations in one transaction where the database can).
  */
 export async function runMigrations(
@@ -107,6 +114,17 @@ export async function runMigrations(
     }
   }
   try {
+    if (adapter instanceof PostgresAdapter) {
+      // A transaction-level lock, taken inside the migrations' transaction and released by its
+      // end: a transaction pooler (PgBouncer) keeps a transaction on one server connection but
+      // not a session, so Kysely's session lock would be taken on one server connection and
+      // "released" on another, left held for the next run to wait on.
+      const locked = async (trx: Kysely<unknown>): Promise<MigrationResultSet> => {
+        await sql`select pg_advisory_xact_lock(${sql.lit(POSTGRES_LOCK_KEY)}::bigint)`.execute(trx)
+        return run(trx)
+      }
+      return await (db.isTransaction ? locked(db) : db.transaction().execute(locked))
+    }
     if (db.isTransaction) {
       if (!adapter.supportsTransactionalDdl) throw new Error('this dialect has no transactional DDL: give migrate a database, not a transaction')
       return await withLock(db, run)

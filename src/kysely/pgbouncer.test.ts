@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { freshPostgres, postgresAvailable, type TestDatabase } from '../../test/helpers/databases.js'
 import { pgbouncerAvailable, startPgbouncer, type ThrowawayPgbouncer } from '../../test/helpers/throwaway-pgbouncer.js'
 import { openDatabase, pgbouncerFromUrl } from './database.js'
+import { authMigrations, migrate } from './migrations.js'
 import { prepareQuery } from './prepared-query.js'
 
 describe('pgbouncerFromUrl', () => {
@@ -106,4 +107,38 @@ describe.runIf(postgresAvailable() && pgbouncerAvailable())('PostgreSQL through 
       warn.mockRestore()
     }
   }, 60_000)
+
+  it('migrations through PgBouncer with pgbouncer=true: applied once, the migration lock never outlives its transaction, concurrent runs wait for each other', async () => {
+    const migrated = await freshPostgres()
+    const direct = await openDatabase(migrated.url, { poolSize: 1 })
+    const url = `${strict.through(migrated.url)}?pgbouncer=true`
+    const options = { poolSize: 4, connectTimeoutMs: 20_000, statementTimeoutMs: 20_000 }
+    const [first, second, traffic] = await Promise.all([openDatabase(url, options), openDatabase(url, options), openDatabase(url, options)])
+    // Other clients' statements keep PgBouncer's two server connections changing hands, as in production.
+    let running = true
+    const busy = (async () => {
+      while (running) await sql`select pg_sleep(0.005)`.execute(traffic.db)
+    })()
+    const advisoryLocks = async (): Promise<number> =>
+      (await sql<{ n: number }>`select count(*)::int as n from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())`.execute(direct.db)).rows[0]?.n ?? -1
+    try {
+      const applied = await migrate(first.db, authMigrations('postgres'))
+      expect(applied.results?.map((r) => r.status)).toEqual(['Success', 'Success', 'Success', 'Success'])
+      expect(await advisoryLocks()).toBe(0)
+      // Runs of other migration tables, two at a time: each waits for the lock, none hangs on one left behind.
+      for (let round = 0; round < 5; round++) {
+        const migrations = { [`0001_round_${round}`]: { up: async (db: Parameters<typeof migrate>[0]) => sql`create table ${sql.table(`round_${round}`)} (id int)`.execute(db).then(() => undefined) } }
+        const runs = await Promise.all([migrate(first.db, migrations, `history_${round}`), migrate(second.db, migrations, `history_${round}`)])
+        // Applied by exactly one of the two; the other found it done.
+        expect(runs.flatMap((r) => r.results ?? []).map((r) => r.status)).toEqual(['Success'])
+        expect(await advisoryLocks()).toBe(0)
+      }
+      expect((await sql<{ n: number }>`select count(*)::int as n from gatehouse_migrations`.execute(direct.db)).rows[0]?.n).toBe(4)
+    } finally {
+      running = false
+      await busy.catch(() => undefined)
+      await Promise.all([first.close(), second.close(), traffic.close(), direct.close()])
+      await migrated.drop()
+    }
+  }, 120_000)
 })
