@@ -34,6 +34,7 @@ export default defineConfig({
       { find: /^gatehouse\/node$/, replacement: source('./src/adapters/node-http/index.ts') },
       { find: /^gatehouse\/testing$/, replacement: source('./src/testing/index.ts') },
       { find: /^gatehouse\/http$/, replacement: source('./src/http/index.ts') },
+      { find: /^gatehouse\/jwt$/, replacement: source('./src/jwt/index.ts') },
       { find: /^gatehouse\/admin$/, replacement: source('./src/admin/index.ts') },
     ],
   },

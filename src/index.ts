@@ -1,7 +1,9 @@
 // gatehouse: the framework-free public surface, what an app codes against (explicit names only;
-// api/gatehouse.api.md pins every entry's surface, test/package/api-report.test.ts checks it).
-// Adapters, Kysely and Redis stores, the store suites and the request plumbing for adapters
-// (`gatehouse/http`) are subpath exports.
+// api/gatehouse.api.md pins every entry's surface, test/package/api-report.test.ts checks it):
+// the contracts, schemes, permissions, throttles, paginators and views. JWT (`gatehouse/jwt`),
+// the HTML and query helpers and the request plumbing for adapters (`gatehouse/http`), the
+// adapters, the Kysely and Redis stores and the store suites are subpath exports, so that an
+// app loads only the features it imports (no `jose` without JWT).
 export type { ApiRequest, HeaderBag, RequestData } from './core/api-request.js'
 export type { ApiResponse } from './core/api-response.js'
 export { jsonResponse, emptyResponse, withHeaders } from './core/api-response.js'
@@ -65,7 +67,6 @@ export { UserRateThrottle } from './throttling/user-rate-throttle.js'
 export { ScopedRateThrottle, type ScopedRateThrottleOptions } from './throttling/scoped-rate-throttle.js'
 export { MemoryThrottleStore, type MemoryThrottleStoreOptions } from './throttling/memory-throttle-store.js'
 export type {
-  HtmlContext,
   KeyValue,
   OrderingField,
   Page,
@@ -76,9 +77,6 @@ export type {
   SeekArgs,
   SeekSource,
   TemplateOption,
-  ControlTemplate,
-  TemplateName,
-  HtmlTemplates,
   PositionSeekArgs,
 } from './pagination/paginator.js'
 export { BasePagination, type BasePaginationOptions } from './pagination/base-pagination.js'
@@ -88,11 +86,8 @@ export { CursorPagination, parseOrdering, type CursorPaginationOptions, type Cur
 export { LinkHeaderPagination } from './pagination/link-header-pagination.js'
 export type { CountStrategy } from './pagination/count-strategy.js'
 export { ArrayPageSource, type FieldReader } from './pagination/array-page-source.js'
-export { numbersTemplate, previousNextTemplate, escapeHtml } from './core/html/control-templates.js'
-export { replaceQueryParam, removeQueryParam, parsePositiveInt } from './pagination/query-params.js'
 export { listHandler, paginatedList, type ListHandlerOptions, type PaginatedListOptions } from './pagination/list-handler.js'
 export { OrderingFilter, type OrderingFilterOptions } from './pagination/ordering-filter.js'
-export { formatResponse } from './core/html/format-response.js'
 export type { UserStore, NewUser } from './stores/user-store.js'
 export { UserCreatedHookError, type UserCreatedHook } from './stores/user-created-hook.js'
 export type { TokenStore, TokenRecord, TokenWithUser } from './stores/token-store.js'
@@ -112,11 +107,3 @@ export { describeHandler } from './openapi/describe-handler.js'
 export { policyRoute, type DescribedRoute, type OpenApiRouteOptions, type PolicyRoute } from './openapi/policy-route.js'
 export { namedSchema } from './core/named-schema.js'
 export type { OpenApiLicense } from './openapi/document.js'
-export { resolveJwtSettings, type JwtSettings, type ResolvedJwtSettings } from './jwt/jwt-settings.js'
-export { JwtCodec, type JwtPayload, type TokenType } from './jwt/jwt-codec.js'
-export { JWT_ALGORITHMS, publicJwkFromPem, type JwtAlgorithm, type PublicJwk } from './jwt/jwt-keys.js'
-export { jwksView, type JwksViewOptions } from './jwt/jwks-view.js'
-export { TokenError, TOKEN_MESSAGES } from './jwt/token-error.js'
-export { JWTAuthentication, JWTStatelessUserAuthentication, integerUserId, type JwtAuthenticationOptions, type JwtUserAuthenticationOptions } from './jwt/jwt-authentication.js'
-export type { JwtBlacklistStore, JwtTokenInfo, OutstandingJwt } from './stores/jwt-blacklist-store.js'
-export { jwtObtainPairView, jwtRefreshView, jwtVerifyView, jwtBlacklistView, type JwtBlacklistViewOptions, refreshPayloadFor, accessPayloadFrom, NO_ACTIVE_ACCOUNT_MESSAGE, type JwtViewOptions, type JwtObtainPairOptions, type JwtRefreshOptions } from './jwt/token-views.js'

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net'
 import { CompactSign } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { simplejwt, type SimplejwtAnswer, type SimplejwtJob } from './simplejwt.js'
-import { JwtCodec, TokenError, accessPayloadFrom, createApi, jwksView, refreshPayloadFor, resolveJwtSettings, route, type StoredUser } from 'gatehouse'
+import { createApi, route, type StoredUser } from 'gatehouse'
+import { JwtCodec, TokenError, accessPayloadFrom, jwksView, refreshPayloadFor, resolveJwtSettings } from 'gatehouse/jwt'
 import { router } from 'gatehouse/node'
 
 /**

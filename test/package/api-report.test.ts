@@ -3,6 +3,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import * as root from 'gatehouse'
+import * as httpEntry from 'gatehouse/http'
+import * as jwtEntry from 'gatehouse/jwt'
 import { apiReport, entryPoints, REPORT_PATH } from '../../scripts/api-report.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -26,6 +28,7 @@ describe('the public API report', () => {
       'gatehouse/node',
       'gatehouse/testing',
       'gatehouse/http',
+      'gatehouse/jwt',
       'gatehouse/admin',
     ])
   })
@@ -34,5 +37,13 @@ describe('the public API report', () => {
     const internals = ['pythonStrip', 'PAGE_BREAK', 'csrfCookieHeader', 'throttleWait', 'maskCsrfSecret', 'parseCookies', 'dummyHash']
     const movedToHttp = ['createApiRequest', 'runPolicies', 'parsePythonInt', 'queryParam', 'matchRoutes', 'encodeCursor', 'decodeCursor', 'renderBrowsablePage']
     for (const name of [...internals, ...movedToHttp]) expect(Object.keys(root)).not.toContain(name)
+  })
+
+  it('keeps JWT and the HTML and query helpers out of the root entry (gatehouse/jwt, gatehouse/http)', () => {
+    const jwt = ['JWTAuthentication', 'JWTStatelessUserAuthentication', 'JwtCodec', 'resolveJwtSettings', 'jwtObtainPairView', 'jwksView', 'TokenError', 'JWT_ALGORITHMS']
+    const html = ['formatResponse', 'numbersTemplate', 'previousNextTemplate', 'escapeHtml', 'replaceQueryParam', 'removeQueryParam', 'parsePositiveInt']
+    for (const name of [...jwt, ...html]) expect(Object.keys(root), name).not.toContain(name)
+    for (const name of jwt) expect(Object.keys(jwtEntry), name).toContain(name)
+    for (const name of html) expect(Object.keys(httpEntry), name).toContain(name)
   })
 })

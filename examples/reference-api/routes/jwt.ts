@@ -1,6 +1,6 @@
 import { route, type Route } from 'gatehouse'
 import { IsAuthenticated } from 'gatehouse'
-import { JWTAuthentication, jwksView, jwtBlacklistView, jwtObtainPairView, jwtRefreshView, jwtVerifyView } from 'gatehouse'
+import { JWTAuthentication, jwksView, jwtBlacklistView, jwtObtainPairView, jwtRefreshView, jwtVerifyView } from 'gatehouse/jwt'
 import type { ReferenceContext } from '../context.js'
 import { whoami } from './identity.js'
 
