@@ -79,12 +79,12 @@ export function documentationBlocks(root: string): CodeBlock[] {
   return documentationFiles(root).flatMap((file) => extractBlocks(file, readFileSync(join(root, file), 'utf8')))
 }
 
-/** The TypeScript blocks of the README section under `heading`, up to the next heading of any level. */
-export function sectionBlocks(readme: string, heading: string): string[] {
-  const lines = readme.split('\n')
+/** The TypeScript blocks of the section under `heading` of a page (`file` names it in errors), up to the next heading of any level. */
+export function sectionBlocks(page: string, heading: string, file = 'README.md'): string[] {
+  const lines = page.split('\n')
   const start = lines.indexOf(heading)
-  if (start === -1) throw new Error(`README.md has no "${heading}" heading`)
+  if (start === -1) throw new Error(`${file} has no "${heading}" heading`)
   let end = lines.findIndex((line, index) => index > start && /^#{1,6} /.test(line))
   if (end === -1) end = lines.length
-  return extractBlocks('README.md', lines.slice(start, end).join('\n')).map((block) => block.code)
+  return extractBlocks(file, lines.slice(start, end).join('\n')).map((block) => block.code)
 }

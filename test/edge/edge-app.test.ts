@@ -1,5 +1,5 @@
 /**
- * The README's Cloudflare-Workers-style app (examples/edge-worker/worker.ts), bundled for the
+ * The Cloudflare-Workers-style app of docs/runtimes.md (examples/edge-worker/worker.ts), bundled for the
  * edge and run in workerd with no Node compatibility, answers as gatehouse answers on Node:
  * token authentication, permissions, a throttle, a page with links and DRF's error bodies,
  * over real HTTP.

@@ -1,9 +1,9 @@
 /**
- * The README's Bun and Deno apps are examples/bun-app/app.ts and examples/deno-app/main.ts,
+ * The Bun and Deno apps of docs/runtimes.md are examples/bun-app/app.ts and examples/deno-app/main.ts,
  * word for word, and each runs on its runtime (the binaries the npm packages install): SQLite
  * through the runtime's own driver, Hono on Bun.serve / Deno.serve, a 401 in DRF's shape, and
  * the client's address read from the runtime's server (it throttles per client).
- * (test/docs/ type-checks the README's blocks like every other.)
+ * (test/docs/ type-checks the page's blocks like every other.)
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -29,7 +29,7 @@ const APPS = [
     runtime: 'deno',
     heading: '### Deno',
     file: 'examples/deno-app/main.ts',
-    // The README's permissions; the import map and sloppy imports only serve this checkout's sources.
+    // The page's permissions; the import map and sloppy imports only serve this checkout's sources.
     args: ['run', '--allow-net', '--allow-env', '--allow-read', '--allow-write', '--unstable-sloppy-imports', '--import-map=examples/reference-api/deno-imports.json', 'examples/deno-app/main.ts'],
     listening: /Listening on http:\/\/127\.0\.0\.1:(\d+)\//,
   },
@@ -66,18 +66,18 @@ function start(app: (typeof APPS)[number], databaseUrl: string): Promise<{ url: 
   })
 }
 
-describe('the README apps for Bun and Deno', () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+describe('the docs/runtimes.md apps for Bun and Deno', () => {
+  const page = readFileSync(join(ROOT, 'docs', 'runtimes.md'), 'utf8')
 
   for (const app of APPS) {
-    it(`${app.heading.slice(4)}: the README block is ${app.file}, word for word`, () => {
-      const blocks = sectionBlocks(readme, app.heading)
+    it(`${app.heading.slice(4)}: the docs block is ${app.file}, word for word`, () => {
+      const blocks = sectionBlocks(page, app.heading, 'docs/runtimes.md')
       expect(blocks).toHaveLength(1)
       expect(blocks[0]).toBe(readFileSync(join(ROOT, app.file), 'utf8').replace(/\n$/, ''))
     })
 
     it(`${app.heading.slice(4)}: runs on ${app.runtime} and answers`, async () => {
-      const dir = mkdtempSync(join(tmpdir(), `gatehouse-readme-${app.runtime}-`))
+      const dir = mkdtempSync(join(tmpdir(), `gatehouse-docs-${app.runtime}-`))
       try {
         const server = await start(app, `sqlite:${join(dir, 'app.sqlite3')}`)
         try {
