@@ -9,11 +9,20 @@
  *     npx tsx bench/side-by-side.ts [--db sqlite|postgres|both] [--duration 10 | --requests 20000] [--connections 32]
  *       [--rounds 3] [--path '/api/articles/?page=3'] [--servers hand,fastify,express,hono,node,plain]
  *       [--variant name:ENV=value,ENV=value]… [--before name:/checkout/of/another/commit]… [--json out.json]
+ *       [--pooler postgres://user@host:6432 [--pooler-flag on|off|both]]
  *
  * `plain` is the stack a user would write instead (`plain-stack-server.ts`: Fastify, @fastify/auth
  * and Kysely building each query per request).
  * `--variant` adds a gatehouse server (on Fastify unless its env sets GATEHOUSE_FRAMEWORK)
  * with extra environment, e.g. `--variant cached:GATEHOUSE_COUNT=cached:60000`.
+ * `--pooler URL` (PostgreSQL only): a transaction pooler such as PgBouncer in front of
+ * DATABASE_URL's server (`scripts/ci-services.sh` starts one on 127.0.0.1:6432). Every gatehouse
+ * server and variant is also served through it, on the same database (its name replaces the
+ * URL's path), with `?pgbouncer=true` (`--pooler-flag on`, the default), without it (`off`: the
+ * pool finds the pooler itself, with one warning), or both. The table then also gives the
+ * pooler's CPU per request (every `pgbouncer` process) and each server's warnings about a pooler.
+ * Non-2xx answers and socket errors are counted in every run, warm-up included; any makes the
+ * command exit non-zero after the report.
  * Each database is new (a temporary SQLite file, or a `gh_bench_<random>` database on the
  * server of DATABASE_URL, dropped at the end), migrated and seeded by the reference API
  * (137 articles). Before loading, every server's answer is fetched and must equal the
@@ -45,6 +54,10 @@ interface Options {
   json: string | null
   /** Instead of loading: N sequential requests per server, bytes allocated and promises created per request (alloc-probe.ts). */
   alloc: number | null
+  /** A transaction pooler in front of DATABASE_URL's server: gatehouse servers are also served through it. */
+  pooler: string | null
+  /** With `?pgbouncer=true` (on), without (off), or each. */
+  poolerFlags: ('on' | 'off')[]
 }
 
 function parseArgs(argv: readonly string[]): Options {
@@ -60,6 +73,8 @@ function parseArgs(argv: readonly string[]): Options {
     before: [],
     json: null,
     alloc: null,
+    pooler: null,
+    poolerFlags: ['on'],
   }
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]]
@@ -84,6 +99,11 @@ function parseArgs(argv: readonly string[]): Options {
       o.before.push({ name: value.slice(0, colon), root: value.slice(colon + 1) })
     } else if (flag === '--json') o.json = value
     else if (flag === '--alloc') o.alloc = Number(value)
+    else if (flag === '--pooler') o.pooler = value
+    else if (flag === '--pooler-flag') {
+      if (value !== 'on' && value !== 'off' && value !== 'both') throw new Error(`--pooler-flag must be on, off or both, got ${value}`)
+      o.poolerFlags = value === 'both' ? ['on', 'off'] : [value]
+    }
     else throw new Error(`unknown option ${flag}`)
   }
   return o
@@ -100,13 +120,13 @@ function processTicks(pid: number): number {
   }
 }
 
-/** CPU ticks of every PostgreSQL server process, by pid. */
-function postgresTicks(): Map<number, number> {
+/** CPU ticks of every process named `command` (`postgres`: the PostgreSQL server's), by pid. */
+function postgresTicks(command = 'postgres'): Map<number, number> {
   const out = new Map<number, number>()
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     try {
-      if (readFileSync(join('/proc', entry, 'comm'), 'utf8').trim() !== 'postgres') continue
+      if (readFileSync(join('/proc', entry, 'comm'), 'utf8').trim() !== command) continue
       out.set(Number(entry), processTicks(Number(entry)))
     } catch {
       // exited meanwhile
@@ -131,6 +151,12 @@ interface Sample extends WrkResult {
   tool: 'wrk' | 'autocannon'
   nodeCpuMsPerRequest: number
   dbCpuMsPerRequest: number | null
+  /** The pooler's CPU per request (`--pooler` runs only). */
+  poolerCpuMsPerRequest: number | null
+  /** Non-2xx answers in this server's warm-up (the loaded run's are `non2xx`). */
+  warmupNon2xx: number
+  /** The server's warnings about a transaction pooler so far. */
+  poolerWarnings: number
 }
 
 const PROBE = join(import.meta.dirname, 'alloc-probe.ts')
@@ -150,6 +176,19 @@ async function startServers(options: Options, database: TestDatabase, promises =
   for (const variant of options.variants) {
     servers.push({ name: `gatehouse ${variant.name}`, instance: await startInstance({ startTimeoutMs: 240_000, env: { ...env, ...variant.env }, script: [...probe, REFERENCE_MAIN(root), 'serve'] }) })
   }
+  // The same servers again through the pooler, once they have migrated and seeded the database directly.
+  if (options.pooler !== null && database.name === 'postgres') {
+    for (const flag of options.poolerFlags) {
+      const url = poolerUrl(database.url, options.pooler, flag === 'on')
+      const via = flag === 'on' ? 'via pooler' : 'via pooler, no ?pgbouncer'
+      for (const framework of gatehouse) {
+        servers.push({ name: `gatehouse ${framework} ${via}`, instance: await startInstance({ startTimeoutMs: 240_000, env: { ...env, DATABASE_URL: url, GATEHOUSE_FRAMEWORK: framework }, script: [...probe, REFERENCE_MAIN(root), 'serve'] }) })
+      }
+      for (const variant of options.variants) {
+        servers.push({ name: `gatehouse ${variant.name} ${via}`, instance: await startInstance({ startTimeoutMs: 240_000, env: { ...env, ...variant.env, DATABASE_URL: url }, script: [...probe, REFERENCE_MAIN(root), 'serve'] }) })
+      }
+    }
+  }
   for (const other of options.before) {
     servers.push({ name: other.name, instance: await startInstance({ startTimeoutMs: 240_000, env, root: other.root, script: [...probe, REFERENCE_MAIN(other.root), 'serve'] }) })
   }
@@ -162,6 +201,34 @@ async function startServers(options: Options, database: TestDatabase, promises =
     servers.unshift({ name: 'hand-written', instance: await startInstance({ startTimeoutMs: 240_000, env, script: [...probe, join(import.meta.dirname, 'hand-written-server.ts')] }) })
   }
   return servers
+}
+
+/** `databaseUrl` (the fresh database) served through the pooler at `pooler`: its scheme, credentials, host and port, the database's name and query. */
+function poolerUrl(databaseUrl: string, pooler: string, flag: boolean): string {
+  const through = new URL(databaseUrl)
+  const at = new URL(pooler)
+  through.protocol = at.protocol
+  through.username = at.username
+  through.password = at.password
+  through.host = at.host
+  if (flag) through.searchParams.set('pgbouncer', 'true')
+  return through.toString()
+}
+
+/** How many of a server's log lines so far warn about a transaction pooler (the pool's fallback). */
+function poolerWarnings(server: Server): number {
+  return server.instance.output().match(/a transaction pooler such as PgBouncer is between/g)?.length ?? 0
+}
+
+/** What a server logged about its failed answers since `from` (a 503's store fault, a 500), each distinct line with its count. */
+function failureReasons(server: Server, from: number): string {
+  const counts = new Map<string, number>()
+  for (const line of server.instance.output().slice(from).split('\n')) {
+    if (!/^gatehouse: 503 |server error|unhandled/i.test(line)) continue
+    const reason = line.replace(/^gatehouse: 503 \S+ \S+: /, '503: ').slice(0, 200)
+    counts.set(reason, (counts.get(reason) ?? 0) + 1)
+  }
+  return [...counts].map(([reason, n]) => `  ${n} × ${reason}`).join('\n')
 }
 
 /** Every server's answer must be the baseline's (the first server's), ports masked. */
@@ -275,28 +342,42 @@ async function runDatabase(options: Options, db: 'sqlite' | 'postgres'): Promise
     await checkSameAnswer(servers, options.path)
     process.stderr.write(`${db}: ${servers.length} servers answer alike; warming up\n`)
     const length: LoadLength = options.requests === null ? { seconds: options.duration } : { requests: options.requests }
-    for (const s of servers) await load(`${s.instance.baseUrl}${options.path}`, options.connections, options.requests === null ? { seconds: 3 } : { requests: Math.ceil(options.requests / 4) })
+    const warmupNon2xx = new Map<string, number>()
+    for (const s of servers) {
+      const logged = s.instance.output().length
+      const warm = await load(`${s.instance.baseUrl}${options.path}`, options.connections, options.requests === null ? { seconds: 3 } : { requests: Math.ceil(options.requests / 4) })
+      warmupNon2xx.set(s.name, warm.non2xx + warm.errors)
+      if (warm.non2xx + warm.errors > 0) process.stderr.write(`${db} warm-up ${s.name}: ${warm.non2xx} non-2xx, ${warm.errors} socket errors\n${failureReasons(s, logged)}\n`)
+    }
     const samples: Sample[] = []
     for (let round = 0; round < options.rounds; round++) {
       // Alternate the order each round, so no server always runs first or last.
       const order = round % 2 === 0 ? servers : [...servers].reverse()
       for (const s of order) {
         const pid = s.instance.child.pid ?? 0
+        const logged = s.instance.output().length
         const nodeBefore = processTicks(pid)
         const pgBefore = db === 'postgres' ? postgresTicks() : new Map<number, number>()
+        const poolerBefore = options.pooler !== null && db === 'postgres' ? postgresTicks('pgbouncer') : null
         const result = await load(`${s.instance.baseUrl}${options.path}`, options.connections, length)
         const nodeTicks = processTicks(pid) - nodeBefore
         const pgTicks = db === 'postgres' ? ticksDelta(pgBefore, postgresTicks()) : 0
+        const poolerTicks = poolerBefore === null ? null : ticksDelta(poolerBefore, postgresTicks('pgbouncer'))
         const perRequest = (ticks: number): number => (ticks * 1000) / CLOCK_TICKS / Math.max(1, result.requests)
         const sample: Sample = {
           server: s.name,
           ...result,
           nodeCpuMsPerRequest: perRequest(nodeTicks),
           dbCpuMsPerRequest: db === 'postgres' ? perRequest(pgTicks) : null,
+          poolerCpuMsPerRequest: poolerTicks === null ? null : perRequest(poolerTicks),
+          warmupNon2xx: warmupNon2xx.get(s.name) ?? 0,
+          poolerWarnings: poolerWarnings(s),
         }
         samples.push(sample)
-        process.stderr.write(`${db} round ${round + 1} ${s.name}: ${result.rps.toFixed(0)} req/s (${result.tool}), p99 ${result.p99ms.toFixed(2)} ms, node CPU ${sample.nodeCpuMsPerRequest.toFixed(3)} ms/req\n`)
-        if (result.non2xx > 0 || result.errors > 0) throw new Error(`${s.name}: ${result.non2xx} non-2xx, ${result.errors} socket errors`)
+        process.stderr.write(
+          `${db} round ${round + 1} ${s.name}: ${result.requests} requests, ${result.non2xx} non-2xx, ${result.errors} socket errors, ${result.rps.toFixed(0)} req/s (${result.tool}), p99 ${result.p99ms.toFixed(2)} ms, node CPU ${sample.nodeCpuMsPerRequest.toFixed(3)} ms/req\n`,
+        )
+        if (result.non2xx + result.errors > 0) process.stderr.write(`${failureReasons(s, logged)}\n`)
       }
     }
     return { db, samples }
@@ -311,18 +392,24 @@ function report(db: string, samples: readonly Sample[], options: Options): strin
   const of = (name: string): Sample[] => samples.filter((s) => s.server === name)
   const baseline = median(of('hand-written').map((s) => s.rps))
   const fmt = (v: number | null, digits = 2): string => (v === null || Number.isNaN(v) ? '–' : v.toFixed(digits))
+  const pooled = samples.some((s) => s.poolerCpuMsPerRequest !== null)
   const lines = [
     `### ${db === 'postgres' ? 'PostgreSQL' : 'SQLite'}: \`GET ${options.path}\`, token auth, ${samples[0]?.tool ?? 'wrk'} -c${options.connections} ${options.requests === null ? `-d${options.duration}s` : `${options.requests} requests`} per run, median of ${options.rounds} rounds`,
     '',
-    '| server | req/s | × hand-written | p50 ms | p99 ms | node CPU ms/req | DB CPU ms/req |',
-    '|---|---|---|---|---|---|---|',
+    `| server | req/s | × hand-written | p50 ms | p99 ms | node CPU ms/req | DB CPU ms/req |${pooled ? ' pooler CPU ms/req | requests | non-2xx (warm-up + runs) | pooler warnings |' : ''}`,
+    `|---|---|---|---|---|---|---|${pooled ? '---|---|---|---|' : ''}`,
   ]
   for (const name of names) {
     const rows = of(name)
     const rps = median(rows.map((s) => s.rps))
     const dbCpu = rows[0]?.dbCpuMsPerRequest === null ? null : median(rows.map((s) => s.dbCpuMsPerRequest ?? 0))
+    const poolerCpu = rows[0]?.poolerCpuMsPerRequest === null ? null : median(rows.map((s) => s.poolerCpuMsPerRequest ?? 0))
+    const failed = (rows[0]?.warmupNon2xx ?? 0) + rows.reduce((sum, s) => sum + s.non2xx + s.errors, 0)
+    const extra = pooled
+      ? ` ${fmt(poolerCpu, 3)} | ${rows.reduce((sum, s) => sum + s.requests, 0)} | ${failed} | ${rows.at(-1)?.poolerWarnings ?? 0} |`
+      : ''
     lines.push(
-      `| ${name} | ${fmt(rps, 0)} | ${baseline > 0 ? fmt(rps / baseline) : '–'} | ${fmt(median(rows.map((s) => s.p50ms)))} | ${fmt(median(rows.map((s) => s.p99ms)))} | ${fmt(median(rows.map((s) => s.nodeCpuMsPerRequest)), 3)} | ${fmt(dbCpu, 3)} |`,
+      `| ${name} | ${fmt(rps, 0)} | ${baseline > 0 ? fmt(rps / baseline) : '–'} | ${fmt(median(rows.map((s) => s.p50ms)))} | ${fmt(median(rows.map((s) => s.p99ms)))} | ${fmt(median(rows.map((s) => s.nodeCpuMsPerRequest)), 3)} | ${fmt(dbCpu, 3)} |${extra}`,
     )
   }
   return lines.join('\n')
@@ -347,6 +434,12 @@ async function main(): Promise<void> {
   if (options.json !== null) {
     writeFileSync(options.json, JSON.stringify({ options, results }, null, 2))
     writeFileSync(options.json.replace(/\.json$/, '.md'), `${results.map((r) => report(r.db, r.samples, options)).join('\n\n')}\n`)
+  }
+  // Counted rather than thrown at the first: the report shows every server's failures.
+  const failures = results.flatMap((r) => r.samples).filter((s) => s.non2xx > 0 || s.errors > 0 || s.warmupNon2xx > 0)
+  if (failures.length > 0) {
+    for (const s of failures) console.error(`${s.server}: ${s.non2xx} non-2xx, ${s.errors} socket errors (warm-up: ${s.warmupNon2xx})`)
+    process.exitCode = 1
   }
 }
 
