@@ -1,6 +1,6 @@
 import type { ApiRequest } from './api-request.js'
 import type { ApiResponse } from './api-response.js'
-import type { JsonObject, OpenApiPaginatedResponse, OpenApiParameter } from './openapi-types.js'
+import type { JsonObject, OpenApiPaginatedResponse, OpenApiParameter } from './openapi-shapes.js'
 
 /**
  * Where a paginator reads rows from. Arrays (`ArrayPageSource`) and Kysely queries

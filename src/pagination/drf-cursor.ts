@@ -1,6 +1,6 @@
 import { bytesToBase64 } from '../core/encoding/base64.js'
 import { latin1Decode, latin1Encode } from '../core/encoding/text.js'
-import { lenientBase64Decode } from '../http/authorization-header.js'
+import { lenientBase64Decode } from '../core/encoding/python-base64.js'
 import type { KeyValue } from './paginator.js'
 import { parsePositiveInt, parsePythonInt, parseQuery, quotePlus } from './query-params.js'
 

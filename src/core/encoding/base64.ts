@@ -1,6 +1,6 @@
 // Base64 without `Buffer`, which edge runtimes lack (and Node 20 has no Uint8Array.toBase64).
 // Python's lenient decoder, which DRF cursors and Basic credentials need, is a different
-// thing: `lenientBase64Decode` in src/http/authorization-header.ts.
+// thing: `lenientBase64Decode` in python-base64.ts.
 import { nativeBuffer } from './native-buffer.js'
 
 const STANDARD = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
