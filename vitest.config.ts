@@ -20,6 +20,8 @@ const FRAMEWORKS = ['fastify', 'express', 'hono', 'node'] as const
 const NEEDS_NODE_GLOBALS: readonly string[] = [
   // RS*/ES* signing keys are PEM, which only node:crypto reads here (jwt-keys.ts); HS* runs anywhere.
   'src/jwt/asymmetric.test.ts',
+  // gatehouse/setup is not part of that core: it serves over node:http and opens SQLite, PostgreSQL and Redis.
+  'src/setup.test.ts',
 ]
 
 export default defineConfig({
@@ -35,6 +37,7 @@ export default defineConfig({
       { find: /^gatehouse\/testing$/, replacement: source('./src/testing/index.ts') },
       { find: /^gatehouse\/http$/, replacement: source('./src/http/index.ts') },
       { find: /^gatehouse\/jwt$/, replacement: source('./src/jwt/index.ts') },
+      { find: /^gatehouse\/setup$/, replacement: source('./src/setup.ts') },
       { find: /^gatehouse\/admin$/, replacement: source('./src/admin/index.ts') },
     ],
   },

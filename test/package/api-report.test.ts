@@ -29,6 +29,7 @@ describe('the public API report', () => {
       'gatehouse/testing',
       'gatehouse/http',
       'gatehouse/jwt',
+      'gatehouse/setup',
       'gatehouse/admin',
     ])
   })

@@ -124,7 +124,7 @@ describe('the packed tarball', () => {
 
     it('imports every entry of "exports"', async () => {
       const entries = Object.keys(PACKAGE.exports).filter((key) => key !== './package.json')
-      expect(entries).toEqual(expect.arrayContaining(['.', './kysely', './redis', './fastify', './express', './hono', './node', './testing', './http', './jwt', './admin']))
+      expect(entries).toEqual(expect.arrayContaining(['.', './kysely', './redis', './fastify', './express', './hono', './node', './testing', './http', './jwt', './setup', './admin']))
       for (const entry of entries) {
         const specifier = entry === '.' ? 'gatehouse' : `gatehouse/${entry.slice(2)}`
         const result = await run('node', ['--input-type=module', '-e', `const m = await import('${specifier}'); console.log(Object.keys(m).length)`], app)
@@ -159,6 +159,7 @@ describe('the packed tarball', () => {
           "import { createRedisClient } from 'gatehouse/redis'",
           "import { viewHandler } from 'gatehouse/node'",
           "import { adminRoutes } from 'gatehouse/admin'",
+          "import { createGatehouse } from 'gatehouse/setup'",
           "import { policies as expressPolicies } from 'gatehouse/express'",
           "void expressPolicies",
           "import { runSessionStoreSuite, runThrottleStoreSuite, runTokenStoreSuite, runUserStoreSuite, type TestApi } from 'gatehouse/testing'",
@@ -190,6 +191,10 @@ describe('the packed tarball', () => {
           'console.log(api, describeUser, mountRoutes, createRedisClient, viewHandler)',
           '// The admin pages take the same stores (KyselyUserStore has list, setActive, setPassword).',
           'console.log(adminRoutes({ api, users, sessions, tokens }).length)',
+          '// One setup call: the same stores, wired once.',
+          "const auth = await createGatehouse({ database: 'sqlite::memory:', tokenCache: { ttlMs: 60_000 } })",
+          'console.log(createApi({ authentication: auth.authentication }), auth.users.userTable, auth.schemes.basic)',
+          'await auth.close()',
           '',
         ].join('\n'),
       )
