@@ -10,6 +10,7 @@ export { jsonResponse, emptyResponse, withHeaders } from './core/api-response.js
 export type { User, StoredUser, UserId } from './core/user.js'
 export { anonymousUser } from './core/user.js'
 export { normalizeUsername } from './core/username.js'
+export { validatePassword, passwordValidatorsHelpTexts, defaultPasswordValidators, MinimumLengthValidator, UserAttributeSimilarityValidator, CommonPasswordValidator, NumericPasswordValidator, type PasswordValidator, type PasswordUser } from './passwords/password-validation.js'
 export type { PolicyContext, ViewInfo } from './core/policy-context.js'
 export { API_ERROR_CODES, CONFIGURATION_ERROR_CODES, type ApiErrorCode, type ConfigurationErrorCode } from './core/error-codes.js'
 export { ApiError, isApiError, ValidationError, ParseError, AuthenticationFailed, NotAuthenticated, PermissionDenied, NotFound, MethodNotAllowed, NotAcceptable, UnsupportedMediaType, PayloadTooLarge, Throttled, ServiceUnavailable, WrappedSchemeError, ConfigurationError, type ErrorDetail } from './core/errors.js'
