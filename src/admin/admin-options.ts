@@ -2,6 +2,7 @@ import { resolveCsrfOptions, type ResolvedCsrfOptions } from '../authentication/
 import { SessionAuthentication } from '../authentication/session-authentication.js'
 import type { Api } from '../core/api.js'
 import { ConfigurationError } from '../core/errors.js'
+import { defaultPasswordValidators, type PasswordValidator } from '../passwords/password-validation.js'
 import type { JwtBlacklistStore } from '../stores/jwt-blacklist-store.js'
 import type { NamedTokenStore } from '../stores/named-token-store.js'
 import type { SessionStore } from '../stores/session-store.js'
@@ -32,6 +33,13 @@ export interface AdminOptions extends SessionCookieOptions {
   readonly jwtBlacklist?: JwtBlacklistStore | undefined
   /** Failed-login throttling for the admin login form (share the API's instance). @default none */
   readonly loginFailures?: LoginFailureThrottle | undefined
+  /**
+   * The rules a password set in the add-user and set-password forms must pass (Django's
+   * `AUTH_PASSWORD_VALIDATORS`): yours, `defaultPasswordValidators()` with some of your own, or
+   * `[]` for none. @default the user store's `passwordValidators`, else `defaultPasswordValidators()`
+   * (Django's four: not like the username, 8 characters or more, not a common password, not all digits)
+   */
+  readonly passwordValidators?: readonly PasswordValidator[] | undefined
   /** Where the pages live: a path starting and ending with `/`. @default '/admin/' */
   readonly prefix?: string
   /** Users per page of the list. @default 50 */
@@ -49,6 +57,7 @@ export interface ResolvedAdminOptions {
   readonly namedTokens: NamedTokenStore | undefined
   readonly jwtBlacklist: JwtBlacklistStore | undefined
   readonly loginFailures: LoginFailureThrottle | undefined
+  readonly passwordValidators: readonly PasswordValidator[]
   readonly prefix: string
   readonly pageSize: number
   readonly siteTitle: string
@@ -83,6 +92,7 @@ export function resolveAdminOptions(options: AdminOptions): ResolvedAdminOptions
     namedTokens: options.namedTokens,
     jwtBlacklist: options.jwtBlacklist,
     loginFailures: options.loginFailures,
+    passwordValidators: Object.freeze([...(options.passwordValidators ?? options.users.passwordValidators ?? defaultPasswordValidators())]),
     prefix,
     pageSize,
     siteTitle: options.siteTitle ?? 'gatehouse administration',

@@ -6,6 +6,7 @@ import type { StaffRequest } from './admin-auth.js'
 import { formField, passwordPair } from './admin-handler.js'
 import type { ResolvedAdminOptions } from './admin-options.js'
 import { h, redirect, shownDate } from './admin-page.js'
+import { passwordProblems } from './password-rules.js'
 import { KEYS_SUPERUSERS_ONLY, mayChange, mayRevealKey, page, pathUser, refusedChange, staffOnly, SUPERUSERS_ONLY, userPath } from './staff-pages.js'
 
 /**
@@ -35,14 +36,24 @@ export function userActionHandlers(options: ResolvedAdminOptions): Readonly<Reco
       return isActive ? 'activated' : 'deactivated'
     }),
     'password/': userAction(options, async (user, ctx, staff) => {
-      const { password, errors } = passwordPair(await ctx.request.body(), false)
-      if (password === null) {
-        return page(staff, user.username, `<p class="message error">${h(errors.join(' '))}</p><p><a href="${h(userPath(options, user.id))}">Back to ${h(user.username)}</a></p>`, 400)
+      const data = await ctx.request.body()
+      const { password, errors } = passwordPair(data, false)
+      // Django's AdminPasswordChangeForm: the rules run with the user whose password it is.
+      if (password !== null) errors.push(...(await passwordProblems(options, password, user)))
+      if (password === null || errors.length > 0) {
+        return page(staff, user.username, `${errors.map((e) => `<p class="message error">${h(e)}</p>`).join('')}<p><a href="${h(userPath(options, user.id))}">Back to ${h(user.username)}</a></p>`, 400)
       }
       await options.users.setPassword(user.id, password)
       // The user's sessions end with the change (their session auth hash moved on); a staff
       // member changing their own keeps this one, as Django's admin does.
       if (user.id === staff.user.id) await updateSessionAuthHash({ sessions: options.sessions, users: options.users }, ctx.request.cookie(options.cookies.cookieName) ?? '')
+      // Refresh tokens outlive a password change unless the API checks the password hash in them
+      // (`checkRevokeToken`); the form offers to blacklist them with it.
+      const blacklistAll = options.jwtBlacklist?.blacklistAllForUser
+      if (blacklistAll !== undefined && formField(data, 'blacklist_jwt') !== '') {
+        await blacklistAll.call(options.jwtBlacklist, user.id)
+        return 'password-jwt'
+      }
       return 'password'
     }),
   }

@@ -7,6 +7,7 @@ import type { StaffRequest } from './admin-auth.js'
 import { formField, passwordPair } from './admin-handler.js'
 import type { ResolvedAdminOptions } from './admin-options.js'
 import { csrfInput, h, redirect } from './admin-page.js'
+import { passwordHelp, passwordProblems } from './password-rules.js'
 import { page, staffOnly, userPath } from './staff-pages.js'
 
 /** Django's username rule: 1 to 150 letters, digits and `@.+-_` (Unicode letters and digits included). */
@@ -38,6 +39,7 @@ ${csrfInput(options.csrf.formField, staff.csrf.token)}
 <input type="password" id="id_password1" name="password1" autocomplete="new-password">
 <label for="id_password2">Password (again)</label>
 <input type="password" id="id_password2" name="password2" autocomplete="new-password">
+${passwordHelp(options)}
 <p class="muted">Leave both empty for an account with no usable password (tokens only).</p>
 <label class="check"><input type="checkbox" name="is_active" value="1"${values.isActive ? ' checked' : ''}> Active</label>
 ${roles}
@@ -64,6 +66,8 @@ export function userAddHandlers(options: ResolvedAdminOptions): { GET: Handler; 
     if ((values.isStaff || values.isSuperuser) && staff.user.isSuperuser !== true) errors.push('Only a superuser can create a staff or superuser account.')
     const { password, errors: passwordErrors } = passwordPair(data, true)
     errors.push(...passwordErrors)
+    // Django's UserCreationForm: the rules run with the new user's name (similarity to it).
+    if (password !== null) errors.push(...(await passwordProblems(options, password, { username })))
     if (errors.length === 0 && (await options.users.findByUsername(username)) !== null) errors.push('A user with that username already exists.')
     if (errors.length > 0) return addForm(staff, options, errors, values)
     let user: StoredUser

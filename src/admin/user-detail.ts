@@ -4,6 +4,7 @@ import type { NamedTokenInfo } from '../stores/named-token-store.js'
 import type { StaffRequest } from './admin-auth.js'
 import type { ResolvedAdminOptions } from './admin-options.js'
 import { csrfInput, h, shownDate } from './admin-page.js'
+import { passwordHelp } from './password-rules.js'
 import { buttonForm, mayChange, mayRevealKey, page, pathUser, staffOnly, SUPERUSERS_ONLY, tag, userPath } from './staff-pages.js'
 
 /** Messages a redirect after a change names (`?done=…`): a fixed table, never text from the URL. */
@@ -13,6 +14,7 @@ const DONE: Readonly<Record<string, string>> = Object.freeze({
   activated: 'The user was activated: their password, token and sessions work again.',
   deactivated: 'The user was deactivated: their password, token and sessions stopped working.',
   password: 'The password was changed.',
+  'password-jwt': 'The password was changed and the user’s refresh tokens were blacklisted: none refreshes again. Access tokens already issued work until they expire (minutes).',
   'token-deleted': 'The token was deleted: its key stopped working.',
   'token-none': 'The user had no token.',
   'token-exists': 'The user already has a token: regenerate it to hand out a new key.',
@@ -72,7 +74,11 @@ export function userDetailHandler(options: ResolvedAdminOptions): Handler {
     if (!canChange) parts.push(`<p class="message" id="superusers-only">${h(SUPERUSERS_ONLY)}</p>`)
     const toggle = canChange ? ` ${buttonForm(staff, options, `${base}active/`, user.isActive ? 'Deactivate' : 'Activate', { is_active: user.isActive ? '0' : '1' }, user.isActive ? 'danger' : '')}` : ''
     parts.push(`<section class="card"><dl><dt>Username</dt><dd>${h(user.username)}</dd><dt>Id</dt><dd>${h(String(user.id))}</dd><dt>Status</dt><dd>${tag(user.isActive, 'active', 'inactive')}${toggle}</dd><dt>Staff</dt><dd>${user.isStaff ? 'yes' : 'no'}</dd><dt>Superuser</dt><dd>${user.isSuperuser === true ? 'yes' : 'no'}</dd></dl></section>`)
-    if (canChange) parts.push(`<h2>Password</h2><section class="card"><form method="post" action="${h(base)}password/">${csrfInput(options.csrf.formField, staff.csrf.token)}<label for="id_password1">New password</label><input type="password" id="id_password1" name="password1" autocomplete="new-password" required><label for="id_password2">New password (again)</label><input type="password" id="id_password2" name="password2" autocomplete="new-password" required><p><button type="submit">Set the password</button></p></form></section>`)
+    if (canChange) {
+      // "Blacklist all" beside the new password: a password change alone leaves refresh tokens working (unless `checkRevokeToken`).
+      const jwt = options.jwtBlacklist?.blacklistAllForUser === undefined ? '' : '<label class="check"><input type="checkbox" name="blacklist_jwt" value="1" checked> Also blacklist all of the user’s JWT refresh tokens</label>'
+      parts.push(`<h2>Password</h2><section class="card"><form method="post" action="${h(base)}password/">${csrfInput(options.csrf.formField, staff.csrf.token)}<label for="id_password1">New password</label><input type="password" id="id_password1" name="password1" autocomplete="new-password" required><label for="id_password2">New password (again)</label><input type="password" id="id_password2" name="password2" autocomplete="new-password" required>${passwordHelp(options)}${jwt}<p><button type="submit">Set the password</button></p></form></section>`)
+    }
     if (options.tokens !== undefined) {
       const token = options.tokens.findByUser === undefined ? undefined : await options.tokens.findByUser(user.id)
       const state = token === undefined ? '<p class="muted">This token store cannot say whether the user has a token.</p>' : token === null ? '<p>No token.</p>' : `<p>A token created ${h(shownDate(token.created))}. Its key is not shown again; regenerate it to hand out a new one.</p>`

@@ -6,6 +6,7 @@ import { paddedVerifier, scryptHasher, type PasswordHasher } from '../crypto/pas
 import { DEFAULT_SCRYPT, verifyPasswordUniform, type ScryptParams } from '../crypto/passwords.js'
 import { sessionAuthHashOf } from '../crypto/session-auth-hash.js'
 import { randomUUID } from '../crypto/random.js'
+import type { PasswordValidator } from '../passwords/password-validation.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { NewUser, UserListPage, UserListQuery, UserStore } from '../stores/user-store.js'
 import { runUserCreatedHook, type UserCreatedHook } from '../stores/user-created-hook.js'
@@ -60,6 +61,13 @@ export interface KyselyUserStoreOptions<DB = AuthDatabase> {
    * @default the name as sent (gatehouse's own table matches exactly)
    */
   readonly canonicalUsername?: ((username: string) => string) | undefined
+  /**
+   * The password rules of these users, kept as `passwordValidators` for the admin's forms and
+   * your own views (`validatePassword(password, user, users.passwordValidators)`); `create` and
+   * `setPassword` do not run them. `[]` turns validation off in the admin.
+   * @default none here (the admin then uses `defaultPasswordValidators()`, Django's four)
+   */
+  readonly passwordValidators?: readonly PasswordValidator[] | undefined
 }
 
 /** What `KyselyUserStore`'s options must add for database `DB`: `userTable`, when `DB` has no `gatehouse_users`. */
@@ -106,6 +114,8 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
   private readonly invalidation: InvalidationBus | undefined
   private readonly onUserCreated: UserCreatedHook | undefined
   private readonly canonical: ((username: string) => string) | undefined
+  /** The `passwordValidators` option (`UserStore.passwordValidators`). */
+  readonly passwordValidators?: readonly PasswordValidator[]
 
   /** @throws ConfigurationError when `userTable` lacks a table, `id`, `username` or `password`, or its `idType` is unknown. */
   constructor(options: KyselyUserStoreOptions<DB> & RequiredUserTable<DB>) {
@@ -125,6 +135,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     this.invalidation = options.invalidation
     this.onUserCreated = options.onUserCreated
     this.canonical = options.canonicalUsername
+    if (options.passwordValidators !== undefined) this.passwordValidators = Object.freeze([...options.passwordValidators])
   }
 
   /** The spelling lookups resolve `username` by: the `canonicalUsername` option's, else `username`. */

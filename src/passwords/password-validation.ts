@@ -7,11 +7,11 @@
  * (`UserStore.create`, `setPassword`) never validates it, as Django's `set_password` does not.
  */
 
-/** What a validator may read of the user whose password is checked (`StoredUser` has `username`). */
-export interface PasswordUser {
-  readonly username?: string | null
-  readonly [attribute: string]: unknown
-}
+/**
+ * The user whose password is checked: any object (a `StoredUser`, `{ username }` for one not
+ * created yet); `UserAttributeSimilarityValidator` reads the string attributes it is told to.
+ */
+export type PasswordUser = object
 
 /**
  * One password rule, as Django's validator classes: `validate` answers why `password` is
@@ -111,7 +111,7 @@ export class UserAttributeSimilarityValidator implements PasswordValidator {
     if (user === null) return []
     const lowered = [...password.toLowerCase()]
     for (const [attribute, verboseName] of Object.entries(this.attributes)) {
-      const value = user[attribute]
+      const value = (user as Readonly<Record<string, unknown>>)[attribute]
       if (typeof value !== 'string' || value === '') continue
       const valueLower = value.toLowerCase()
       for (const part of [...valueLower.split(NON_WORD), valueLower]) {

@@ -1,4 +1,5 @@
 import type { StoredUser, UserId } from '../core/user.js'
+import type { PasswordValidator } from '../passwords/password-validation.js'
 
 /** Fields for a new user. */
 export interface NewUser {
@@ -52,6 +53,13 @@ export interface UserStore {
    * `set_unusable_password`). @returns false when there is no such user.
    */
   setPassword?(userId: UserId, password: string | null): Promise<boolean>
+  /**
+   * Optional: the password rules of this store's users (Django's `AUTH_PASSWORD_VALIDATORS`),
+   * which the admin's forms and your own views run with `validatePassword` before `create` or
+   * `setPassword`. Those two never validate, as Django's `set_password` does not.
+   * @default the admin uses `defaultPasswordValidators()`
+   */
+  readonly passwordValidators?: readonly PasswordValidator[]
   /**
    * Optional: a value that changes whenever the user's password changes (Django's
    * `get_session_auth_hash`), or `null` for no such user. When present, the login view keeps

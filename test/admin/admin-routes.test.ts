@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { safeNext } from '../../src/admin/login-pages.js'
 import { parseUserId } from '../../src/admin/staff-pages.js'
 import { adminRoutes } from 'gatehouse/admin'
-import { ConfigurationError, createApi, LoginFailureThrottle, MemoryThrottleStore, type StoredUser } from 'gatehouse'
+import { ConfigurationError, createApi, defaultPasswordValidators, LoginFailureThrottle, MemoryThrottleStore, type PasswordValidator, type StoredUser } from 'gatehouse'
 import { authMigrations, KyselySessionStore, KyselyTokenStore, KyselyUserStore, migrate, openDatabase, type AuthDatabase, type Database } from 'gatehouse/kysely'
 import { router } from 'gatehouse/node'
 import { freshSqlite, type TestDatabase } from '../helpers/databases.js'
@@ -29,12 +29,12 @@ describe('adminRoutes on an app of its own', () => {
     target = null
   })
 
-  async function start(extra: { loginFailures?: LoginFailureThrottle; onUserCreated?: (user: StoredUser) => Promise<void> } = {}): Promise<{ base: string; users: KyselyUserStore; tokens: KyselyTokenStore }> {
+  async function start(extra: { loginFailures?: LoginFailureThrottle; onUserCreated?: (user: StoredUser) => Promise<void>; passwordValidators?: readonly PasswordValidator[]; storeValidators?: readonly PasswordValidator[] } = {}): Promise<{ base: string; users: KyselyUserStore; tokens: KyselyTokenStore }> {
     target = freshSqlite()
     database = await openDatabase<AuthDatabase>(target.url)
     await migrate(database.db, authMigrations(database.dialect))
     const tokens = new KyselyTokenStore({ db: database.db })
-    const users = new KyselyUserStore({ db: database.db, scrypt: FAST, ...(extra.onUserCreated === undefined ? {} : { onUserCreated: extra.onUserCreated }) })
+    const users = new KyselyUserStore({ db: database.db, scrypt: FAST, passwordValidators: extra.storeValidators, ...(extra.onUserCreated === undefined ? {} : { onUserCreated: extra.onUserCreated }) })
     await users.create({ username: 'root', password: 'root-pass-1', isStaff: true })
     const routes = adminRoutes({
       api: createApi({ allowedHosts: ['127.0.0.1'] }),
@@ -45,6 +45,7 @@ describe('adminRoutes on an app of its own', () => {
       pageSize: 2,
       siteTitle: 'Back office',
       ...(extra.loginFailures === undefined ? {} : { loginFailures: extra.loginFailures }),
+      passwordValidators: extra.passwordValidators,
     })
     server = createServer(router(routes))
     await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve))
@@ -100,6 +101,42 @@ describe('adminRoutes on an app of its own', () => {
     expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0)
     expect(throttled.html).toContain('Request was throttled.')
     expect(client.cookies.has('sessionid')).toBe(false)
+  })
+
+  /** A validator of one's own, as a user writes one: Django's interface, async allowed. */
+  const noTools: PasswordValidator = {
+    validate: async (password, user) => (password.toLowerCase().includes('tools') ? [`No tools in the password of ${String((user as { username?: string } | null)?.username)}.`] : []),
+    helpText: () => 'Your password can’t contain “tools”.',
+  }
+
+  it("the add-user and set-password forms run the user store's passwordValidators (one's own beside Django's)", async () => {
+    const { base, users } = await start({ storeValidators: [...defaultPasswordValidators(), noTools] })
+    const client = new AdminClient(base)
+    await adminLogin(client, 'root', 'root-pass-1', '/staff/tools/')
+    const form = await client.get('/staff/tools/users/add/')
+    expect(form.html).toContain('<li>Your password can’t contain “tools”.</li><')
+    const refused = await client.post('/staff/tools/users/add/', { csrfmiddlewaretoken: csrfOf(form), username: 'ann', password1: 'Tools', password2: 'Tools', is_active: '1' })
+    expect(refused.status).toBe(400)
+    expect(refused.html).toContain('This password is too short. It must contain at least 8 characters.')
+    expect(refused.html).toContain('No tools in the password of ann.')
+    expect(await users.findByUsername('ann')).toBeNull()
+    const created = await client.post('/staff/tools/users/add/', { csrfmiddlewaretoken: csrfOf(form), username: 'ann', password1: 'lantern-grove-5', password2: 'lantern-grove-5', is_active: '1' })
+    expect(created.status).toBe(303)
+    const ann = await users.findByUsername('ann')
+    const set = await client.post(`/staff/tools/users/${String(ann?.id)}/password/`, { csrfmiddlewaretoken: csrfOf(form), password1: 'my-tools-are-long', password2: 'my-tools-are-long' })
+    expect(set.status).toBe(400)
+    expect(set.html).toContain('No tools in the password of ann.')
+    expect(await users.authenticate('ann', 'lantern-grove-5')).not.toBeNull()
+  })
+
+  it("the admin's passwordValidators option wins over the store's; [] turns validation off", async () => {
+    const { base, users } = await start({ storeValidators: [noTools], passwordValidators: [] })
+    const client = new AdminClient(base)
+    await adminLogin(client, 'root', 'root-pass-1', '/staff/tools/')
+    const form = await client.get('/staff/tools/users/add/')
+    expect(form.html).not.toContain('id="password-help"')
+    expect((await client.post('/staff/tools/users/add/', { csrfmiddlewaretoken: csrfOf(form), username: 'ann', password1: 'tools', password2: 'tools', is_active: '1' })).status).toBe(303)
+    expect(await users.authenticate('ann', 'tools')).not.toBeNull()
   })
 
   it('a user made in the add form goes through the store, so onUserCreated gives them a token (DRF\'s recipe)', async () => {
