@@ -228,6 +228,11 @@ function failureReasons(server: Server, from: number): string {
     const reason = line.replace(/^gatehouse: 503 \S+ \S+: /, '503: ').slice(0, 200)
     counts.set(reason, (counts.get(reason) ?? 0) + 1)
   }
+  if (counts.size === 0) {
+    // Nothing recognised (a status gatehouse does not log): the server's last lines instead.
+    const tail = server.instance.output().slice(from).trim().split('\n').slice(-5)
+    return tail[0] === '' ? '  (the server logged nothing)' : tail.map((line) => `  ${line.slice(0, 200)}`).join('\n')
+  }
   return [...counts].map(([reason, n]) => `  ${n} × ${reason}`).join('\n')
 }
 
