@@ -12,6 +12,7 @@ import { router } from './adapters/node-http/index.js'
 import { KyselySessionStore } from './kysely/kysely-session-store.js'
 import { openDatabase } from './kysely/database.js'
 import type { AuthDatabase } from './kysely/schema.js'
+import { sql, type Generated, type Kysely } from 'kysely'
 import { RedisInvalidationBus } from './redis/redis-invalidation-bus.js'
 import { RedisSessionStore } from './redis/redis-session-store.js'
 import { RedisThrottleStore } from './redis/redis-throttle-store.js'
@@ -23,6 +24,11 @@ import { backendUnavailable, unavailable } from '../test/helpers/requirements.js
 import { deletePrefix, REDIS_URL, uniquePrefix } from '../test/redis/redis-helpers.js'
 
 const SCRYPT = { N: 1024, r: 8, p: 1 }
+
+/** An app's database: its own table beside gatehouse's. */
+interface AppDb extends AuthDatabase {
+  books: { id: Generated<number>; title: string }
+}
 /** Far longer than any test: a cached answer that goes away was invalidated, not expired. */
 const TTL_MS = 10 * 60_000
 const POLL = { timeout: 10_000, interval: 25 }
@@ -80,13 +86,18 @@ describe('createGatehouse on SQLite, without Redis', () => {
     expect(await whoami(http.url, `Token ${key}`)).toEqual({ status: 401, body: { detail: 'User inactive or deleted.' } })
   })
 
-  it('leaves a database it was given open, and closes one it opened', async () => {
+  it("leaves a database it was given open (typed with the app's own tables), and closes one it opened", async () => {
     const own = freshSqlite()
-    const database = await openDatabase<AuthDatabase>(own.url)
+    const database = await openDatabase<AppDb>(own.url)
     try {
       const given = await createGatehouse({ database, users: { scrypt: SCRYPT } })
+      // Typed with the app's tables too, without a cast.
+      const typed: Kysely<AppDb> = given.db
+      await sql`CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL)`.execute(typed)
+      await typed.insertInto('books').values({ title: 'Dune' }).execute()
       await given.users.create({ username: 'kept', password: 'pass-word-1' })
       await given.close()
+      expect(await database.db.selectFrom('books').select('title').execute()).toEqual([{ title: 'Dune' }])
       // Still usable: close() only closes what createGatehouse opened.
       expect(await database.db.selectFrom('gatehouse_users').select('username').execute()).toEqual([{ username: 'kept' }])
     } finally {

@@ -27,14 +27,17 @@ import type { UserCreatedHook } from './stores/user-created-hook.js'
 import type { ReservingThrottleStore, ThrottleStore } from './throttling/throttle-store.js'
 import { MemoryThrottleStore } from './throttling/memory-throttle-store.js'
 
-/** What {@link createGatehouse} builds its stores from. */
-export interface GatehouseOptions {
+/**
+ * What {@link createGatehouse} builds its stores from. `DB` is your database's type when it
+ * holds tables of yours beside gatehouse's (`interface AppDb extends AuthDatabase {…}`).
+ */
+export interface GatehouseOptions<DB extends AuthDatabase = AuthDatabase> {
   /**
    * The database: a URL for `openDatabase` (`postgres://…`, `sqlite:<path>`; `undefined` is
    * `sqlite:gatehouse.sqlite3`), opened here and closed by `close()`; or a database you opened
    * with `openDatabase`, which stays yours to close.
    */
-  readonly database: string | undefined | Database<AuthDatabase>
+  readonly database: string | undefined | Database<DB>
   /** Pool size and timeouts when `database` is a URL (`openDatabase`'s options). */
   readonly databaseOptions?: OpenDatabaseOptions
   /**
@@ -69,10 +72,11 @@ export interface GatehouseOptions {
 }
 
 /** Everything {@link createGatehouse} built: the stores, the schemes on them, and `close()`. */
-export interface Gatehouse {
+export interface Gatehouse<DB extends AuthDatabase = AuthDatabase> {
   /** The database the stores use (opened here when `database` was a URL). */
-  readonly database: Database<AuthDatabase>
-  readonly db: Kysely<AuthDatabase>
+  readonly database: Database<DB>
+  /** The database's Kysely instance, typed with your tables too: use it for your own queries. */
+  readonly db: Kysely<DB>
   readonly users: KyselyUserStore<AuthDatabase>
   /** DRF tokens (`gatehouse_tokens`), read with their user in one statement. */
   readonly tokens: KyselyTokenStore<AuthDatabase>
@@ -117,15 +121,17 @@ interface ClosableBus extends InvalidationBus {
  *
  * Redis is loaded only when `redis` is set, so an app without it never needs `ioredis`.
  */
-export async function createGatehouse(options: GatehouseOptions): Promise<Gatehouse> {
+export async function createGatehouse<DB extends AuthDatabase = AuthDatabase>(options: GatehouseOptions<DB>): Promise<Gatehouse<DB>> {
   const ownsDatabase = typeof options.database === 'string' || options.database === undefined
   const database = ownsDatabase
-    ? await openDatabase<AuthDatabase>(options.database as string | undefined, options.databaseOptions)
-    : (options.database as Database<AuthDatabase>)
+    ? await openDatabase<DB>(options.database as string | undefined, options.databaseOptions)
+    : (options.database as Database<DB>)
+  // The stores only touch gatehouse's tables, which every DB has (DB extends AuthDatabase).
+  const db = database.db as unknown as Kysely<AuthDatabase>
   let redis: RedisClient | RedisClusterClient | null = null
   let ownsRedis = false
   try {
-    if (options.migrate !== false) await migrate(database.db, authMigrations(database.dialect))
+    if (options.migrate !== false) await migrate(db, authMigrations(database.dialect))
     const prefix = options.redisPrefix ?? 'gatehouse:'
     const redisOption = options.redis === '' ? undefined : options.redis
     let invalidation: InvalidationBus
@@ -133,7 +139,7 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
     let throttleStore: ThrottleStore & ReservingThrottleStore
     if (redisOption === undefined) {
       invalidation = new LocalInvalidationBus()
-      sessions = new KyselySessionStore({ db: database.db })
+      sessions = new KyselySessionStore({ db })
       throttleStore = new MemoryThrottleStore()
     } else {
       // Imported here, not at the top: an app without Redis never loads ioredis.
@@ -145,9 +151,9 @@ export async function createGatehouse(options: GatehouseOptions): Promise<Gateho
       sessions = new redisEntry.RedisSessionStore({ redis: client, prefix: `${prefix}session:` })
       throttleStore = new redisEntry.RedisThrottleStore({ redis: client, prefix })
     }
-    const users = new KyselyUserStore<AuthDatabase>({ db: database.db, invalidation, ...options.users })
-    const tokens = new KyselyTokenStore<AuthDatabase>({ db: database.db, joinUsers: users.userTable, invalidation })
-    const namedTokens = new KyselyNamedTokenStore<AuthDatabase>({ db: database.db, joinUsers: users.userTable, invalidation })
+    const users = new KyselyUserStore<AuthDatabase>({ db, invalidation, ...options.users })
+    const tokens = new KyselyTokenStore<AuthDatabase>({ db, joinUsers: users.userTable, invalidation })
+    const namedTokens = new KyselyNamedTokenStore<AuthDatabase>({ db, joinUsers: users.userTable, invalidation })
     const tokenCache = options.tokenCache === undefined ? undefined : new MemoryTokenCache({ ...options.tokenCache, invalidation })
     const token = new TokenAuthentication({ tokens: chainTokenStores(tokens, namedTokens), users, cache: tokenCache })
     const session = new SessionAuthentication({ sessions, users })
