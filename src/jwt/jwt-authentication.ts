@@ -5,7 +5,10 @@ import type { StoredUser, UserId } from '../core/user.js'
 import type { Authenticated, AuthenticationScheme } from '../authentication/authentication-scheme.js'
 import { splitAuthorizationHeader } from '../http/authorization-header.js'
 import type { UserStore } from '../stores/user-store.js'
-import type { JwtCodec, JwtPayload } from './jwt-codec.js'
+import type { JwtBlacklistStore } from '../stores/jwt-blacklist-store.js'
+import type { JwtCodec, JwtPayload, TokenType } from './jwt-codec.js'
+import type { AuthTokenClass } from './jwt-settings.js'
+import { decodeSliding } from './sliding-token.js'
 import { TokenError } from './token-error.js'
 
 /** simplejwt's `InvalidToken`/`AuthenticationFailed`: `{"detail", "code", ...}` as the body, 401. */
@@ -28,6 +31,13 @@ export function integerUserId(claim: unknown): UserId | null {
 export interface JwtAuthenticationOptions {
   /** The codec (`new JwtCodec(resolveJwtSettings({ signingKey }))`), shared with the token views. */
   readonly codec: JwtCodec
+  /**
+   * simplejwt's `token_blacklist` app, for sliding tokens (`authTokenClasses` with
+   * `'SlidingToken'`): a blacklisted sliding token is refused ("Token is blacklisted"), one
+   * store read per request that carries one. Access tokens are never looked up, as in simplejwt.
+   * @default none
+   */
+  readonly blacklist?: Pick<JwtBlacklistStore, 'isBlacklisted'> | undefined
 }
 
 /** Options for `JWTAuthentication`. */
@@ -38,7 +48,8 @@ export interface JwtUserAuthenticationOptions extends JwtAuthenticationOptions {
 }
 
 /**
- * simplejwt's `JWTStatelessUserAuthentication`: `Authorization: Bearer <access token>`,
+ * simplejwt's `JWTStatelessUserAuthentication`: `Authorization: Bearer <access token>` (or a
+ * sliding token, when the `authTokenClasses` setting lists `'SlidingToken'`),
  * validated without a database. The user is simplejwt's `TokenUser`: id from the
  * `user_id` claim, `username` from a `username` claim (else `''`), active, not staff.
  * `auth` is the token's claims. Errors and challenge as `JWTAuthentication`.
@@ -46,9 +57,11 @@ export interface JwtUserAuthenticationOptions extends JwtAuthenticationOptions {
 export class JWTStatelessUserAuthentication implements AuthenticationScheme<JwtPayload> {
   readonly name: string = 'JWTStatelessUserAuthentication'
   protected readonly codec: JwtCodec
+  private readonly blacklist: Pick<JwtBlacklistStore, 'isBlacklisted'> | undefined
 
   constructor(options: JwtAuthenticationOptions) {
     this.codec = options.codec
+    this.blacklist = options.blacklist
   }
 
   async authenticate(req: ApiRequest): Promise<Authenticated<JwtPayload> | null> {
@@ -70,16 +83,18 @@ export class JWTStatelessUserAuthentication implements AuthenticationScheme<JwtP
     return parts[1] ?? ''
   }
 
-  /** simplejwt's `get_validated_token` with `AUTH_TOKEN_CLASSES = (AccessToken,)`. */
+  /** simplejwt's `get_validated_token`: the first of `AUTH_TOKEN_CLASSES` the token is valid as, else every class's message. */
   protected async validatedToken(raw: string): Promise<JwtPayload> {
-    try {
-      return await this.codec.decode(raw, 'access')
-    } catch (error) {
-      if (!(error instanceof TokenError)) throw error
-      throw jwtAuthenticationFailed('Given token not valid for any token type', 'token_not_valid', {
-        messages: [{ token_class: 'AccessToken', token_type: 'access', message: error.message }],
-      })
+    const messages: { token_class: AuthTokenClass; token_type: TokenType; message: string }[] = []
+    for (const tokenClass of this.codec.settings.authTokenClasses) {
+      try {
+        return tokenClass === 'SlidingToken' ? await decodeSliding(this.codec, raw, this.blacklist) : await this.codec.decode(raw, 'access')
+      } catch (error) {
+        if (!(error instanceof TokenError)) throw error
+        messages.push({ token_class: tokenClass, token_type: tokenClass === 'SlidingToken' ? 'sliding' : 'access', message: error.message })
+      }
     }
+    throw jwtAuthenticationFailed('Given token not valid for any token type', 'token_not_valid', { messages })
   }
 
   /** The `user_id` claim, or the "no recognizable user identification" error. */
@@ -118,7 +133,8 @@ export class JWTStatelessUserAuthentication implements AuthenticationScheme<JwtP
 
 /**
  * simplejwt's `JWTAuthentication`: `Authorization: Bearer <access token>` (the keyword as
- * `authHeaderTypes`, case-sensitive), then the user looked up by the `user_id` claim. A
+ * `authHeaderTypes`, case-sensitive; a sliding token too when the `authTokenClasses` setting
+ * lists `'SlidingToken'`, checked against `blacklist` when given), then the user looked up by the `user_id` claim. A
  * deleted user is `401 {"detail":"User not found","code":"user_not_found"}`, an inactive one
  * `user_inactive`; a bad token `{"detail":"Given token not valid for any token type",
  * "code":"token_not_valid","messages":[…]}`; every 401 carries `WWW-Authenticate: Bearer realm="api"`.

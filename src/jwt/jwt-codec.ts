@@ -9,7 +9,7 @@ import { TOKEN_MESSAGES, TokenError } from './token-error.js'
 export type JwtPayload = Readonly<Record<string, unknown>>
 
 /** simplejwt's token classes by their `token_type` claim: `null` is `UntypedToken` (the verify view). */
-export type TokenType = 'access' | 'refresh'
+export type TokenType = 'access' | 'refresh' | 'sliding'
 
 const MAX_TOKEN_LENGTH = 8192
 
@@ -101,21 +101,32 @@ export class JwtCodec {
   /**
    * simplejwt's `Token(token)`: decodes and verifies `token`, then checks it is of `type`
    * (`null`: any type, `UntypedToken`). Throws `TokenError`; never anything else for any input.
+   * `beforeVerify` runs once the signature and registered claims are checked and before
+   * `exp`, `jti` and the type are: where simplejwt's `BlacklistMixin` checks the blacklist.
    */
-  async decode(token: string, type: TokenType | null): Promise<JwtPayload> {
+  async decode(token: string, type: TokenType | null, beforeVerify?: (payload: JwtPayload) => Promise<void>): Promise<JwtPayload> {
     const payload = await this.decodeVerified(token)
-    const now = this.now()
+    await beforeVerify?.(payload)
     const s = this.settings
     // simplejwt's Token.verify: exp required, jti required, type checked.
-    const exp = numericClaim(payload, 'exp')
-    if (exp === undefined) throw new TokenError(TOKEN_MESSAGES.noExp)
-    if (exp <= now - s.leeway) throw new TokenError(TOKEN_MESSAGES.expired)
+    this.checkTimeClaim(payload, 'exp')
     if (!(s.jtiClaim in payload)) throw new TokenError(TOKEN_MESSAGES.noId)
     if (type !== null) {
       if (!(s.tokenTypeClaim in payload)) throw new TokenError(TOKEN_MESSAGES.noType)
       if (payload[s.tokenTypeClaim] !== type) throw new TokenError(TOKEN_MESSAGES.wrongType)
     }
     return payload
+  }
+
+  /**
+   * simplejwt's `Token.check_exp(claim)`: the claim must be there ("Token has no '<claim>'
+   * claim") and later than now less the leeway ("Token '<claim>' claim has expired"). A claim
+   * that is not a number is "Token is invalid or expired" (simplejwt answers 500).
+   */
+  checkTimeClaim(payload: JwtPayload, claim: string): void {
+    const value = numericClaim(payload, claim)
+    if (value === undefined) throw new TokenError(claim === 'exp' ? TOKEN_MESSAGES.noExp : `Token has no '${claim}' claim`)
+    if (value <= this.now() - this.settings.leeway) throw new TokenError(claim === 'exp' ? TOKEN_MESSAGES.expired : `Token '${claim}' claim has expired`)
   }
 
   /** PyJWT's `jwt.decode`: format, algorithm, signature, then the registered claims. */

@@ -41,6 +41,18 @@ export interface JwtSettings {
   readonly accessTokenLifetime?: number
   /** `REFRESH_TOKEN_LIFETIME` in seconds. @default 86400 */
   readonly refreshTokenLifetime?: number
+  /** `SLIDING_TOKEN_LIFETIME` in seconds: how long a sliding token authenticates after it is issued or refreshed. @default 300 */
+  readonly slidingTokenLifetime?: number
+  /** `SLIDING_TOKEN_REFRESH_LIFETIME` in seconds: how long after it was first issued a sliding token can be refreshed. @default 86400 */
+  readonly slidingTokenRefreshLifetime?: number
+  /** `SLIDING_TOKEN_REFRESH_EXP_CLAIM`: the claim holding that limit. @default 'refresh_exp' */
+  readonly slidingTokenRefreshExpClaim?: string
+  /**
+   * `AUTH_TOKEN_CLASSES`: the tokens `JWTAuthentication` accepts, tried in this order.
+   * `'SlidingToken'` makes the scheme accept sliding tokens (from `jwtObtainSlidingView`).
+   * @default ['AccessToken']
+   */
+  readonly authTokenClasses?: readonly AuthTokenClass[]
   /** `ROTATE_REFRESH_TOKENS`: the refresh view answers a new refresh token too. @default false */
   readonly rotateRefreshTokens?: boolean
   /**
@@ -69,6 +81,9 @@ export interface JwtSettings {
   readonly issuer?: string
 }
 
+/** simplejwt's token classes `AUTH_TOKEN_CLASSES` can name. */
+export type AuthTokenClass = 'AccessToken' | 'SlidingToken'
+
 /** `JwtSettings` with every default filled in, the keys parsed. Frozen. */
 export interface ResolvedJwtSettings {
   readonly algorithm: JwtAlgorithm
@@ -81,6 +96,10 @@ export interface ResolvedJwtSettings {
   readonly jwkUrl: URL | undefined
   readonly accessTokenLifetime: number
   readonly refreshTokenLifetime: number
+  readonly slidingTokenLifetime: number
+  readonly slidingTokenRefreshLifetime: number
+  readonly slidingTokenRefreshExpClaim: string
+  readonly authTokenClasses: readonly AuthTokenClass[]
   readonly rotateRefreshTokens: boolean
   readonly blacklistAfterRotation: boolean
   readonly updateLastLogin: boolean
@@ -97,6 +116,23 @@ function seconds(value: number | undefined, fallback: number, name: string): num
   const v = value ?? fallback
   if (!Number.isFinite(v) || v < 0) throw new ConfigurationError('ERR_INVALID_SETTING', `JWT setting "${name}" must be a number of seconds >= 0`)
   return v
+}
+
+function claimName(value: string | undefined, fallback: string, name: string): string {
+  const v = value ?? fallback
+  if (typeof v !== 'string' || v === '') throw invalid(`JWT setting "${name}" must be a non-empty string`)
+  return v
+}
+
+const AUTH_TOKEN_CLASSES: readonly AuthTokenClass[] = ['AccessToken', 'SlidingToken']
+
+function authTokenClasses(value: readonly AuthTokenClass[] | undefined): readonly AuthTokenClass[] {
+  const classes = value ?? ['AccessToken']
+  // An empty list would refuse every token with an empty "messages": a mistake, said at start-up.
+  if (!Array.isArray(classes) || classes.length === 0 || classes.some((c) => !AUTH_TOKEN_CLASSES.includes(c))) {
+    throw invalid(`JWT setting "authTokenClasses" must list one or more of ${AUTH_TOKEN_CLASSES.join(', ')}`)
+  }
+  return Object.freeze([...new Set(classes)])
 }
 
 /** The keys of `settings`, parsed and checked against each other and the algorithm. */
@@ -160,6 +196,10 @@ export function resolveJwtSettings(settings: JwtSettings): ResolvedJwtSettings {
     ...keys,
     accessTokenLifetime: seconds(settings.accessTokenLifetime, 300, 'accessTokenLifetime'),
     refreshTokenLifetime: seconds(settings.refreshTokenLifetime, 86400, 'refreshTokenLifetime'),
+    slidingTokenLifetime: seconds(settings.slidingTokenLifetime, 300, 'slidingTokenLifetime'),
+    slidingTokenRefreshLifetime: seconds(settings.slidingTokenRefreshLifetime, 86400, 'slidingTokenRefreshLifetime'),
+    slidingTokenRefreshExpClaim: claimName(settings.slidingTokenRefreshExpClaim, 'refresh_exp', 'slidingTokenRefreshExpClaim'),
+    authTokenClasses: authTokenClasses(settings.authTokenClasses),
     rotateRefreshTokens: settings.rotateRefreshTokens ?? false,
     blacklistAfterRotation: settings.blacklistAfterRotation ?? false,
     updateLastLogin: settings.updateLastLogin ?? false,

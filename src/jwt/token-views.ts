@@ -15,6 +15,7 @@ import { CREDENTIALS_SCHEMA } from '../views/credentials-schema.js'
 import { integerUserId, jwtAuthenticationFailed } from './jwt-authentication.js'
 import type { JwtCodec, JwtPayload, TokenType } from './jwt-codec.js'
 import { TOKEN_MESSAGES, TokenError } from './token-error.js'
+import { decodeSliding, slidingPayloadFor } from './sliding-token.js'
 
 /** simplejwt's `no_active_account` message (obtain, and refresh for a deleted or inactive user). */
 export const NO_ACTIVE_ACCOUNT_MESSAGE = 'No active account found with the given credentials'
@@ -130,6 +131,8 @@ const DESCRIPTIONS = {
   'Token Refresh': 'Takes a refresh type JSON web token and returns an access type JSON web\ntoken if the refresh token is valid.',
   'Token Verify': "Takes a token and indicates if it is valid.  This view provides no\ninformation about a token's fitness for a particular use.",
   'Token Blacklist': 'Takes a token and blacklists it. Must be used with the\n`rest_framework_simplejwt.token_blacklist` app installed.',
+  'Token Obtain Sliding': 'Takes a set of user credentials and returns a sliding JSON web token to\nprove the authentication of those credentials.',
+  'Token Refresh Sliding': "Takes a sliding JSON web token and returns a new, refreshed version if the\ntoken's refresh period has not expired.",
 } as const
 
 /** A writable string field of a simplejwt serializer, as DRF's OPTIONS `actions` describes it. */
@@ -145,6 +148,8 @@ const SERIALIZER_FIELDS: Readonly<Record<keyof typeof DESCRIPTIONS, ActionFields
   'Token Refresh': { refresh: input('Refresh'), access: { type: 'string', required: false, read_only: true, label: 'Access' } },
   'Token Verify': { token: input('Token') },
   'Token Blacklist': { refresh: input('Refresh') },
+  'Token Obtain Sliding': { username: input('Username'), password: input('Password') },
+  'Token Refresh Sliding': { token: input('Token') },
 }
 
 /** The shared parts of a token view's options. */
@@ -236,6 +241,81 @@ export function jwtRefreshView(options: JwtRefreshOptions): ViewOptions {
     },
   })
   return tokenView(options, 'Token Refresh', described)
+}
+
+/** Options for `jwtObtainSlidingView`. */
+export type JwtObtainSlidingOptions = JwtObtainPairOptions
+
+/** Options for `jwtRefreshSlidingView`. */
+export type JwtRefreshSlidingOptions = JwtRefreshOptions
+
+const SLIDING_SCHEMA: JsonObject = { type: 'object', required: ['token'], properties: { token: STRING }, additionalProperties: false }
+
+/**
+ * simplejwt's `TokenObtainSlidingView`: `POST` `username` and `password`, get `200 {"token"}`,
+ * a sliding token (`token_type: "sliding"`) that authenticates for `slidingTokenLifetime` and
+ * can be refreshed with `jwtRefreshSlidingView` until its `refresh_exp`. Errors as
+ * `jwtObtainPairView`; with `blacklist`, the token is recorded as outstanding.
+ * `JWTAuthentication` accepts it when the `authTokenClasses` setting lists `'SlidingToken'`.
+ */
+export function jwtObtainSlidingView(options: JwtObtainSlidingOptions): ViewOptions {
+  const { codec, users, loginFailures } = options
+  needsSigningKey(codec, 'jwtObtainSlidingView')
+  const updateLastLogin = codec.settings.updateLastLogin ? users.updateLastLogin?.bind(users) : undefined
+  if (codec.settings.updateLastLogin && updateLastLogin === undefined) {
+    throw new ConfigurationError('ERR_INVALID_SETTING', 'JWT setting "updateLastLogin" needs a user store with updateLastLogin (KyselyUserStore has it)')
+  }
+  const post = async (ctx: RequestContext): Promise<ApiResponse> => {
+    const { username, password } = validateCharFields(await ctx.request.body(), { username: {}, password: {} }, ctx.request)
+    const user = await checkCredentials(ctx.request, users, username, password, loginFailures)
+    if (user === null || !user.isActive) throw new AuthenticationFailed(NO_ACTIVE_ACCOUNT_MESSAGE, 'no_active_account')
+    const now = codec.currentTime()
+    const sliding = slidingPayloadFor(codec, user, now)
+    await options.blacklist?.addOutstanding(outstanding(codec, sliding))
+    await updateLastLogin?.(user.id, new Date(now * 1000))
+    return jsonResponse(200, { token: await codec.encode(sliding) })
+  }
+  const described = Object.assign(post, {
+    openApi: { requestBody: CREDENTIALS_SCHEMA, response: SLIDING_SCHEMA, errors: loginFailures === undefined ? [401] : [401, 429] },
+  })
+  return tokenView(options, 'Token Obtain Sliding', described)
+}
+
+/**
+ * simplejwt's `TokenRefreshSlidingView`: `POST {"token"}` (a sliding token not yet expired:
+ * as in simplejwt, an expired one is refused even before its `refresh_exp`), get `200 {"token"}`, the same token
+ * (same `jti` and claims) with `exp` `slidingTokenLifetime` from now and `iat` now. Past
+ * `refresh_exp` it is `401 {"detail": "Token 'refresh_exp' claim has expired", "code":
+ * "token_not_valid"}`; a blacklisted one "Token is blacklisted"; a deleted or inactive user
+ * `401 no_active_account`, as `jwtRefreshView`.
+ */
+export function jwtRefreshSlidingView(options: JwtRefreshSlidingOptions): ViewOptions {
+  const { codec, users } = options
+  needsSigningKey(codec, 'jwtRefreshSlidingView')
+  const parseUserId = options.parseUserId ?? integerUserId
+  const s = codec.settings
+  const post = async (ctx: RequestContext): Promise<ApiResponse> => {
+    const fields = validateCharFields(await ctx.request.body(), { token: {} }, ctx.request)
+    let token: JwtPayload
+    try {
+      token = await decodeSliding(codec, fields.token, options.blacklist)
+      codec.checkTimeClaim(token, s.slidingTokenRefreshExpClaim)
+    } catch (error) {
+      if (error instanceof TokenError) throw jwtAuthenticationFailed(error.message, 'token_not_valid')
+      throw error
+    }
+    const id = parseUserId(token[s.userIdClaim])
+    const user = id === null ? null : await users.findById(id)
+    if (user === null || !user.isActive) throw jwtAuthenticationFailed(NO_ACTIVE_ACCOUNT_MESSAGE, 'no_active_account')
+    const now = codec.currentTime()
+    // set_exp() then set_iat(): the claims keep their places, the jti stays.
+    const fresh = { ...token, exp: Math.floor(now + s.slidingTokenLifetime), iat: Math.floor(now) }
+    return jsonResponse(200, { token: await codec.encode(fresh) })
+  }
+  const described = Object.assign(post, {
+    openApi: { requestBody: { type: 'object', required: ['token'], properties: { token: STRING } }, response: SLIDING_SCHEMA, errors: [401] },
+  })
+  return tokenView(options, 'Token Refresh Sliding', described)
 }
 
 /**

@@ -4,8 +4,9 @@ import type { AddressInfo } from 'node:net'
 import { CompactSign } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { simplejwt, type SimplejwtAnswer, type SimplejwtJob } from './simplejwt.js'
-import { createApi, route, type StoredUser } from 'gatehouse'
-import { JwtCodec, TokenError, accessPayloadFrom, jwksView, refreshPayloadFor, resolveJwtSettings } from 'gatehouse/jwt'
+import { AuthenticationFailed, createApi, route, type StoredUser } from 'gatehouse'
+import { JWTAuthentication, JwtCodec, TokenError, accessPayloadFrom, jwksView, jwtRefreshSlidingView, refreshPayloadFor, resolveJwtSettings, slidingPayloadFor } from 'gatehouse/jwt'
+import { buildRequest } from '../helpers/build-request.js'
 import { router } from 'gatehouse/node'
 
 /**
@@ -228,4 +229,122 @@ describe('simplejwt 5.2.2 ↔ gatehouse with AUDIENCE, ISSUER and LEEWAY', () =>
     expect(answers.filter((a) => a.payload !== undefined).length).toBeGreaterThanOrEqual(3)
     expect(answers.filter((a) => a.error !== undefined).length).toBeGreaterThanOrEqual(4)
   }, 60_000)
+})
+
+describe('simplejwt 5.2.2 ↔ gatehouse: sliding tokens', () => {
+  // Short lifetimes, so exp and refresh_exp show as different numbers; AUTH_TOKEN_CLASSES with both.
+  const theirs = {
+    SLIDING_TOKEN_LIFETIME: 120,
+    SLIDING_TOKEN_REFRESH_LIFETIME: 3600,
+    AUTH_TOKEN_CLASSES: ['rest_framework_simplejwt.tokens.AccessToken', 'rest_framework_simplejwt.tokens.SlidingToken'],
+  }
+  const sliding = new JwtCodec(resolveJwtSettings({ signingKey: KEY, slidingTokenLifetime: 120, slidingTokenRefreshLifetime: 3600, authTokenClasses: ['AccessToken', 'SlidingToken'] }))
+  const users = { findById: (id: unknown) => Promise.resolve(id === 7 ? user : null) }
+  const refreshView = createApi().view(jwtRefreshSlidingView({ codec: sliding, users }))
+  const scheme = new JWTAuthentication({ codec: sliding, users })
+  const accessOnly = new JWTAuthentication({ codec, users })
+
+  /** gatehouse's jwtRefreshSlidingView, in the script's shape. */
+  async function ourRefresh(token: string): Promise<Answer> {
+    const response = await refreshView.handle(buildRequest({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) }))
+    const body = response.body as Record<string, string>
+    if (response.status === 200) return { token: body['token'] ?? '' }
+    expect(response.status).toBe(401)
+    expect(body['code']).toBe('token_not_valid')
+    return { error: body['detail'] ?? '' }
+  }
+  /** gatehouse's JWTAuthentication, in the script's shape. */
+  async function ourAuthentication(token: string, s: JWTAuthentication = scheme): Promise<Answer> {
+    try {
+      const done = await s.authenticate(buildRequest({ headers: { Authorization: `Bearer ${token}` } }))
+      return { payload: { ...(done?.auth as Record<string, unknown>) } }
+    } catch (error) {
+      if (!(error instanceof AuthenticationFailed)) throw error
+      return { invalid: error.detail as Answer['invalid'] & object }
+    }
+  }
+
+  it('a sliding token minted by SlidingToken.for_user authenticates in gatehouse and refreshes there; simplejwt takes the refreshed one', async () => {
+    const [minted] = await simplejwt(KEY, [{ op: 'mint_sliding', user_id: 7 }], theirs)
+    const token = minted?.token ?? ''
+    const claims = await sliding.decode(token, 'sliding')
+    expect(Object.keys(claims)).toEqual(['token_type', 'exp', 'iat', 'jti', 'refresh_exp', 'user_id'])
+    expect(claims).toMatchObject({ token_type: 'sliding', user_id: 7, exp: (claims['iat'] as number) + 120, refresh_exp: (claims['iat'] as number) + 3600 })
+    expect(await ourAuthentication(token)).toEqual({ payload: claims })
+    const refreshed = await ourRefresh(token)
+    const fresh = await sliding.decode(refreshed.token ?? '', 'sliding')
+    expect(Object.keys(fresh)).toEqual(Object.keys(claims))
+    expect(fresh).toMatchObject({ jti: claims['jti'], refresh_exp: claims['refresh_exp'], exp: (fresh['iat'] as number) + 120 })
+    const [check, auth] = await simplejwt(KEY, [{ op: 'check', token: refreshed.token ?? '', class: 'sliding' }, { op: 'authenticate', token: refreshed.token ?? '' }], theirs)
+    expect(check).toEqual({ payload: fresh })
+    expect(auth).toEqual({ payload: fresh })
+  }, 180_000)
+
+  it('a sliding token minted by gatehouse validates as SlidingToken, authenticates and refreshes in simplejwt; gatehouse takes the refreshed one', async () => {
+    const payload = slidingPayloadFor(sliding, user, sliding.currentTime())
+    const token = await sliding.encode(payload)
+    const answers = await simplejwt(KEY, [
+      { op: 'check', token, class: 'sliding' },
+      { op: 'authenticate', token },
+      { op: 'refresh_sliding', token },
+      { op: 'check', token, class: 'access' },
+      { op: 'check', token, class: 'untyped' },
+    ], theirs)
+    expect(answers[0]).toEqual({ payload })
+    expect(answers[1]).toEqual({ payload })
+    expect(answers[3]).toEqual({ error: 'Token has wrong type' })
+    expect(answers[4]).toEqual({ payload })
+    const theirRefreshed = answers[2]?.token ?? ''
+    const fresh = await sliding.decode(theirRefreshed, 'sliding')
+    expect(Object.keys(fresh)).toEqual(Object.keys(payload))
+    expect(fresh).toMatchObject({ jti: payload['jti'], refresh_exp: payload['refresh_exp'] })
+    expect(await ourAuthentication(theirRefreshed)).toEqual({ payload: fresh })
+    // The same header and claim bytes as simplejwt would write for these claims.
+    expect(token.split('.')[0]).toBe(b64({ alg: 'HS256', typ: 'JWT' }))
+    expect(token.split('.')[1]).toBe(b64(payload))
+  }, 180_000)
+
+  it('every bad sliding token gets the same refresh message and the same JWTAuthentication answer from both', async () => {
+    const t = now()
+    const base = (over: Record<string, unknown> = {}): Record<string, unknown> => ({ token_type: 'sliding', exp: t + 120, iat: t, jti: 'b'.repeat(32), refresh_exp: t + 3600, user_id: 7, ...over })
+    const cases: [string, string][] = [
+      ['valid', await sign(base())],
+      ['expired, refresh_exp ahead', await sign(base({ exp: t - 10 }))],
+      ['refresh_exp passed', await sign(base({ refresh_exp: t - 10 }))],
+      ['no refresh_exp', await sign(base({ refresh_exp: undefined }))],
+      ['refresh_exp is text', await sign(base({ refresh_exp: 'later' }))],
+      ['no jti', await sign(base({ jti: undefined }))],
+      ['no type', await sign(base({ token_type: undefined }))],
+      ['access type', await sign(base({ token_type: 'access' }))],
+      ['refresh type', await sign(base({ token_type: 'refresh' }))],
+      ['other key', await sign(base(), 'another-key-another-key-another-key')],
+      ['alg none', `${b64({ alg: 'none', typ: 'JWT' })}.${b64(base())}.`],
+      ['garbage', 'not-a-token'],
+      ['an access token', await sign(claims())],
+    ]
+    const theirAnswers = await simplejwt(KEY, cases.flatMap(([, token]) => [{ op: 'refresh_sliding' as const, token }, { op: 'authenticate' as const, token }]), theirs)
+    // AccessToken alone (simplejwt's default): a sliding token is refused with one message.
+    const [theirDefault] = await simplejwt(KEY, [{ op: 'authenticate', token: cases[0]?.[1] ?? '' }])
+    const differences: string[] = []
+    let i = 0
+    for (const [name, token] of cases) {
+      const refreshed = theirAnswers[i++] ?? {}
+      const authenticated = theirAnswers[i++] ?? {}
+      const ours = await ourRefresh(token)
+      if (refreshed.crash !== undefined) expect(ours.error, `${name}: refresh`).toBeDefined()
+      else if (refreshed.token !== undefined) {
+        if (ours.token === undefined) differences.push(`${name}: refresh: simplejwt refreshed, gatehouse ${JSON.stringify(ours)}`)
+      } else if (JSON.stringify(refreshed) !== JSON.stringify(ours)) differences.push(`${name}: refresh: simplejwt ${JSON.stringify(refreshed)}, gatehouse ${JSON.stringify(ours)}`)
+      const mine = await ourAuthentication(token)
+      if (authenticated.crash !== undefined) expect(mine.invalid, `${name}: authenticate`).toBeDefined()
+      else if (JSON.stringify(authenticated) !== JSON.stringify(mine)) differences.push(`${name}: authenticate: simplejwt ${JSON.stringify(authenticated)}, gatehouse ${JSON.stringify(mine)}`)
+    }
+    expect(differences).toEqual([])
+    expect(theirDefault).toEqual(await ourAuthentication(cases[0]?.[1] ?? '', accessOnly))
+    expect(theirDefault?.invalid?.messages).toEqual([{ token_class: 'AccessToken', token_type: 'access', message: 'Token has wrong type' }])
+    // Not vacuous: both kinds of answer, and both refresh_exp messages, occur.
+    const texts = JSON.stringify(theirAnswers)
+    for (const expected of ["Token 'refresh_exp' claim has expired", "Token has no 'refresh_exp' claim", 'Token has wrong type', 'Token is invalid or expired']) expect(texts).toContain(expected)
+    expect(theirAnswers.filter((a) => a.token !== undefined).length).toBeGreaterThanOrEqual(1)
+  }, 180_000)
 })

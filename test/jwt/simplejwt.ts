@@ -8,12 +8,19 @@ export interface SimplejwtAnswer {
   readonly payload?: Record<string, unknown>
   readonly error?: string
   readonly crash?: string
+  /** A sliding token minted or refreshed. */
+  readonly token?: string
+  /** `InvalidToken`'s detail from `JWTAuthentication.get_validated_token`. */
+  readonly invalid?: { readonly detail: string; readonly messages: readonly Record<string, string>[] }
 }
 
-/** A job for the script: mint a pair with `RefreshToken.for_user`, or check a token with a token class. */
+/** A job for the script: mint a pair (`RefreshToken.for_user`) or a sliding token, check a token with a token class, refresh a sliding token, or validate one as `JWTAuthentication` does. */
 export type SimplejwtJob =
   | { readonly op: 'mint'; readonly user_id: number | string }
-  | { readonly op: 'check'; readonly token: string; readonly class: 'access' | 'refresh' | 'untyped' }
+  | { readonly op: 'mint_sliding'; readonly user_id: number | string }
+  | { readonly op: 'check'; readonly token: string; readonly class: 'access' | 'refresh' | 'sliding' | 'untyped' }
+  | { readonly op: 'refresh_sliding'; readonly token: string }
+  | { readonly op: 'authenticate'; readonly token: string }
 
 const SCRIPT = fileURLToPath(new URL('./simplejwt.py', import.meta.url))
 
