@@ -5,9 +5,9 @@ import { GatehousePostgresDialect, GatehouseSqliteDialect } from './dialects.js'
 import { GuardedPostgresPool } from './postgres-pool.js'
 import { openSqliteConnection, type SqliteDriverName } from './sqlite-connection.js'
 import { serverTimeoutFor } from './statement-timeout.js'
+import type { DialectName } from './dialect-name.js'
 
-/** Which SQL engine a `DATABASE_URL` points at. */
-export type DialectName = 'sqlite' | 'postgres'
+export type { DialectName } from './dialect-name.js'
 
 /** A connection target parsed from `DATABASE_URL`. */
 export type DatabaseTarget =

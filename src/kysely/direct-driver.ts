@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto'
-import type { DialectName } from './database.js'
+import type { DialectName } from './dialect-name.js'
+import type { GuardedPostgresPool } from './postgres-pool.js'
+import { scopedStatementTimeout } from './statement-timeout.js'
 
 /**
  * Runs SQL that Kysely compiled once directly on the driver: no query builder, compiler,
@@ -11,11 +12,12 @@ import type { DialectName } from './database.js'
 export interface DirectDriver {
   readonly dialect: DialectName
   /**
-   * The rows of `text` run with `parameters`, or `undefined` when the statement must go
-   * through Kysely instead (SQLite: a transaction is open on the connection, whose
-   * statements Kysely's mutex keeps together).
+   * `map` of the rows of `text` run with `parameters` (the rows themselves without `map`), or
+   * `undefined` when the statement must go through Kysely instead (SQLite: a transaction is
+   * open on the connection, whose statements Kysely's mutex keeps together; the Kysely
+   * instance logs its statements). One promise per statement.
    */
-  rows(text: string, parameters: readonly unknown[]): Promise<Record<string, unknown>[]> | undefined
+  rows<T = Record<string, unknown>[]>(text: string, parameters: readonly unknown[], map?: (rows: Record<string, unknown>[]) => T): Promise<T> | undefined
 }
 
 /** Where a gatehouse dialect's Kysely adapter keeps its direct driver. */
@@ -38,11 +40,6 @@ export function directDriverOf(db: object): DirectDriver | undefined {
   const executor = k.getExecutor()
   if (executor.plugins.length > 0) return undefined
   return (executor.adapter as { [DIRECT_DRIVER]?: DirectDriver })[DIRECT_DRIVER]
-}
-
-/** The name a SQL text is prepared under on PostgreSQL: a digest, so one name never stands for two texts. */
-export function statementName(text: string): string {
-  return `gh_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`
 }
 
 /** The part of a better-sqlite3 statement the driver uses. */
@@ -70,28 +67,27 @@ export function sqliteDirectDriver(connection: SqliteConnection): DirectDriver {
   const statements = new Map<string, SqliteStatement>()
   return {
     dialect: 'sqlite',
-    rows(text, parameters) {
+    rows<T>(text: string, parameters: readonly unknown[], map?: (rows: Record<string, unknown>[]) => T): Promise<T> | undefined {
       if (connection.inTransaction) return undefined
-      let statement = statements.get(text)
-      if (statement === undefined) {
-        statement = connection.prepare(text)
-        if (statements.size >= MAX_SQLITE_STATEMENTS) statements.delete(statements.keys().next().value as string)
-        statements.set(text, statement)
-      }
       try {
-        if (statement.reader) return Promise.resolve(statement.all(parameters) as Record<string, unknown>[])
-        statement.run(parameters)
-        return Promise.resolve([])
+        let statement = statements.get(text)
+        if (statement === undefined) {
+          statement = connection.prepare(text)
+          if (statements.size >= MAX_SQLITE_STATEMENTS) statements.delete(statements.keys().next().value as string)
+          statements.set(text, statement)
+        }
+        let rows: Record<string, unknown>[]
+        if (statement.reader) rows = statement.all(parameters) as Record<string, unknown>[]
+        else {
+          statement.run(parameters)
+          rows = []
+        }
+        return Promise.resolve(map === undefined ? (rows as T) : map(rows))
       } catch (error) {
         return Promise.reject(error as Error)
       }
     },
   }
-}
-
-/** The part of `GuardedPostgresPool` the driver uses. */
-interface PgPool {
-  acquire(): Promise<{ run(sql: string, parameters: readonly unknown[], waitMs: number): Promise<{ readonly rows: unknown[] }>; release(): void }>
 }
 
 /** PostgreSQL's SQLSTATE for "cached plan must not change result type". */
@@ -116,21 +112,31 @@ export class StaleStatementError extends Error {
 /**
  * node-postgres: each run checks a connection out of the pool Kysely uses (`openDatabase`'s:
  * its timeouts, store-fault handling and named statements, each text prepared once per
- * connection), runs the text and releases it, without Kysely's builder, compiler or driver.
+ * connection), runs the text and releases it, without Kysely's builder, compiler or driver,
+ * and with callbacks down to node-postgres: one promise per statement, the one it answers.
  * A statement prepared before its table's columns changed type fails with `StaleStatementError`.
  */
-export function postgresDirectDriver(pool: PgPool): DirectDriver {
+export function postgresDirectDriver(pool: Pick<GuardedPostgresPool, 'checkout'>): DirectDriver {
   return {
     dialect: 'postgres',
-    async rows(text, parameters) {
-      const client = await pool.acquire()
-      try {
-        return (await client.run(text, parameters, 0)).rows as Record<string, unknown>[]
-      } catch (error) {
-        throw (error as { code?: unknown } | null)?.code === PLAN_CHANGED ? new StaleStatementError(text, error) : error
-      } finally {
-        client.release()
-      }
+    rows<T>(text: string, parameters: readonly unknown[], map?: (rows: Record<string, unknown>[]) => T): Promise<T> {
+      // Read here, in the caller's async context: the callbacks below run in the pool's or the socket's.
+      const waitMs = scopedStatementTimeout() ?? 0
+      return new Promise<T>((resolve, reject) => {
+        pool.checkout((checkoutError, client) => {
+          if (client === undefined) return reject(checkoutError as Error)
+          client.exec(text, parameters, waitMs, (error, result) => {
+            client.release()
+            if (error != null) return reject((error as { code?: unknown }).code === PLAN_CHANGED ? new StaleStatementError(text, error) : (error as Error))
+            const rows = (result?.rows ?? []) as Record<string, unknown>[]
+            try {
+              resolve(map === undefined ? (rows as T) : map(rows))
+            } catch (mapError) {
+              reject(mapError as Error)
+            }
+          })
+        })
+      })
     },
   }
 }

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Migration } from './migration-runner.js'
-import type { DialectName } from './database.js'
+import type { DialectName } from './dialect-name.js'
 
 /**
  * The table of `KyselyJwtBlacklistStore`, `gatehouse_jwt_tokens`: one row per known refresh

@@ -6,7 +6,7 @@ import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { CreatedNamedToken, NamedTokenInfo, NamedTokenRecord, NamedTokenStore, NewNamedToken } from '../stores/named-token-store.js'
 import type { TokenRecord, TokenWithUser } from '../stores/token-store.js'
 import { digest } from './kysely-token-store.js'
-import { prepareTokenWithUser, type TokenWithUserLookup } from './token-user-join.js'
+import { prepareTokenWithUser } from './token-user-join.js'
 import { checkUserTable, type UserTable } from './user-table.js'
 import { toDate, toUserId, type AuthDatabase, type NamedTokensDatabase } from './schema.js'
 
@@ -107,7 +107,13 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
     if (options.joinUsers !== undefined) {
       const users = checkUserTable(options.joinUsers, 'KyselyNamedTokenStore option "joinUsers"')
       const lookup = prepareTokenWithUser(this.db, users, { table: 'gatehouse_named_tokens', columns: TOKEN_COLUMNS, digestColumn: 'digest' })
-      this.findWithUser = (key) => this.findJoined(key, lookup)
+      this.findWithUser = (key) =>
+        key.length === 0 || key.length > MAX_KEY_LENGTH
+          ? Promise.resolve(null)
+          : lookup.run(digest(key), (row) => {
+              const token = this.toRecord(key, row as unknown as TokenRow)
+              return token === null ? null : { token, user: lookup.userOf(row) }
+            })
     }
   }
 
@@ -168,14 +174,6 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
       .where('digest', '=', digest(key))
       .executeTakeFirst()
     return row === undefined ? null : this.toRecord(key, row)
-  }
-
-  private async findJoined(key: string, lookup: TokenWithUserLookup): Promise<TokenWithUser | null> {
-    if (key.length === 0 || key.length > MAX_KEY_LENGTH) return null
-    const found = await lookup(digest(key))
-    if (found === undefined) return null
-    const token = this.toRecord(key, found.row as unknown as TokenRow)
-    return token === null ? null : { token, user: found.user }
   }
 
   /** The record of a row for the presented `key`; `null` once it has expired. */

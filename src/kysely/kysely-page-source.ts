@@ -2,7 +2,7 @@ import { sql, type CompiledQuery, type Expression, type Kysely, type RawBuilder,
 import { ConfigurationError } from '../core/errors.js'
 import { bytesToHex } from '../core/encoding/hex.js'
 import type { KeyValue, OrderingField, PositionSeekArgs, SeekArgs, SeekSource } from '../pagination/paginator.js'
-import type { DialectName } from './database.js'
+import type { DialectName } from './dialect-name.js'
 import { drfPositionAs, type DrfPositionKind } from '../pagination/drf-cursor.js'
 
 /** The SQL type of a column a cursor may page by; cursor keys are checked against it. */

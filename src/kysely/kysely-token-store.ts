@@ -19,6 +19,13 @@ export function tokenRow<Id extends UserId>(key: string, userId: Id, created: Da
   return { key, key_digest: digest(key), user_id: userId, created: created.toISOString() }
 }
 
+/** The token and user of a joined row, or `null` when the row's key is not exactly `key`. */
+function joinedToken(row: Readonly<Record<string, unknown>>, key: string, lookup: TokenWithUserLookup): TokenWithUser | null {
+  const rowKey = row['key']
+  if (typeof rowKey !== 'string' || !timingSafeEqual(rowKey, key)) return null
+  return { token: { key: rowKey, userId: toUserId(row['user_id']), created: toDate(row['created'] as Date | string) }, user: lookup.userOf(row) }
+}
+
 /** Options for `KyselyTokenStore`. */
 export interface KyselyTokenStoreOptions<DB extends TokensDatabase = AuthDatabase> {
   /**
@@ -70,7 +77,9 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
     if (options.joinUsers !== undefined) {
       const users = checkUserTable(options.joinUsers, 'KyselyTokenStore option "joinUsers"')
       const lookup = prepareTokenWithUser(this.db, users, { table: 'gatehouse_tokens', columns: ['key', 'user_id', 'created'], digestColumn: 'key_digest' })
-      this.findWithUser = (key) => this.findJoined(key, lookup)
+      // Keys are at most 40 characters: longer input cannot match, so skip the query.
+      this.findWithUser = (key) =>
+        key.length === 0 || key.length > 40 ? Promise.resolve(null) : lookup.run(digest(key), (row) => joinedToken(row, key, lookup))
     }
   }
 
@@ -84,16 +93,6 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
       .executeTakeFirst()
     if (row === undefined || !timingSafeEqual(row.key, key)) return null
     return { key: row.key, userId: toUserId(row.user_id), created: toDate(row.created) }
-  }
-
-  private async findJoined(key: string, lookup: TokenWithUserLookup): Promise<TokenWithUser | null> {
-    if (key.length === 0 || key.length > 40) return null
-    const found = await lookup(digest(key))
-    if (found === undefined) return null
-    const { row, user } = found
-    if (typeof row['key'] !== 'string' || !timingSafeEqual(row['key'], key)) return null
-    const token: TokenRecord = { key: row['key'], userId: toUserId(row['user_id']), created: toDate(row['created'] as Date | string) }
-    return { token, user }
   }
 
   async getOrCreate(userId: UserId): Promise<TokenRecord> {

@@ -1,5 +1,5 @@
 import { Kysely, PostgresDialect, sql, type ColumnDefinitionBuilder } from 'kysely'
-import type { DialectName } from './database.js'
+import type { DialectName } from './dialect-name.js'
 import { guardedPoolOf } from './dialects.js'
 import { runMigrations as applyMigrations, type Migration, type MigrationResultSet } from './migration-runner.js'
 import { checkUserTable, type UserTable } from './user-table.js'

@@ -1,12 +1,23 @@
+import { createHash } from 'node:crypto'
 import type { PostgresPool, PostgresPoolClient } from 'kysely'
 import { isStoreUnavailable, StoreUnavailable } from '../core/store-faults.js'
-import { statementName } from './direct-driver.js'
 import { scopedStatementTimeout, serverTimeoutFor } from './statement-timeout.js'
+
+/** What node-postgres answers a statement with. */
+export interface PgResult {
+  readonly rows: unknown[]
+  readonly command?: string
+  readonly rowCount?: number | null
+}
+
+/** A node-style callback: an error, or the value. */
+export type Done<T> = (error: unknown, value?: T) => void
 
 /** The part of a node-postgres client the pool uses. */
 interface PgClient {
   once(event: 'end', listener: () => void): unknown
-  query(config: PgQueryConfig): Promise<PgResult>
+  /** With a callback, node-postgres makes no promise (and no `.catch` wrapper) per statement. */
+  query(config: PgQueryConfig, callback: (error: Error | null, result: PgResult) => void): void
   query(cursor: unknown): unknown
   release(error?: Error | boolean): void
   end(): Promise<void>
@@ -19,16 +30,10 @@ interface PgQueryConfig {
   readonly name?: string
 }
 
-/** What node-postgres answers a statement with. */
-export interface PgResult {
-  readonly rows: unknown[]
-  readonly command?: string
-  readonly rowCount?: number | null
-}
-
 /** The part of a node-postgres pool the guard uses. */
 interface PgPool {
-  connect(): Promise<unknown>
+  /** With a callback, pg-pool makes no promise per checkout. */
+  connect(callback: (error: Error | undefined, client: unknown) => void): void
   end(): Promise<void>
   /**
    * node-postgres' pool settings: Kysely 0.29 reads them (`PostgresPool.options`), and new
@@ -68,6 +73,11 @@ export interface GuardedPoolSettings {
 /** PostgreSQL's SQLSTATEs for a named statement the server does not have as node-postgres believes. */
 const DUPLICATE_PREPARED_STATEMENT = '42P05'
 const INVALID_SQL_STATEMENT_NAME = '26000'
+
+/** The name a SQL text is prepared under: a digest, so one name never stands for two texts. */
+export function statementName(text: string): string {
+  return `gh_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`
+}
 
 /** What a statement that outlived its client-side wait fails with (pg's own `query_timeout` message: a timeout store fault). */
 function statementTimedOut(): Error {
@@ -141,22 +151,32 @@ export class GuardedPostgresPool implements PostgresPool {
   }
 
   /** The guarded client of a checkout (Kysely's `PostgresPool.connect`). */
-  async connect(): Promise<PostgresPoolClient> {
+  connect(): Promise<PostgresPoolClient> {
     return this.acquire()
   }
 
   /** A checked-out guarded client; release it with `release()`. */
-  async acquire(retry = true): Promise<GuardedClient> {
-    let client: PgClient
-    try {
-      client = (await this.pool.connect()) as PgClient
-    } catch (error) {
-      if (!(retry && refusedTimeoutParameter(error) && this.dropTimeoutStartupParameters())) {
-        throw isStoreUnavailable(error) ? new StoreUnavailable('postgres', acquisitionStep(error), error) : error
+  acquire(): Promise<GuardedClient> {
+    return new Promise((resolve, reject) => this.checkout((error, guarded) => (guarded === undefined ? reject(error as Error) : resolve(guarded))))
+  }
+
+  /**
+   * Checks a client out and hands it to `done` (release it with `release()`): a callback, so
+   * the direct driver's statements make no promise per checkout.
+   */
+  checkout(done: Done<GuardedClient>, retry = true): void {
+    this.pool.connect((error, client) => {
+      if (error !== undefined && error !== null) {
+        // PgBouncer refused the timeouts: connect again, without them.
+        if (retry && refusedTimeoutParameter(error) && this.dropTimeoutStartupParameters()) return this.checkout(done, false)
+        done(isStoreUnavailable(error) ? new StoreUnavailable('postgres', acquisitionStep(error), error) : error)
+        return
       }
-      // PgBouncer refused the timeouts: connect again, without them.
-      return this.acquire(false)
-    }
+      done(undefined, this.guardedOf(client as PgClient))
+    })
+  }
+
+  private guardedOf(client: PgClient): GuardedClient {
     let guarded = this.clients.get(client)
     if (guarded === undefined) {
       guarded = new GuardedClient(this, client)
@@ -294,56 +314,83 @@ export class GuardedClient implements PostgresPoolClient {
 
   /**
    * Runs `text` with `values` (named when the pool names it), waiting at most `waitMs` on the
-   * client side (0: the pool's, or `withStatementTimeout`'s where it is used).
+   * client side (0: `withStatementTimeout`'s where it is used, else the pool's).
    */
-  async run(text: string, values: readonly unknown[], waitMs: number): Promise<PgResult> {
-    // A connection that failed is not asked again (Kysely's ROLLBACK after a timed-out statement
-    // would wait behind it for another timeout): it is discarded on release.
-    if (this.broken !== null) throw new StoreUnavailable('postgres', 'query', this.broken)
-    const settings = this.owner.settings
-    const clientMs = waitMs !== 0 ? waitMs : (scopedStatementTimeout() ?? settings.statementTimeoutMs)
-    try {
-      if (clientMs !== settings.statementTimeoutMs) {
-        const wanted = serverTimeoutFor(clientMs)
-        if (!settings.pgbouncer && wanted !== this.serverTimeout) await this.setServerTimeout(wanted, clientMs)
-      } else if (settings.serverStatementTimeoutMs !== null && this.serverTimeout !== settings.serverStatementTimeoutMs) {
-        await this.setServerTimeout(settings.serverStatementTimeoutMs, clientMs)
-      }
-      const name = this.owner.nameOf(text)
-      try {
-        return await this.send(name === undefined ? { text, values } : { name, text, values }, clientMs)
-      } catch (error) {
-        const code = name === undefined ? undefined : (error as { code?: unknown } | null)?.code
-        if (code !== DUPLICATE_PREPARED_STATEMENT && code !== INVALID_SQL_STATEMENT_NAME) throw error
-        // PgBouncer gave this statement a server connection that has (or lacks) the name:
-        // nothing ran. Unnamed from now on, this one included.
-        this.owner.fallBackToUnnamed(code)
-        return await this.send({ text, values }, clientMs)
-      }
-    } catch (error) {
-      if (!isStoreUnavailable(error)) throw error
-      // The server cancelled the statement itself (57014): it answered, the connection is sound.
-      if (this.broken === null && (error as { code?: unknown }).code !== '57014') this.broken = error instanceof Error ? error : new Error(String(error))
-      throw new StoreUnavailable('postgres', 'query', this.broken ?? error)
-    }
+  run(text: string, values: readonly unknown[], waitMs: number): Promise<PgResult> {
+    const ms = waitMs !== 0 ? waitMs : (scopedStatementTimeout() ?? 0)
+    return new Promise((resolve, reject) => this.exec(text, values, ms, (error, result) => (error == null ? resolve(result as PgResult) : reject(error as Error))))
   }
 
-  /** One statement on the connection, watched by the pool's watchdog. */
-  private async send(config: PgQueryConfig, clientMs: number): Promise<PgResult> {
+  /**
+   * `run` with a callback, the path of every statement (the direct driver's and Kysely's):
+   * callbacks down to node-postgres make no promise per step. `waitMs` 0 is the pool's wait.
+   * `done` is called once, and must not throw (it runs in node-postgres' socket handler).
+   */
+  exec(text: string, values: readonly unknown[], waitMs: number, done: Done<PgResult>): void {
+    // A connection that failed is not asked again (Kysely's ROLLBACK after a timed-out statement
+    // would wait behind it for another timeout): it is discarded on release.
+    if (this.broken !== null) {
+      done(new StoreUnavailable('postgres', 'query', this.broken))
+      return
+    }
+    const settings = this.owner.settings
+    const clientMs = waitMs !== 0 ? waitMs : settings.statementTimeoutMs
+    // The server's timeout this statement needs: raised with the client's wait (never under
+    // PgBouncer, where a SET stays on a server connection other clients get), else the pool's.
+    const wanted =
+      clientMs !== settings.statementTimeoutMs
+        ? settings.pgbouncer
+          ? this.serverTimeout
+          : serverTimeoutFor(clientMs)
+        : (settings.serverStatementTimeoutMs ?? this.serverTimeout)
+    if (wanted === this.serverTimeout) {
+      this.send(this.configOf(text, values), clientMs, done)
+      return
+    }
+    // Unknown until the SET succeeds (a failed SET inside a transaction is rolled back).
+    this.serverTimeout = -1
+    this.send({ text: `SET statement_timeout = ${wanted}`, values: [] }, Math.min(clientMs, settings.statementTimeoutMs), (error) => {
+      if (error != null) return done(error)
+      this.serverTimeout = wanted
+      this.send(this.configOf(text, values), clientMs, done)
+    })
+  }
+
+  /** `text` as a named statement when the pool names it, else unnamed. */
+  private configOf(text: string, values: readonly unknown[]): PgQueryConfig {
+    const name = this.owner.nameOf(text)
+    return name === undefined ? { text, values } : { name, text, values }
+  }
+
+  /** One statement on the connection, watched by the pool's watchdog; store faults reach `done` as `StoreUnavailable`. */
+  private send(config: PgQueryConfig, clientMs: number, done: Done<PgResult>): void {
     this.limitTicks = Math.ceil(clientMs / this.owner.tickMs)
     this.startTick = this.owner.tick
     try {
-      return await this.client.query(config)
-    } finally {
+      this.client.query(config, (error, result) => {
+        this.startTick = 0
+        if (error === null || error === undefined) return done(undefined, result)
+        const code = (error as { code?: unknown }).code
+        if (config.name !== undefined && (code === DUPLICATE_PREPARED_STATEMENT || code === INVALID_SQL_STATEMENT_NAME)) {
+          // PgBouncer gave this statement a server connection that has (or lacks) the name:
+          // nothing ran. Unnamed from now on, this one included.
+          this.owner.fallBackToUnnamed(code)
+          return this.send({ text: config.text, values: config.values }, clientMs, done)
+        }
+        this.fail(error, done)
+      })
+    } catch (error) {
       this.startTick = 0
+      this.fail(error, done)
     }
   }
 
-  private async setServerTimeout(ms: number, clientMs: number): Promise<void> {
-    // Unknown until it succeeds (a failed SET inside a transaction is rolled back).
-    this.serverTimeout = -1
-    await this.send({ text: `SET statement_timeout = ${ms}`, values: [] }, Math.min(clientMs, this.owner.settings.statementTimeoutMs))
-    this.serverTimeout = ms
+  /** Tells `done` of a failed statement: a store fault (but the server's own cancel, 57014) marks the connection unfit. */
+  private fail(error: unknown, done: Done<PgResult>): void {
+    if (!isStoreUnavailable(error)) return done(error)
+    // The server cancelled the statement itself (57014): it answered, the connection is sound.
+    if (this.broken === null && (error as { code?: unknown }).code !== '57014') this.broken = error instanceof Error ? error : new Error(String(error))
+    done(new StoreUnavailable('postgres', 'query', this.broken ?? error))
   }
 
   /** The watchdog found the running statement past its wait: end the connection, which fails the statement. */

@@ -1,6 +1,6 @@
 import { sql, type CompiledQuery, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { KeyValue, OrderingField, PositionSeekArgs, SeekArgs, SeekSource } from '../pagination/paginator.js'
-import type { DialectName } from './database.js'
+import type { DialectName } from './dialect-name.js'
 import { countKeyOf, KyselyPageSource, planRows, type ColumnSpec, type CountableQuery, type QueryRunner } from './kysely-page-source.js'
 import { bindCompiled, CompiledStatement, executeCompiled, parameterRef } from './prepared-query.js'
 
@@ -94,6 +94,16 @@ class Shape<O> {
   }
 }
 
+/** The count in a `COUNT(*)` statement's rows (PostgreSQL's bigint may come as text). */
+function countOf(rows: readonly { count: number | string }[]): number {
+  return Number(rows[0]?.count ?? 0)
+}
+
+/** The planner's row estimate in an `EXPLAIN` statement's rows. */
+function firstPlanRows(rows: readonly Record<string, unknown>[]): number | null {
+  return planRows(rows[0])
+}
+
 /** One request's source: a shape and its parameter values. */
 class BoundPageSource<O> implements SeekSource<O> {
   private readonly shape: Shape<O>
@@ -106,20 +116,32 @@ class BoundPageSource<O> implements SeekSource<O> {
     this.values = values
   }
 
-  async count(): Promise<number> {
-    const rows = await this.shape.count.execute(this.values)
-    return Number(rows[0]?.count ?? 0)
+  // Not `async`: each answers the driver's one promise. A statement compiled on first use
+  // that fails to compile still answers a rejected promise, never a throw.
+  count(): Promise<number> {
+    try {
+      return this.shape.count.executeMapped(this.values, countOf)
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
   }
 
-  async countAtMost(limit: number): Promise<number> {
-    if (limit <= 0) return 0
-    const rows = await this.shape.countAtMost.execute({ ...this.values, [LIMIT]: limit })
-    return Number(rows[0]?.count ?? 0)
+  countAtMost(limit: number): Promise<number> {
+    if (limit <= 0) return Promise.resolve(0)
+    try {
+      return this.shape.countAtMost.executeMapped(this.values, countOf, { [LIMIT]: limit })
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
   }
 
-  async estimatedCount(): Promise<number | null> {
-    if (this.shape.source.dialect !== 'postgres') return null
-    return planRows((await this.shape.estimate.execute(this.values))[0])
+  estimatedCount(): Promise<number | null> {
+    if (this.shape.source.dialect !== 'postgres') return Promise.resolve(null)
+    try {
+      return this.shape.estimate.executeMapped(this.values, firstPlanRows)
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
   }
 
   countKey(): string {
@@ -127,13 +149,21 @@ class BoundPageSource<O> implements SeekSource<O> {
     return countKeyOf(statement.sql, statement.parameters(this.values))
   }
 
-  async slice(offset: number, limit: number): Promise<readonly O[]> {
-    if (limit <= 0) return []
-    return this.shape.slice(limit).execute({ ...this.values, [OFFSET]: offset, [LIMIT]: limit })
+  slice(offset: number, limit: number): Promise<readonly O[]> {
+    if (limit <= 0) return Promise.resolve([])
+    try {
+      return this.shape.slice(limit).executeMapped(this.values, undefined, { [OFFSET]: offset, [LIMIT]: limit })
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
   }
 
-  async all(): Promise<readonly O[]> {
-    return this.shape.all.execute(this.values)
+  all(): Promise<readonly O[]> {
+    try {
+      return this.shape.all.execute(this.values)
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
   }
 
   /** The same rows and values, ordered by `ordering` for the numbered styles and `all()` (`OrderingFilter`). */

@@ -45,14 +45,19 @@ export class CompiledStatement<O> {
     this.driver = directDriverOf(db)
   }
 
-  /** The statement's parameters with `values` bound. @throws ConfigurationError when a parameter has no value */
-  parameters(values: Readonly<Record<string, unknown>>): unknown[] {
+  /**
+   * The statement's parameters with `values` bound (a name `values` lacks is looked up in
+   * `extra`, e.g. a page's offset and limit, so no merged object is made per run).
+   * @throws ConfigurationError when a parameter has no value
+   */
+  parameters(values: Readonly<Record<string, unknown>>, extra?: Readonly<Record<string, unknown>>): unknown[] {
     const out = new Array<unknown>(this.bindings.length)
     for (let i = 0; i < out.length; i++) {
       const binding = this.bindings[i] as Binding
       if ('fixed' in binding) out[i] = binding.fixed
       else {
-        const value = values[binding.name]
+        let value = values[binding.name]
+        if (value === undefined && extra !== undefined) value = extra[binding.name]
         if (value === undefined) throw new ConfigurationError('ERR_QUERY_PARAMETER', `prepared query parameter "${binding.name}" has no value`)
         out[i] = value
       }
@@ -62,15 +67,31 @@ export class CompiledStatement<O> {
 
   /** The rows of one run with `values` bound. */
   execute(values: Readonly<Record<string, unknown>> = {}): Promise<O[]> {
+    return this.executeMapped(values, undefined)
+  }
+
+  /** `map` of the rows of one run with `values` (and `extra`) bound (the rows without `map`): one promise on the driver's path. */
+  executeMapped<T = O[]>(values: Readonly<Record<string, unknown>>, map: ((rows: O[]) => T) | undefined, extra?: Readonly<Record<string, unknown>>): Promise<T> {
     let parameters: unknown[]
     try {
-      parameters = this.parameters(values)
+      parameters = this.parameters(values, extra)
     } catch (error) {
       return Promise.reject(error as Error)
     }
-    const direct = this.driver?.rows(this.sql, parameters)
-    if (direct !== undefined) return direct as Promise<O[]>
-    return this.db.executeQuery<O>({ ...this.compiled, parameters }).then((result) => result.rows)
+    return this.run(parameters, map)
+  }
+
+  /** `map` of the rows of one run with `parameters` already bound (in the statement's order). */
+  run<T = O[]>(parameters: unknown[], map: ((rows: O[]) => T) | undefined): Promise<T> {
+    let direct: Promise<T> | undefined
+    try {
+      direct = this.driver?.rows(this.sql, parameters, map as ((rows: Record<string, unknown>[]) => T) | undefined)
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
+    if (direct !== undefined) return direct
+    const rows = this.db.executeQuery<O>({ ...this.compiled, parameters })
+    return map === undefined ? (rows.then((result) => result.rows) as Promise<T>) : rows.then((result) => map(result.rows))
   }
 }
 
@@ -83,6 +104,11 @@ export function executeCompiled<O>(db: Pick<Kysely<unknown>, 'executeQuery'>, co
 export function bindCompiled<O>(compiled: CompiledQuery<O>, values: Readonly<Record<string, unknown>>): CompiledQuery<O> {
   const statement = new CompiledStatement<O>({ executeQuery: () => Promise.reject(new Error('not run')) }, compiled)
   return { ...compiled, parameters: statement.parameters(values) }
+}
+
+/** The first row, or `undefined`. */
+function firstRow<O>(rows: readonly O[]): O | undefined {
+  return rows[0]
 }
 
 /** A Kysely query compiled once, run with new parameter values. */
@@ -112,6 +138,6 @@ export function prepareQuery<P extends object, O>(db: Pick<Kysely<unknown>, 'exe
   return {
     sql: statement.sql,
     execute: (values) => statement.execute(values as Readonly<Record<string, unknown>>),
-    executeTakeFirst: async (values) => (await statement.execute(values as Readonly<Record<string, unknown>>))[0],
+    executeTakeFirst: (values) => statement.executeMapped(values as Readonly<Record<string, unknown>>, firstRow),
   }
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { StoredUser } from '../core/user.js'
-import { prepareQuery, type PreparedQuery } from './prepared-query.js'
-import { rowToUser, userSelection, type UserTable } from './user-table.js'
+import { parameterRef, CompiledStatement } from './prepared-query.js'
+import { userMapper, userSelection, type UserRow, type UserTable } from './user-table.js'
 
 /** A token store's view of the database for the join: the users table is only known at run time. */
 type LooseDatabase = Record<string, Record<string, unknown>>
@@ -17,8 +17,17 @@ export interface TokenRowQuery {
   readonly digestColumn: string
 }
 
-/** The token row and its user, or `undefined` when there is no such row or its user is gone. */
-export type TokenWithUserLookup = (digest: string) => Promise<{ readonly row: Readonly<Record<string, unknown>>; readonly user: StoredUser } | undefined>
+/** The token row of a digest joined with its user (the user's fields prefixed), read in one statement. */
+export interface TokenWithUserLookup {
+  /**
+   * `found(row)` for the token row of `digest` and its user, or `null` when there is no such
+   * row or its user is gone: mapped where the driver hands over the rows, so a lookup makes
+   * one promise on the driver's path.
+   */
+  run<T>(digest: string, found: (row: UserRow) => T | null): Promise<T | null>
+  /** The user of a row `run` found. */
+  userOf(row: UserRow): StoredUser
+}
 
 /**
  * The token row of a digest and its user, read in one statement (a join on `user_id`),
@@ -28,16 +37,24 @@ export type TokenWithUserLookup = (digest: string) => Promise<{ readonly row: Re
 export function prepareTokenWithUser<DB>(db: Kysely<DB>, users: UserTable, query: TokenRowQuery): TokenWithUserLookup {
   const { table } = query
   const loose = db as unknown as Kysely<LooseDatabase>
-  let prepared: PreparedQuery<{ digest: string }, Readonly<Record<string, unknown>>> | undefined
-  return async (digest) => {
-    prepared ??= prepareQuery<{ digest: string }, Readonly<Record<string, unknown>>>(loose, (p) =>
-      loose
-        .selectFrom(table)
-        .innerJoin(`${users.table} as ${USER_ALIAS}`, `${USER_ALIAS}.${users.columns.id}`, `${table}.user_id`)
-        .select([...query.columns.map((column) => `${table}.${column}`), ...userSelection(users, USER_ALIAS, USER_PREFIX)])
-        .where(`${table}.${query.digestColumn}`, '=', p.digest),
-    )
-    const row = await prepared.executeTakeFirst({ digest })
-    return row === undefined ? undefined : { row, user: rowToUser(users, row, USER_PREFIX) }
+  let statement: CompiledStatement<UserRow> | undefined
+  const compile = (): CompiledStatement<UserRow> => {
+    const compiled = loose
+      .selectFrom(table)
+      .innerJoin(`${users.table} as ${USER_ALIAS}`, `${USER_ALIAS}.${users.columns.id}`, `${table}.user_id`)
+      .select([...query.columns.map((column) => `${table}.${column}`), ...userSelection(users, USER_ALIAS, USER_PREFIX)])
+      .where(`${table}.${query.digestColumn}`, '=', parameterRef<string>('digest'))
+      .compile()
+    // `run` binds the digest as the only parameter: nothing else in the query is a value.
+    if (compiled.parameters.length !== 1) throw new Error(`the token lookup compiled to ${compiled.parameters.length} parameters, expected 1`)
+    return new CompiledStatement<UserRow>(loose, compiled)
+  }
+  return {
+    run<T>(digest: string, found: (row: UserRow) => T | null): Promise<T | null> {
+      statement ??= compile()
+      // The statement's one parameter is the digest: bound without a values object.
+      return statement.run([digest], (rows) => (rows[0] === undefined ? null : found(rows[0])))
+    },
+    userOf: userMapper(users, USER_PREFIX),
   }
 }

@@ -121,13 +121,38 @@ export function userSelection(layout: UserTable, alias?: string, prefix = ''): A
 
 /** The user in a row selected by `userSelection(layout, alias, prefix)`. */
 export function rowToUser(layout: UserTable, row: UserRow, prefix = ''): StoredUser {
-  return Object.freeze({
-    id: toUserId(row[`${prefix}id`]),
-    username: String(row[`${prefix}username`]),
-    isActive: typeof layout.columns.isActive === 'string' ? toFlag(row[`${prefix}is_active`]) : true,
-    isStaff: typeof layout.columns.isStaff === 'string' ? toFlag(row[`${prefix}is_staff`]) : false,
-    isAuthenticated: true as const,
-    // Only where the table keeps it: a layout without the column answers the user as before.
-    ...(typeof layout.columns.isSuperuser === 'string' ? { isSuperuser: toFlag(row[`${prefix}is_superuser`]) } : {}),
-  })
+  return userMapper(layout, prefix)(row)
+}
+
+/**
+ * `rowToUser` for one layout and prefix, its field names worked out once: for a lookup that
+ * maps a row on every request.
+ */
+export function userMapper(layout: UserTable, prefix = ''): (row: UserRow) => StoredUser {
+  const c = layout.columns
+  const id = `${prefix}id`
+  const username = `${prefix}username`
+  const isActive = typeof c.isActive === 'string' ? `${prefix}is_active` : null
+  const isStaff = typeof c.isStaff === 'string' ? `${prefix}is_staff` : null
+  const isSuperuser = typeof c.isSuperuser === 'string' ? `${prefix}is_superuser` : null
+  // Only where the table keeps it: a layout without the column answers the user as before.
+  if (isSuperuser === null) {
+    return (row) =>
+      Object.freeze({
+        id: toUserId(row[id]),
+        username: String(row[username]),
+        isActive: isActive === null ? true : toFlag(row[isActive]),
+        isStaff: isStaff === null ? false : toFlag(row[isStaff]),
+        isAuthenticated: true as const,
+      })
+  }
+  return (row) =>
+    Object.freeze({
+      id: toUserId(row[id]),
+      username: String(row[username]),
+      isActive: isActive === null ? true : toFlag(row[isActive]),
+      isStaff: isStaff === null ? false : toFlag(row[isStaff]),
+      isAuthenticated: true as const,
+      isSuperuser: toFlag(row[isSuperuser]),
+    })
 }

@@ -25,12 +25,12 @@ export function chainTokenStores(...stores: readonly TokenLookup[]): TokenLookup
     for (const store of stores) if (store.touch !== undefined) await store.touch(token)
   }
   if (!stores.every((store) => store.findWithUser !== undefined)) return { findByKey, touch }
-  const findWithUser = async (key: string): Promise<TokenWithUser | null> => {
-    for (const store of stores) {
-      const found = (await store.findWithUser?.(key)) ?? null
-      if (found !== null) return found
-    }
-    return null
+  const withUser = stores.map((store) => store.findWithUser as (key: string) => Promise<TokenWithUser | null>)
+  // Chained promises rather than an async loop: a key the first store knows costs its lookup and one `then`.
+  const findFrom = (key: string, index: number): Promise<TokenWithUser | null> => {
+    const found = (withUser[index] as (key: string) => Promise<TokenWithUser | null>).call(stores[index], key)
+    return index + 1 === withUser.length ? found : found.then((record) => record ?? findFrom(key, index + 1))
   }
+  const findWithUser = (key: string): Promise<TokenWithUser | null> => (withUser.length === 0 ? Promise.resolve(null) : findFrom(key, 0))
   return { findByKey, findWithUser, touch }
 }

@@ -9,7 +9,6 @@
  * otherwise answer stale.
  */
 import { Kysely } from 'kysely'
-import { throughKysely } from '../helpers/through-kysely.js'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { MemoryTokenCache } from '../../src/authentication/memory-token-cache.js'
 import { TokenAuthentication } from '../../src/authentication/token-authentication.js'
@@ -48,7 +47,7 @@ interface Stack {
 
 async function openStack(url: string, bus: InvalidationBus, publish = true): Promise<Stack> {
   const statements: string[] = []
-  const db = new Kysely<AuthDatabase>({ dialect: await createDialect(parseDatabaseUrl(url)), plugins: [throughKysely], log: (event) => void statements.push(event.query.sql) })
+  const db = new Kysely<AuthDatabase>({ dialect: await createDialect(parseDatabaseUrl(url)), log: (event) => void statements.push(event.query.sql) })
   const invalidation = publish ? bus : undefined
   const users = new KyselyUserStore({ db, scrypt: SCRYPT, invalidation })
   const tokens = new KyselyTokenStore({ db, joinUsers: users.userTable, invalidation })

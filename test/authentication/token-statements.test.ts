@@ -4,7 +4,6 @@
  * store, one statement with `KyselyTokenStore({ users })`, none on a `MemoryTokenCache` hit.
  */
 import { Kysely } from 'kysely'
-import { throughKysely } from '../helpers/through-kysely.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MemoryTokenCache } from '../../src/authentication/memory-token-cache.js'
 import { TokenAuthentication } from '../../src/authentication/token-authentication.js'
@@ -33,7 +32,6 @@ for (const backend of BACKENDS) {
       const dialectName = parseDatabaseUrl(target.url).dialect
       db = new Kysely<AuthDatabase>({
         dialect: await createDialect(parseDatabaseUrl(target.url)),
-        plugins: [throughKysely],
         log: (event) => void statements.push(event.query.sql),
       })
       await migrate(db, authMigrations(dialectName))

@@ -5,7 +5,6 @@
 import { runCli } from '../helpers/cli-process.js'
 import type { CommandResult } from '../helpers/run-command.js'
 import { Kysely } from 'kysely'
-import { throughKysely } from '../helpers/through-kysely.js'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { MemoryTokenCache } from '../../src/authentication/memory-token-cache.js'
 import { TokenAuthentication } from '../../src/authentication/token-authentication.js'
@@ -65,7 +64,7 @@ for (const backend of BACKENDS) {
       const created = await gatehouse(['create-token', 'dana', '--database', target.url], env)
       key = /token ([0-9a-f]{40})/.exec(created.stdout)?.[1] ?? ''
       expect(key).toHaveLength(40)
-      db = new Kysely<AuthDatabase>({ dialect: await createDialect(parseDatabaseUrl(target.url)), plugins: [throughKysely], log: (event) => void statements.push(event.query.sql) })
+      db = new Kysely<AuthDatabase>({ dialect: await createDialect(parseDatabaseUrl(target.url)), log: (event) => void statements.push(event.query.sql) })
       redis = createRedisClient(REDIS_URL ?? '', { onError: () => {} })
       bus = new RedisInvalidationBus({ redis, channel })
       const users = new KyselyUserStore({ db, invalidation: bus })
