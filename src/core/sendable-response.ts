@@ -54,33 +54,5 @@ export function wireResponse(response: ApiResponse): WireResponse {
   } catch (error) {
     return { ...WRITE_FAILED_WIRE, failure: error }
   }
-  return { status: response.status, headers: oncePerName(response.headers), body }
-}
-
-/**
- * Each header once, as Fastify's `reply.header` leaves them: a repeated name keeps its first
- * place and its last value; only `Set-Cookie` repeats. Node, Express and Hono would join the
- * repeats (`X-Frame-Options: DENY, DENY`).
- */
-function oncePerName(headers: readonly (readonly [string, string])[]): readonly (readonly [string, string])[] {
-  let seen: Map<string, number> | undefined
-  let out: (readonly [string, string])[] | undefined
-  for (let i = 0; i < headers.length; i++) {
-    const pair = headers[i]!
-    const lower = pair[0].toLowerCase()
-    if (lower === 'set-cookie') {
-      out?.push(pair)
-      continue
-    }
-    seen ??= new Map()
-    const at = seen.get(lower)
-    if (at === undefined) {
-      seen.set(lower, out === undefined ? i : out.length)
-      out?.push(pair)
-    } else {
-      out ??= headers.slice(0, i)
-      out[at] = pair
-    }
-  }
-  return out ?? headers
+  return { status: response.status, headers: response.headers, body }
 }

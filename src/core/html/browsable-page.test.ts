@@ -64,3 +64,23 @@ describe('the core HTML page', () => {
     expect(shownText(String(response.body), 'response-body')).toBe('')
   })
 })
+
+describe('the page of a response with security headers of its own (the admin redirect)', () => {
+  it('sends each header once, the response\'s value winning, so no adapter has to merge repeats', () => {
+    const response = {
+      status: 302,
+      headers: [
+        ['Location', '/admin/'],
+        ['X-Content-Type-Options', 'nosniff'],
+        ['x-frame-options', 'DENY'],
+        ['Content-Security-Policy', "default-src 'none'"],
+      ] as const,
+      body: undefined,
+    }
+    const page = renderBrowsablePage({ title: 'Admin', method: 'GET', url: new URL('http://x/admin/login/'), response })
+    const names = page.headers.map(([name]) => name.toLowerCase())
+    expect(names.length).toBe(new Set(names).size)
+    expect(page.headers.find(([name]) => name === 'Content-Security-Policy')?.[1]).toBe("default-src 'none'")
+    expect(names).toEqual(['content-type', 'location', 'x-content-type-options', 'x-frame-options', 'content-security-policy'])
+  })
+})

@@ -136,9 +136,18 @@ ${controls}<div class="request-info"><pre><b>${escapeHtml(options.method)}</b> $
 `
   return {
     status: response.status === 204 ? 200 : response.status,
-    headers: [['Content-Type', 'text/html; charset=utf-8'], ...HTML_SECURITY_HEADERS, ...headers],
+    headers: [['Content-Type', 'text/html; charset=utf-8'], ...securityHeaders(headers), ...headers],
     body: html,
   }
+}
+
+/**
+ * The page's security headers the response does not set itself (the admin's redirect sets its
+ * own CSP): each header once, decided here rather than by every adapter on every request.
+ */
+function securityHeaders(own: readonly (readonly [string, string])[]): readonly (readonly [string, string])[] {
+  if (own.length === 0) return HTML_SECURITY_HEADERS
+  return HTML_SECURITY_HEADERS.filter(([name]) => !own.some(([other]) => other.length === name.length && other.toLowerCase() === name.toLowerCase()))
 }
 
 /** True when the response is JSON (or has no body): the kind of answer the page shows. */
