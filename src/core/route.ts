@@ -87,7 +87,7 @@ export function route(path: string, view: ApiView, options: RouteOptions = {}): 
  * Whether a request's decoded path parameters are ones `r` matches (its `params` options):
  * adapters call it once their router matched the path, and treat `false` as no route.
  */
-export function routeParamsMatch(r: Route, params: Readonly<Record<string, string>>): boolean {
+export function routeParamsMatch(r: RoutePattern, params: Readonly<Record<string, string>>): boolean {
   if (r.params === undefined) return true
   for (const [name, kind] of Object.entries(r.params)) {
     const value = params[name]
@@ -99,7 +99,10 @@ export function routeParamsMatch(r: Route, params: Readonly<Record<string, strin
 }
 
 /** Matches a request path against route paths: `null`, or the route and its decoded parameters. */
-export type RouteMatcher = (pathname: string) => { readonly route: Route; readonly params: Readonly<Record<string, string>> } | null
+export type RouteMatcher<R extends RoutePattern = Route> = (pathname: string) => { readonly route: R; readonly params: Readonly<Record<string, string>> } | null
+
+/** What `matchRoutes` reads of a route: its path and its parameters' converters. */
+export type RoutePattern = Pick<Route, 'path' | 'params'>
 
 /**
  * A matcher over `routes` for adapters without a router of their own (node:http). The path
@@ -109,9 +112,9 @@ export type RouteMatcher = (pathname: string) => { readonly route: Route; readon
  * look-up; parameter routes are tried in declaration order, one segment comparison each,
  * so matching is linear in the path. A parameter never matches an empty segment.
  */
-export function matchRoutes(routes: readonly Route[]): RouteMatcher {
-  const exact = new Map<string, Route>()
-  const patterns: { route: Route; segments: readonly string[] }[] = []
+export function matchRoutes<R extends RoutePattern = Route>(routes: readonly R[]): RouteMatcher<R> {
+  const exact = new Map<string, R>()
+  const patterns: { route: R; segments: readonly string[] }[] = []
   for (const r of routes) {
     validateRoutePath(r.path)
     const segments = r.path.split('/')

@@ -6,7 +6,7 @@ export { parseBody, DEFAULT_PARSED_MEDIA_TYPES, type ParseBodyOptions } from '..
 export { serializeBody } from '../core/api-response.js'
 export { answerError, INVALID_HOST_RESPONSE } from '../core/error-answer.js'
 export { answerHandlerError, type GuardResult } from '../core/guard.js'
-export { matchRoutes, type RouteMatcher } from '../core/route.js'
+export { matchRoutes, type RouteMatcher, type RoutePattern } from '../core/route.js'
 export { parsePythonInt, queryParam } from '../pagination/query-params.js'
 export { requestUrlOf } from '../core/request/request-url.js'
 export { wireResponse, WRITE_FAILED_RESPONSE, type WireResponse } from '../core/sendable-response.js'

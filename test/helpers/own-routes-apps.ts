@@ -131,6 +131,7 @@ async function expressApp(): Promise<Running> {
   const api = makeApi()
   const o = policyOptions(api)
   const app = express()
+  app.disable('x-powered-by')
   const router = express.Router({ strict: true })
   const send = (name: keyof typeof handlers): express.RequestHandler => (req, res, next) => {
     handlers[name](ex.requestContext(req)).then((response) => ex.sendApiResponse(res, response), next)
@@ -179,11 +180,8 @@ async function nodeApp(): Promise<Running> {
     no.policies(api, options)(async (req, res) => no.writeResponse(res, await handlers[name](no.requestContext(req))))
   const list = wrap('list', o.list)
   const create = wrap('create', o.create)
-  // node:http's policies() fills no params: the handler reads its id from the path.
-  const detail = no.policies(api, o.detail)(async (req, res) => {
-    const book = BOOKS.find((b) => `/api/books/${b.id}/` === req.url)
-    no.writeResponse(res, book === undefined ? jsonResponse(404, { detail: 'Not found.' }) : jsonResponse(200, book))
-  })
+  // node:http has no router: the route's pattern fills `requestContext(req).params`.
+  const detail = wrap('detail', { ...o.detail, path: '/api/books/:id/' })
   const ping = wrap('ping', o.ping)
   // node:http has no router: the app declares its own routes to the document.
   const own: DescribedRoute[] = [

@@ -40,6 +40,8 @@ export interface ExpressOptions {
    * @default 1048576 (1 MiB)
    */
   readonly bodyLimit?: number
+  /** Path parameters to use instead of the matched route's (`req.params`). */
+  readonly params?: Readonly<Record<string, string>>
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024
@@ -101,7 +103,7 @@ export function toApiRequest(req: Request, options: ExpressOptions = {}): ApiReq
     url,
     headers: headerBag(req.headers),
     remoteAddress: req.socket.remoteAddress ?? null,
-    params: { ...(req.params as Record<string, string>) },
+    params: options.params ?? (req.params as Record<string, string>),
     parsedBody: () => parsedBody(req),
     readBody: () => rawBody(req, limit),
   })
@@ -228,7 +230,7 @@ export type RouteTarget = Pick<Router, 'use'>
  * options: case-sensitively (`/API/WHOAMI/` is not `/api/whoami/`) and with the trailing
  * slash significant. Requests no route matches go on to `target`'s next handler.
  */
-export function mountRoutes(target: RouteTarget, routes: readonly Route[], options: ExpressOptions = {}): void {
+export function mountRoutes<T extends RouteTarget>(target: T, routes: readonly Route[], options: ExpressOptions = {}): T {
   const drfRoutes = express.Router({ caseSensitive: true, strict: true })
   for (const r of routes) {
     const handler = viewHandler(r.view, options)
@@ -236,6 +238,7 @@ export function mountRoutes(target: RouteTarget, routes: readonly Route[], optio
     drfRoutes.all(r.path, r.params === undefined ? handler : (req, res, next) => (routeParamsMatch(r, req.params as Record<string, string>) ? handler(req, res, next) : next()))
   }
   target.use(drfRoutes)
+  return target
 }
 
 /** A request handler answering with `view` (which never throws); a malformed host is a 400. */
@@ -244,14 +247,21 @@ export function viewHandler(view: ApiView, options: ExpressOptions = {}): Reques
   return markView((req: Request, res: Response, next: NextFunction): void => {
     const request = toApiRequest(req, options)
     if (request === null) return sendApiResponse(res, INVALID_HOST_RESPONSE)
-    Promise.resolve(view.handle(request))
-      .then((response) => {
-        // A body left unread past the limit is not drained: the connection closes instead.
-        if (response.status === 413 && !req.complete) res.setHeader('Connection', 'close')
-        // Never throws: a header Node refuses is a 500 logged through the view's `logError`.
-        writeNodeResponse(res, response, view.settings)
-      })
-      .catch(next)
+    const write = (response: ApiResponse): void => {
+      // A body left unread past the limit is not drained: the connection closes instead.
+      if (response.status === 413 && !req.complete) res.setHeader('Connection', 'close')
+      // Never throws: a header Node refuses is a 500 logged through the view's `logError`.
+      writeNodeResponse(res, response, view.settings)
+    }
+    let answer: ApiResponse | Promise<ApiResponse>
+    try {
+      answer = view.handle(request) as ApiResponse | Promise<ApiResponse>
+    } catch (error) {
+      return next(error)
+    }
+    // A view that answered synchronously is written now, without a promise of ours.
+    if (answer instanceof Promise) answer.then(write).catch(next)
+    else write(answer)
   }, view)
 }
 

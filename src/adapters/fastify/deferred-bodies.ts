@@ -1,14 +1,19 @@
 /**
- * Bodies DRF's rules still have to judge: a JSON (or form) body a parser could not read is
- * kept as its raw bytes instead of failing at once, so the route's policies answer first (a
- * refusal before a parse error, as in DRF, which parses only when the view reads
- * `request.data`) and the parse error is then DRF's exact 400, read by the core's parser.
+ * Bodies DRF's rules still have to judge, kept as their raw bytes instead of failing at once, so
+ * the route's policies answer first (a refusal before a parse error, as in DRF, which parses only
+ * when the view reads `request.data`):
+ * - a JSON (or form) body a parser could not read: judged once the policies passed, DRF's exact 400;
+ * - a body of a media type no parser of the app reads (`text/xml`, a form without
+ *   @fastify/formbody): judged by the core's parsers when it is read, so a form is parsed as on
+ *   every adapter and any other type is DRF's 415.
  */
 import type { FastifyRequest } from 'fastify'
 import { parseBody } from '../../core/request/body-parser.js'
 
 /** Raw bodies a parser refused, kept for `policies()` (or the route's handler) to judge. */
 const deferredBodies = new WeakSet<Buffer>()
+/** Raw bodies no parser read, judged when read (or before the handler of a route without policies). */
+const unparsedBodies = new WeakSet<Buffer>()
 
 /** Keeps `body` for later: the request's `body` becomes these bytes until `settleDeferredBody`. */
 export function deferBody(body: Buffer): Buffer {
@@ -16,21 +21,33 @@ export function deferBody(body: Buffer): Buffer {
   return body
 }
 
-/** The request's body is raw bytes a parser refused and nobody has judged yet. */
+/** Keeps a body no parser of the app reads as its bytes, for the core's parsers. */
+export function keepUnparsed(body: Buffer): Buffer {
+  unparsedBodies.add(body)
+  return body
+}
+
+/** The request's body is raw bytes a parser refused, or no parser read, and nobody has judged yet. */
 export function hasDeferredBody(request: FastifyRequest): request is FastifyRequest & { body: Buffer } {
+  const body = request.body
+  return Buffer.isBuffer(body) && (deferredBodies.has(body) || unparsedBodies.has(body))
+}
+
+/** The request's body is raw bytes a parser refused (malformed JSON or form). */
+export function hasMalformedBody(request: FastifyRequest): request is FastifyRequest & { body: Buffer } {
   return Buffer.isBuffer(request.body) && deferredBodies.has(request.body)
 }
 
 /**
  * Judges a deferred body with DRF's parsers: `request.body` becomes what DRF's
  * `request.data` would be (a body JavaScript's `JSON.parse` refuses may be valid Python
- * JSON, `NaN` for one), or DRF's `ParseError` (`JSON parse error - …`) is thrown.
- * Nothing happens for a body that was not deferred.
+ * JSON, `NaN` for one), or DRF's `ParseError` (`JSON parse error - …`) or
+ * `UnsupportedMediaType` is thrown. Nothing happens for a body that was not deferred.
  */
 export async function settleDeferredBody(request: FastifyRequest, parse: (bytes: Buffer) => Promise<unknown> = (bytes) => parseRaw(request, bytes)): Promise<void> {
-  const body = request.body
-  if (!Buffer.isBuffer(body) || !deferredBodies.has(body)) return
-  request.body = await parse(body)
+  if (!hasDeferredBody(request)) return
+  const parsed = await parse(request.body)
+  ;(request as FastifyRequest).body = parsed
 }
 
 function parseRaw(request: FastifyRequest, bytes: Buffer): Promise<unknown> {

@@ -25,7 +25,7 @@ import { wireResponse } from '../../core/sendable-response.js'
 import type { User } from '../../core/user.js'
 import type { ApiView } from '../../core/view.js'
 import { headerBag } from '../node-http/node-io.js'
-import { deferBody, hasDeferredBody, settleDeferredBody } from './deferred-bodies.js'
+import { deferBody, hasDeferredBody, hasMalformedBody, keepUnparsed, settleDeferredBody } from './deferred-bodies.js'
 import { markPolicies, markView, type OpenApiRouteOptions } from '../../openapi/policy-route.js'
 import { guardSwaggerTransform, swaggerTransformFor } from './swagger-transform.js'
 
@@ -67,33 +67,58 @@ function requestUrl(request: FastifyRequest): URL | null {
   return requestUrlOf(request.protocol, request.host, request.originalUrl)
 }
 
+/** How the Fastify adapter reads a request (Fastify itself reads the body, within its `bodyLimit`). */
+export interface FastifyOptions {
+  /** Path parameters to use instead of the matched route's (`request.params`). */
+  readonly params?: Readonly<Record<string, string>>
+}
+
 /**
- * Translates a Fastify request into an `ApiRequest`. A Buffer body (gatehouse's raw parser)
- * is parsed by the core with DRF's rules; a body Fastify already parsed (the app's own JSON
- * or text parser) is handed over as it is.
+ * Translates a Fastify request into an `ApiRequest` (nothing is read until a policy or view asks
+ * for it). A body no parser of the app read, or one Fastify read as text, is parsed by the core
+ * with DRF's rules (JSON, forms; any other media type is DRF's 415); an object Fastify's own JSON
+ * parser made is handed over as it is. `null` when the Host header cannot form a URL (answer 400).
  */
-export function toApiRequest(request: FastifyRequest, url: URL): ApiRequest {
+export function toApiRequest(request: FastifyRequest, options?: FastifyOptions): ApiRequest | null
+/** @deprecated Pass the options (or nothing): the URL is the adapter's to build. */
+export function toApiRequest(request: FastifyRequest, url: URL): ApiRequest
+export function toApiRequest(request: FastifyRequest, second?: FastifyOptions | URL): ApiRequest | null {
+  if (second instanceof URL) return fastifyApiRequest(request, second, undefined)
+  const url = requestUrl(request)
+  return url === null ? null : fastifyApiRequest(request, url, second?.params)
+}
+
+function fastifyApiRequest(request: FastifyRequest, url: URL, params: Readonly<Record<string, string>> | undefined): ApiRequest {
   const body: unknown = request.body
+  // Raw bytes (gatehouse's parsers) or text (Fastify's text/plain parser): the core's parsers judge them.
+  const raw = Buffer.isBuffer(body) || typeof body === 'string'
   return createApiRequest({
-    ...requestParts(request, url),
-    readBody: async () => (Buffer.isBuffer(body) ? new Uint8Array(body) : null),
-    ...(body === undefined || body === null || Buffer.isBuffer(body) ? {} : { parsedBody: () => ({ data: body }) }),
+    ...requestParts(request, url, params),
+    readBody: raw ? async () => bytesOf(body) : NO_BODY,
+    ...(raw || body === undefined || body === null ? {} : { parsedBody: () => ({ data: body }) }),
   })
+}
+
+const NO_BODY = (): Promise<null> => Promise.resolve(null)
+
+function bytesOf(body: Buffer | string): Uint8Array | null {
+  if (body.length === 0) return null
+  return typeof body === 'string' ? Buffer.from(body, 'utf8') : new Uint8Array(body.buffer, body.byteOffset, body.length)
 }
 
 /** An ApiRequest whose body was refused for its size: reading it throws `PayloadTooLarge`. */
 function oversizedRequest(request: FastifyRequest, url: URL): ApiRequest {
-  return createApiRequest({ ...requestParts(request, url), readBody: () => Promise.reject(new PayloadTooLarge()) })
+  return createApiRequest({ ...requestParts(request, url, undefined), readBody: () => Promise.reject(new PayloadTooLarge()) })
 }
 
 /** What every ApiRequest of a Fastify request shares, whatever its body. */
-function requestParts(request: FastifyRequest, url: URL): Omit<RawRequest, 'readBody' | 'parsedBody'> {
+function requestParts(request: FastifyRequest, url: URL, params: Readonly<Record<string, string>> | undefined): Omit<RawRequest, 'readBody' | 'parsedBody'> {
   return {
     method: request.method,
     url,
     headers: headerBag(request.headers),
     remoteAddress: request.socket.remoteAddress ?? null,
-    params: stringParams(request.params),
+    params: params ?? stringParams(request.params),
   }
 }
 
@@ -140,7 +165,7 @@ export function sendApiResponse(reply: FastifyReply, response: ApiResponse): Fas
 /** The ApiRequest of a Fastify request; `null` when its Host cannot form a URL. */
 function apiRequestOf(request: FastifyRequest): ApiRequest | null {
   const url = requestUrl(request)
-  return url === null ? null : toApiRequest(request, url)
+  return url === null ? null : fastifyApiRequest(request, url, undefined)
 }
 
 /**
@@ -156,11 +181,13 @@ function routeEveryMethod(app: FastifyInstance): void {
 }
 
 /** A Fastify route handler answering with `view` (which never throws); a malformed Host is a 400. */
-export function viewHandler(view: ApiView): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> {
-  return async (request, reply) => {
+export function viewHandler(view: ApiView, options: FastifyOptions = {}): (request: FastifyRequest, reply: FastifyReply) => FastifyReply | Promise<FastifyReply> {
+  return (request, reply) => {
     const url = requestUrl(request)
     if (url === null) return sendWire(reply, INVALID_HOST_RESPONSE, view.settings)
-    return sendWire(reply, await view.handle(toApiRequest(request, url)), view.settings)
+    const response = view.handle(fastifyApiRequest(request, url, options.params)) as ApiResponse | Promise<ApiResponse>
+    // A view that answered synchronously is sent now, without a promise of ours (Fastify takes the reply).
+    return response instanceof Promise ? response.then((r) => sendWire(reply, r, view.settings)) : sendWire(reply, response, view.settings)
   }
 }
 
@@ -182,7 +209,7 @@ function mountOne(app: FastifyInstance, r: Route, views: Map<string, ApiView>): 
       r.params === undefined
         ? handler
         : // A parameter the route's converter refuses (`{ id: 'int' }` and `/abc/`): no route, as in Django.
-          async (request: FastifyRequest, reply: FastifyReply) => (routeParamsMatch(r, stringParams(request.params)) ? handler(request, reply) : reply.callNotFound()),
+          (request: FastifyRequest, reply: FastifyReply) => (routeParamsMatch(r, stringParams(request.params)) ? handler(request, reply) : reply.callNotFound()),
       view,
     ),
   })
@@ -208,7 +235,7 @@ function installDrfScope(app: FastifyInstance, views: ReadonlyMap<string, ApiVie
       if (view === undefined) return writeResponse(reply, jsonResponse(404, { detail: 'Not found.' }))
       const url = requestUrl(request)
       if (url === null) return sendWire(reply, INVALID_HOST_RESPONSE, view.settings)
-      return sendWire(reply, await view.handle(toApiRequest(request, url)), view.settings)
+      return sendWire(reply, await view.handle(fastifyApiRequest(request, url, undefined)), view.settings)
     }
     if (error.statusCode === 413 && view !== undefined) {
       const url = requestUrl(request)
@@ -280,7 +307,8 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): pr
     request.gatehouse = context
     if (context.vary.length > 0) addVary(reply, context.vary)
     // A body a parser refused (the `gatehouse` plugin's, `drfErrors`'): DRF's parse error, now that the policies passed.
-    await settleDeferredBody(request, () => context.request.body())
+    // (A body no parser read waits for the handler to read it, as DRF parses only then.)
+    if (hasMalformedBody(request)) await settleDeferredBody(request, () => context.request.body())
     return undefined
   }
   // Found on its route by `openApiRoutes(app)`.
@@ -372,6 +400,7 @@ export const gatehouse: FastifyPluginAsync<GatehouseOptions> = async (scope, opt
   scope.decorateRequest('gatehouse', null)
   scope.removeContentTypeParser(DRF_PARSED)
   scope.addContentTypeParser(DRF_PARSED, { parseAs: 'buffer' }, drfBodyParser)
+  keepOtherBodies(scope)
   scope.addHook('onRoute', (routeOptions) => {
     const guardOptions = routeOptions.config?.gatehouse
     if (guardOptions === undefined) return
@@ -404,6 +433,18 @@ function judgeDeferredBodyFirst(routeOptions: RouteOptions): void {
     if (!hasDeferredBody(request)) return handler.call(this, request, reply)
     return settleDeferredBody(request).then(() => handler.call(this, request, reply))
   }
+}
+
+/**
+ * A body of a media type no parser of the app reads (a form without @fastify/formbody,
+ * `text/xml`) is kept as its bytes instead of Fastify's own 415 before the policies: read
+ * through `requestContext(request).request.body()`, a form is parsed as on every adapter and any
+ * other type is DRF's `415 Unsupported media type "…" in request.`, after a refusal; a route
+ * without policies judges it before its handler. An app's own catch-all parser is kept.
+ */
+function keepOtherBodies(app: FastifyInstance): void {
+  if (app.hasContentTypeParser('*')) return
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body: Buffer, done) => done(null, keepUnparsed(body)))
 }
 
 /** `text` is JSON as JavaScript reads it. */
@@ -453,6 +494,7 @@ export const drfErrors: FastifyPluginAsync<DrfErrorsOptions> = async (app, optio
       else done(error, value)
     })
   })
+  keepOtherBodies(app)
   app.addHook('onRoute', judgeDeferredBodyFirst)
   app.setErrorHandler(errorHandler(options.api))
 }
@@ -487,6 +529,7 @@ export { openApiRoutes } from './openapi-routes.js'
  * @example
  * await mountRoutes(app, [route('/books/:id/', book)], { prefix: '/api' })
  */
-export async function mountRoutes(app: FastifyInstance, routes: readonly Route[], options: MountOptions = {}): Promise<void> {
+export async function mountRoutes<F extends FastifyInstance>(app: F, routes: readonly Route[], options: MountOptions = {}): Promise<F> {
   await app.register(viewsPlugin, { routes, ...(options.prefix === undefined ? {} : { prefix: options.prefix }) })
+  return app
 }

@@ -31,6 +31,8 @@ export interface HonoOptions {
    * @default the address @hono/node-server, Bun or Deno gives
    */
   readonly getConnInfo?: ConnInfoReader
+  /** Path parameters to use instead of the matched route's (`c.req.param()`). */
+  readonly params?: Readonly<Record<string, string>>
 }
 
 /** Options of `policies(api, options)`: the route's policies, how its body is read, what OpenAPI says of it. */
@@ -125,7 +127,7 @@ export function toApiRequest(c: Context, options: HonoOptions = {}): ApiRequest 
     url,
     headers: c.req.raw.headers,
     remoteAddress: clientAddress(c, options.getConnInfo),
-    params: c.req.param() as Record<string, string>,
+    params: options.params ?? (c.req.param() as Record<string, string>),
     readBody: () => readBody(c, limit),
   })
 }
@@ -302,11 +304,14 @@ export function mountRoutes<A extends Hono<any, any, any>>(app: A, routes: reado
 }
 
 /** A Hono handler answering with `view` (which never throws); a malformed Host is a 400. */
-export function viewHandler(view: ApiView, options: HonoOptions = {}): (c: Context) => Promise<Response> {
-  return async (c) => {
+export function viewHandler(view: ApiView, options: HonoOptions = {}): (c: Context) => Response | Promise<Response> {
+  const answer = (c: Context, response: ApiResponse): Response => webResponse(checked(response, view.settings, c), view.settings, c)
+  return (c) => {
     const request = toApiRequest(c, options)
-    const response = request === null ? INVALID_HOST_RESPONSE : await view.handle(request)
-    return webResponse(checked(response, view.settings, c), view.settings, c)
+    if (request === null) return answer(c, INVALID_HOST_RESPONSE)
+    const response = view.handle(request) as ApiResponse | Promise<ApiResponse>
+    // A view that answered synchronously is answered now, without a promise of ours (Hono takes either).
+    return response instanceof Promise ? response.then((r) => answer(c, r)) : answer(c, response)
   }
 }
 

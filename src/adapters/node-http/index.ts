@@ -23,6 +23,8 @@ export interface NodeHttpOptions {
   readonly trustProxy?: boolean
   /** Largest request body read, in bytes; a larger one answers 413. @default 1048576 (1 MiB, as Fastify) */
   readonly bodyLimit?: number
+  /** Path parameters of the request (`{ id: '7' }`), when your own routing matched them. @default none */
+  readonly params?: Readonly<Record<string, string>>
 }
 
 /** Options of `router`. */
@@ -57,20 +59,20 @@ export function requestUrl(req: IncomingMessage, options: NodeHttpOptions = {}):
  * Translates a node:http request into an `ApiRequest` (the body is read only when
  * a view asks for it). `null` when the Host header cannot form a URL: answer 400.
  */
-export function toApiRequest(
-  req: IncomingMessage,
-  options: NodeHttpOptions = {},
-  params?: Readonly<Record<string, string>>,
-): ApiRequest | null {
+export function toApiRequest(req: IncomingMessage, options?: NodeHttpOptions): ApiRequest | null
+/** @deprecated Pass the parameters as `options.params`. */
+export function toApiRequest(req: IncomingMessage, options: NodeHttpOptions | undefined, params: Readonly<Record<string, string>> | undefined): ApiRequest | null
+export function toApiRequest(req: IncomingMessage, options: NodeHttpOptions = {}, params?: Readonly<Record<string, string>>): ApiRequest | null {
   const url = requestUrl(req, options)
   if (url === null) return null
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
+  const routeParams = params ?? options.params
   return createApiRequest({
     method: req.method ?? 'GET',
     url,
     headers: headerBag(req.headers),
     remoteAddress: req.socket.remoteAddress ?? null,
-    ...(params === undefined ? {} : { params }),
+    ...(routeParams === undefined ? {} : { params: routeParams }),
     readBody: () => readBody(req, limit),
   })
 }
@@ -87,28 +89,54 @@ export function writeResponse(res: ServerResponse, response: ApiResponse): void 
 
 const NOT_FOUND = jsonResponse(404, { detail: 'Not found.' })
 
-/** A node:http request listener. */
-export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
+/**
+ * A node:http request listener. A listener gatehouse made also takes the request's path
+ * parameters, for an app that matched the route itself (`guarded(req, res, { id })`).
+ */
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse, params?: Readonly<Record<string, string>>) => Promise<void>
 
 /** Answers every request with `view` (which never throws); a malformed Host is a 400. */
-export function viewHandler(
-  view: ApiView,
-  options: NodeHttpOptions = {},
-  params?: Readonly<Record<string, string>>,
-): NodeHandler {
-  return (req, res) => serveView(view, options, req, res, params).catch((error: unknown) => lastResort(error, req, res))
+export function viewHandler(view: ApiView, options?: NodeHttpOptions): NodeHandler
+/** @deprecated Pass the parameters as `options.params`, or to the handler. */
+export function viewHandler(view: ApiView, options: NodeHttpOptions | undefined, params: Readonly<Record<string, string>> | undefined): NodeHandler
+export function viewHandler(view: ApiView, options: NodeHttpOptions = {}, params?: Readonly<Record<string, string>>): NodeHandler {
+  const fixed = params ?? options.params
+  return (req, res, given) => serveView(view, options, req, res, given ?? fixed)
 }
 
-/** One request answered by `view` (which never throws); a malformed Host is a 400. */
-async function serveView(
+/** One request answered by `view` (which never throws); a malformed Host is a 400. Never rejects. */
+function serveView(
   view: ApiView,
   options: NodeHttpOptions,
   req: IncomingMessage,
   res: ServerResponse,
   params: Readonly<Record<string, string>> | undefined,
 ): Promise<void> {
-  const request = toApiRequest(req, options, params)
-  const response = request === null ? INVALID_HOST_RESPONSE : await view.handle(request)
+  try {
+    const request = toApiRequest(req, params === undefined ? options : { ...options, params })
+    if (request === null) {
+      writeNodeResponse(res, INVALID_HOST_RESPONSE, view.settings)
+      return DONE
+    }
+    const answer = view.handle(request) as ApiResponse | Promise<ApiResponse>
+    // A view that answered synchronously is written now: no promise of ours in between.
+    if (!(answer instanceof Promise)) {
+      writeView(view, req, res, answer)
+      return DONE
+    }
+    return answer.then(
+      (response) => writeView(view, req, res, response),
+      (error: unknown) => lastResort(error, req, res),
+    )
+  } catch (error) {
+    lastResort(error, req, res)
+    return DONE
+  }
+}
+
+const DONE: Promise<void> = Promise.resolve()
+
+function writeView(view: ApiView, req: IncomingMessage, res: ServerResponse, response: ApiResponse): void {
   // A body left unread past the limit is not drained: the connection closes instead.
   if (response.status === 413 && !req.complete) res.setHeader('Connection', 'close')
   writeNodeResponse(res, response, view.settings)
@@ -125,17 +153,29 @@ async function serveView(
 export function router(routes: readonly Route[], options: NodeRouterOptions = {}): NodeHandler {
   const match = matchRoutes(routes)
   const prefix = (options.prefix ?? '').replace(/\/$/, '')
-  return (req, res) => route(req, res).catch((error: unknown) => lastResort(error, req, res))
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = requestUrl(req, options)
-    if (url === null) return writeResponse(res, INVALID_HOST_RESPONSE)
-    // The path as sent (a URL object would resolve `/./` and `/../`, which Django routes as they are).
-    const target = req.url ?? '/'
-    const path = target.startsWith('/') ? targetPath(target) : url.pathname
-    if (prefix !== '' && !path.startsWith(`${prefix}/`)) return writeResponse(res, NOT_FOUND)
-    const found = match(path.slice(prefix.length))
-    if (found === null) return writeResponse(res, NOT_FOUND)
-    return serveView(found.route.view, options, req, res, found.params)
+  return (req, res) => {
+    try {
+      const target = req.url ?? '/'
+      // The path as sent (a URL object would resolve `/./` and `/../`, which Django routes as they are).
+      let path: string
+      if (target.startsWith('/')) path = targetPath(target)
+      else {
+        const url = requestUrl(req, options)
+        if (url === null) return answer(res, INVALID_HOST_RESPONSE)
+        path = url.pathname
+      }
+      if (prefix !== '' && !path.startsWith(`${prefix}/`)) return answer(res, routeMiss(req))
+      const found = match(path.slice(prefix.length))
+      if (found === null) return answer(res, routeMiss(req))
+      return serveView(found.route.view, options, req, res, found.params)
+    } catch (error) {
+      lastResort(error, req, res)
+      return DONE
+    }
+  }
+  /** No route: DRF's 404, or the 400 of a Host that cannot form a URL (as a view would answer first). */
+  function routeMiss(req: IncomingMessage): ApiResponse {
+    return requestUrl(req, options) === null ? INVALID_HOST_RESPONSE : NOT_FOUND
   }
 }
 
@@ -143,6 +183,11 @@ export function router(routes: readonly Route[], options: NodeRouterOptions = {}
  * What a listener does with an error nothing else caught (a bug): logs it and answers 500, or
  * ends the connection when the headers are already out; never an unhandled rejection.
  */
+function answer(res: ServerResponse, response: ApiResponse): Promise<void> {
+  writeResponse(res, response)
+  return DONE
+}
+
 function lastResort(error: unknown, req: IncomingMessage, res: ServerResponse): void {
   DEFAULT_SETTINGS.logError(error, { method: req.method ?? 'GET', path: targetPath(req.url ?? '/') })
   if (res.headersSent) {
@@ -167,12 +212,24 @@ export function mountRoutes<S extends Server>(target: S, routes: readonly Route[
 }
 
 /** Options of `policies(api, options)`: the route's policies, how its request is read, what OpenAPI says of it. */
-export interface PoliciesOptions extends GuardOptions, NodeHttpOptions, OpenApiRouteOptions {}
+export interface PoliciesOptions extends GuardOptions, NodeHttpOptions, OpenApiRouteOptions {
+  /**
+   * The route's path pattern (`'/api/books/:id/'`, the syntax of `route()`): its parameters
+   * fill `requestContext(req).params`, matched as `router` matches (percent-decoded path,
+   * trailing slash significant), and a request whose path it does not match is DRF's 404
+   * without running the policies. Without it, pass the parameters your own routing found to
+   * the guarded handler: `guarded(req, res, { id })`. @default none
+   */
+  readonly path?: string
+}
+
+/** An app's own handler behind `policies()`. */
+export type OwnHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>
 
 /** Wraps an app's own handler so it runs only once the route's policies passed: what `policies()` returns. */
-export type NodeMiddleware = (handler: NodeHandler | ((req: IncomingMessage, res: ServerResponse) => void)) => NodeHandler
+export type NodeMiddleware = (handler: OwnHandler) => NodeHandler
 
-const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['trustProxy', 'bodyLimit', 'openApi']
+const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['trustProxy', 'bodyLimit', 'params', 'path', 'openApi']
 const contexts = new WeakMap<IncomingMessage, RequestContext>()
 
 /**
@@ -181,15 +238,17 @@ const contexts = new WeakMap<IncomingMessage, RequestContext>()
  * A refusal answers in DRF's shape (status, `{"detail"}`, `WWW-Authenticate`, `Retry-After`,
  * `Vary`) and the handler does not run; otherwise the handler runs with `requestContext(req)`
  * available and the `Vary` the consulted schemes need already set. An error the handler
- * throws is answered as `errorHandler()` answers it (node:http has no error chain).
+ * throws is answered as `errorHandler()` answers it (node:http has no error chain). Path
+ * parameters come from `options.path`, or from the caller: `guarded(req, res, { id: '7' })`.
  *
  * @example
- * const guarded = policies(api, { permissions: [new IsAuthenticated()] })
+ * const guarded = policies(api, { path: '/books/:id/', permissions: [new IsAuthenticated()] })
  * createServer(guarded((req, res) => {
- *   res.end(JSON.stringify({ username: requestContext(req).user.username }))
+ *   const { user, params } = requestContext(req)
+ *   writeResponse(res, jsonResponse(200, { username: user.username, id: params['id'] }))
  * }))
  */
-export function policies(guard: Guard, options?: NodeHttpOptions & OpenApiRouteOptions): NodeMiddleware
+export function policies(guard: Guard, options?: NodeHttpOptions & OpenApiRouteOptions & Pick<PoliciesOptions, 'path'>): NodeMiddleware
 export function policies(api: Api, options?: PoliciesOptions): NodeMiddleware
 export function policies(source: Api | Guard, options: PoliciesOptions = {}): NodeMiddleware {
   const guard = resolveGuard(source, options, ADAPTER_KEYS)
@@ -197,26 +256,47 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): No
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
   }
+  const match = options.path === undefined ? null : matchRoutes([{ path: options.path }])
   // node:http has no router: `policyRoute(method, path, guarded)` declares the route to OpenAPI documents.
-  const middleware: NodeMiddleware = (handler) => copyMark(middleware, async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const result = await guard.run(toApiRequest(req, adapterOptions))
-    if (result.response !== null) return writeNodeResponse(res, result.response, guard.settings)
-    const context = result.context
-    contexts.set(req, context)
-    if (context.vary.length > 0) res.setHeader('Vary', context.vary.join(', '))
-    try {
-      await handler(req, res)
-    } catch (error) {
-      if (res.headersSent) {
-        context.settings.logError(error, { method: context.request.method, path: context.request.url.pathname })
-        res.destroy()
-        return
+  const middleware: NodeMiddleware = (handler) =>
+    copyMark(middleware, (req: IncomingMessage, res: ServerResponse, given?: Readonly<Record<string, string>>): Promise<void> => {
+      let params = given ?? options.params
+      if (match !== null) {
+        const target = req.url ?? '/'
+        const found = match(target.startsWith('/') ? targetPath(target) : (requestUrl(req, adapterOptions)?.pathname ?? ''))
+        if (found === null) return answer(res, requestUrl(req, adapterOptions) === null ? INVALID_HOST_RESPONSE : NOT_FOUND)
+        params ??= found.params
       }
-      for (const name of res.getHeaderNames()) res.removeHeader(name)
-      writeResponse(res, answerHandlerError(error, context))
-    }
-  })
+      return guard.run(toApiRequest(req, params === undefined ? adapterOptions : { ...adapterOptions, params })).then(
+        (result) => {
+          if (result.response !== null) return writeNodeResponse(res, result.response, guard.settings)
+          return runOwn(handler, result.context, req, res)
+        },
+        (error: unknown) => lastResort(error, req, res),
+      )
+    })
   return markPolicies(middleware, guard, { ...options, name: source instanceof Guard ? undefined : options.name })
+}
+
+/** Runs the app's handler on a request its policies let through; its errors are answered in DRF's shape. */
+function runOwn(handler: OwnHandler, context: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> | void {
+  contexts.set(req, context)
+  if (context.vary.length > 0) res.setHeader('Vary', context.vary.join(', '))
+  const failed = (error: unknown): void => {
+    if (res.headersSent) {
+      context.settings.logError(error, { method: context.request.method, path: context.request.url.pathname })
+      res.destroy()
+      return
+    }
+    for (const name of res.getHeaderNames()) res.removeHeader(name)
+    writeResponse(res, answerHandlerError(error, context))
+  }
+  try {
+    const done = handler(req, res)
+    if (done instanceof Promise) return done.then(undefined, failed)
+  } catch (error) {
+    failed(error)
+  }
 }
 
 /**

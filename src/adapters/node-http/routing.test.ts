@@ -100,3 +100,37 @@ describe('node:http middleware style (policies)', () => {
     expect(await crash.json()).toEqual({ detail: 'A server error occurred.' })
   })
 })
+
+describe('node:http policies() path parameters (issue 31 item 2)', () => {
+  const api = createApi({ authentication: [headerScheme] })
+  const show = (req: Parameters<typeof requestContext>[0], out: import('node:http').ServerResponse): void => {
+    out.setHeader('Content-Type', 'application/json')
+    out.end(JSON.stringify(requestContext(req).params))
+  }
+  const byPattern = policies(api, { path: '/books/:id/', permissions: [authenticated] })(show)
+  const byCaller = policies(api, { permissions: [authenticated] })(show)
+  const server = createServer((req, res) => {
+    if (req.url?.startsWith('/mine/') === true) return void byCaller(req, res, { id: req.url.split('/')[2] ?? '' })
+    return void byPattern(req, res)
+  })
+  let base = ''
+  beforeAll(async () => {
+    base = await listen(server)
+  })
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+  it('fills params from the route pattern, percent-decoded, and answers DRF\'s 404 for a path it does not match', async () => {
+    const alice = { headers: { 'X-User': 'alice' } }
+    expect(await (await fetch(`${base}/books/7/`, alice)).json()).toEqual({ id: '7' })
+    expect(await (await fetch(`${base}/books/a%20b/`, alice)).json()).toEqual({ id: 'a b' })
+    const miss = await fetch(`${base}/books/7`, alice)
+    expect(miss.status).toBe(404)
+    expect(await miss.json()).toEqual({ detail: 'Not found.' })
+    // The refusal still comes from the policies on a matching path.
+    expect((await fetch(`${base}/books/7/`)).status).toBe(401)
+  })
+
+  it('takes the params the caller matched', async () => {
+    expect(await (await fetch(`${base}/mine/42/`, { headers: { 'X-User': 'alice' } })).json()).toEqual({ id: '42' })
+  })
+})

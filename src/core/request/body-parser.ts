@@ -106,5 +106,6 @@ export async function parseBody(contentType: string | null, raw: Uint8Array | nu
       throw new ParseError(`Multipart form parse error - ${(error as Error).message}`)
     }
   }
-  throw new UnsupportedMediaType(contentType === null || contentType === '' ? '' : (contentType.split(';')[0] ?? '').trim())
+  // DRF names the whole header (`request.content_type`, parameters included): `"text/plain; charset=utf-8"`.
+  throw new UnsupportedMediaType(contentType === null ? '' : contentType.trim())
 }

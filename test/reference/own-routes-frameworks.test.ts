@@ -1,0 +1,87 @@
+/**
+ * The own-routes style (`policies()` in front of the app's own handlers) gives the same answer on
+ * Fastify, Express, Hono and node:http: status, every header but Date, and the body byte for byte
+ * (issue 31 items 2 and 4). The apps are test/helpers/own-routes-apps.ts: each reads the body one
+ * way, `requestContext(…).request.body()`, and its path parameters from `requestContext(…).params`
+ * (node:http through `policies(api, { path })`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { exchange, type ExchangeRequest, type ExchangeResult } from '../oracle/http-exchange.js'
+import { OWN_ROUTES_APPS, TOKEN, type Running } from '../helpers/own-routes-apps.js'
+
+const ADAPTERS = ['fastify', 'express', 'hono', 'node'] as const
+type Adapter = (typeof ADAPTERS)[number]
+const running = new Map<Adapter, Running>()
+
+beforeAll(async () => {
+  for (const adapter of ADAPTERS) running.set(adapter, await OWN_ROUTES_APPS[adapter]())
+}, 60_000)
+afterAll(async () => {
+  await Promise.all([...running.values()].map((r) => r.close()))
+})
+
+const AUTH = { Authorization: `Token ${TOKEN}` }
+
+/** The requests, and the answers DRF gives to the ones issue 31 names (the rest must only agree). */
+const REQUESTS: readonly (ExchangeRequest & { readonly expect?: { readonly status: number; readonly text: string } })[] = [
+  { name: 'list', method: 'GET', path: '/api/books/' },
+  { name: 'list page 2', method: 'GET', path: '/api/books/?page=2' },
+  { name: 'detail with a path parameter', method: 'GET', path: '/api/books/3/', headers: AUTH, expect: { status: 200, text: '{"id":3,"title":"Book 3"}' } },
+  { name: 'detail of a book that does not exist', method: 'GET', path: '/api/books/99/', headers: AUTH, expect: { status: 404, text: '{"detail":"Not found."}' } },
+  { name: 'detail anonymous', method: 'GET', path: '/api/books/3/' },
+  { name: 'create with JSON', method: 'POST', path: '/api/books/', headers: { ...AUTH, 'Content-Type': 'application/json' }, body: '{"title": "JSON book"}', expect: { status: 201, text: '{"id":99,"title":"JSON book"}' } },
+  {
+    name: 'create with a form',
+    method: 'POST',
+    path: '/api/books/',
+    headers: { ...AUTH, 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: 'title=Form+book',
+    expect: { status: 201, text: '{"id":99,"title":"Form book"}' },
+  },
+  {
+    name: 'create with text/plain',
+    method: 'POST',
+    path: '/api/books/',
+    headers: { ...AUTH, 'Content-Type': 'text/plain' },
+    body: 'x',
+    expect: { status: 415, text: '{"detail":"Unsupported media type \\"text/plain\\" in request."}' },
+  },
+  {
+    name: 'create with text/plain; charset',
+    method: 'POST',
+    path: '/api/books/',
+    headers: { ...AUTH, 'Content-Type': 'text/plain; charset=utf-8' },
+    body: 'x',
+    expect: { status: 415, text: '{"detail":"Unsupported media type \\"text/plain; charset=utf-8\\" in request."}' },
+  },
+  { name: 'create with malformed JSON', method: 'POST', path: '/api/books/', headers: { ...AUTH, 'Content-Type': 'application/json' }, body: '{"title": ' },
+  { name: 'create with text/plain, anonymous (the refusal first)', method: 'POST', path: '/api/books/', headers: { 'Content-Type': 'text/plain' }, body: 'x' },
+  { name: 'ping', method: 'GET', path: '/api/ping/' },
+]
+
+/** Everything the servers must agree on: status, every header but Date/Connection/Keep-Alive, and the body's bytes. */
+function wire(result: ExchangeResult): Record<string, unknown> {
+  const headers: Record<string, string> = {}
+  for (const name of Object.keys(result.headers).sort()) if (!['date', 'connection', 'keep-alive'].includes(name)) headers[name] = result.headers[name] ?? ''
+  return { status: result.status, headers, body: result.text.replace(/http:\/\/127\.0\.0\.1:\d+/g, 'http://<server>') }
+}
+
+describe('the own-routes style answers the same on Fastify, Express, Hono and node:http', () => {
+  it(`for ${REQUESTS.length} requests, DRF's answers where issue 31 names them`, async () => {
+    const mismatches: string[] = []
+    for (const request of REQUESTS) {
+      const answers = new Map<Adapter, string>()
+      for (const adapter of ADAPTERS) {
+        const result = await exchange(running.get(adapter)!.baseUrl, request, new Map())
+        answers.set(adapter, JSON.stringify(wire(result)))
+        if (request.expect !== undefined && (result.status !== request.expect.status || result.text !== request.expect.text)) {
+          mismatches.push(`${request.name} on ${adapter}: ${result.status} ${result.text}`)
+        }
+      }
+      for (const adapter of ADAPTERS.slice(1)) {
+        if (answers.get(adapter) !== answers.get('fastify')) mismatches.push(`${request.name}\n  fastify: ${answers.get('fastify')}\n  ${adapter}: ${answers.get(adapter)}`)
+      }
+    }
+    expect(mismatches).toEqual([])
+  }, 60_000)
+})
