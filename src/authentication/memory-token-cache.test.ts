@@ -291,7 +291,7 @@ describe('MemoryTokenCache: invalidation', () => {
               return new Promise<TokenWithUser>((resolve) => waiting.push({ read: state(o.key), resolve }))
             })
             checks.push(
-              answer.then((got) => {
+              Promise.resolve(answer).then((got) => {
                 if (!loadedHere) expect(got?.token.created.getTime()).toBe(expected.token.created.getTime())
               }),
             )

@@ -4,6 +4,7 @@ import { sha256Hex } from '../crypto/sha256.js'
 import type { InvalidationBus, InvalidationEvent } from '../stores/invalidation-bus.js'
 import type { TokenRecord, TokenWithUser } from '../stores/token-store.js'
 import type { TokenCache, TokenLoader } from './token-cache.js'
+import type { MaybePromise } from '../core/maybe-promise.js'
 
 /** Options for `MemoryTokenCache`. */
 export interface MemoryTokenCacheOptions {
@@ -103,7 +104,8 @@ export class MemoryTokenCache implements TokenCache {
     return this.entries.size
   }
 
-  async get(key: string, load: TokenLoader): Promise<TokenWithUser | null> {
+  /** A live entry answers synchronously; a miss joins or starts the store lookup. */
+  get(key: string, load: TokenLoader): MaybePromise<TokenWithUser | null> {
     const id = digest(key)
     const entry = this.entries.get(id)
     if (entry !== undefined) {

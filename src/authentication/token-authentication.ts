@@ -6,6 +6,7 @@ import type { UserStore } from '../stores/user-store.js'
 import type { OpenApiSecurityScheme } from '../core/openapi-types.js'
 import type { Authenticated, AuthenticationScheme } from './authentication-scheme.js'
 import type { TokenCache, TokenLoader } from './token-cache.js'
+import type { MaybePromise } from '../core/maybe-promise.js'
 
 /** True once a token with an `expiresAt` has reached it. */
 function isExpired(token: TokenRecord): boolean {
@@ -48,9 +49,23 @@ export class TokenAuthentication implements AuthenticationScheme<TokenRecord> {
     this.keyword = options.keyword ?? 'Token'
     this.name = `TokenAuthentication(${this.keyword})`
     this.loader = (key) => this.lookup(key)
+    this.accept = (found) => this.acceptFound(found)
   }
 
-  async authenticate(req: ApiRequest): Promise<Authenticated<TokenRecord> | null> {
+  /** `acceptFound`, bound once (a lookup's continuation without a closure per request). */
+  private readonly accept: (found: TokenWithUser | null) => MaybePromise<Authenticated<TokenRecord>>
+
+  /** No async wrapper: the lookup's own promise carries the answer; a refusal is a rejection. */
+  authenticate(req: ApiRequest): Promise<Authenticated<TokenRecord> | null> {
+    try {
+      const result = this.authenticateNow(req)
+      return result instanceof Promise ? result : Promise.resolve(result)
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
+  }
+
+  private authenticateNow(req: ApiRequest): MaybePromise<Authenticated<TokenRecord> | null> {
     const parts = splitAuthorizationHeader(req.headers.get('authorization'))
     if (parts.length === 0 || parts[0]?.toLowerCase() !== this.keyword.toLowerCase()) return null
     if (parts.length === 1) throw new AuthenticationFailed('Invalid token header. No credentials provided.')
@@ -69,12 +84,18 @@ export class TokenAuthentication implements AuthenticationScheme<TokenRecord> {
    * change the lookup. A token past its `expiresAt` is "Invalid token." (as an unknown one),
    * even when a cache still holds it. Success is told to the store's `touch`, when it has one.
    */
-  protected async authenticateCredentials(key: string): Promise<Authenticated<TokenRecord>> {
-    const found = this.cache === undefined ? await this.lookup(key) : await this.cache.get(key, this.loader)
+  protected authenticateCredentials(key: string): MaybePromise<Authenticated<TokenRecord>> {
+    const found: MaybePromise<TokenWithUser | null> = this.cache === undefined ? this.lookup(key) : this.cache.get(key, this.loader)
+    return found instanceof Promise ? found.then(this.accept) : this.accept(found)
+  }
+
+  private acceptFound(found: TokenWithUser | null): MaybePromise<Authenticated<TokenRecord>> {
     if (found === null || isExpired(found.token)) throw new AuthenticationFailed('Invalid token.')
     if (!found.user.isActive) throw new AuthenticationFailed('User inactive or deleted.')
-    if (this.tokens.touch !== undefined) await this.tokens.touch(found.token)
-    return { user: found.user, auth: found.token, expiresAt: found.token.expiresAt ?? null }
+    const authenticated: Authenticated<TokenRecord> = { user: found.user, auth: found.token, expiresAt: found.token.expiresAt ?? null }
+    if (this.tokens.touch === undefined) return authenticated
+    const touched: MaybePromise<void> = this.tokens.touch(found.token)
+    return touched instanceof Promise ? touched.then(() => authenticated) : authenticated
   }
 
   /**
@@ -82,8 +103,12 @@ export class TokenAuthentication implements AuthenticationScheme<TokenRecord> {
    * it, else `findByKey` then `findById`. `null` for an unknown key or a token whose user
    * is gone (both "Invalid token.").
    */
-  protected async lookup(key: string): Promise<TokenWithUser | null> {
+  protected lookup(key: string): MaybePromise<TokenWithUser | null> {
     if (this.tokens.findWithUser !== undefined) return this.tokens.findWithUser(key)
+    return this.lookupApart(key)
+  }
+
+  private async lookupApart(key: string): Promise<TokenWithUser | null> {
     const token = await this.tokens.findByKey(key)
     if (token === null) return null
     const user = await this.users.findById(token.userId)

@@ -1,10 +1,11 @@
+import type { MaybePromise } from '../core/maybe-promise.js'
 import type { TokenWithUser } from '../stores/token-store.js'
 
 /** How a `TokenCache` reads a key it does not hold: the stores' lookup. */
-export type TokenLoader = (key: string) => Promise<TokenWithUser | null>
+export type TokenLoader = (key: string) => MaybePromise<TokenWithUser | null>
 
 /**
- * Remembers token lookups between requests, for `TokenAuthentication`'s `cache` option.
+ * Remembers token lookups between requests (a hit may answer synchronously), for `TokenAuthentication`'s `cache` option.
  * `MemoryTokenCache` is the built-in; a cache of your own implements this one method.
  *
  * The contract: answer either what `load(key)` answers now or a pair `load(key)` answered
@@ -16,5 +17,5 @@ export type TokenLoader = (key: string) => Promise<TokenWithUser | null>
  * new TokenAuthentication({ tokens, users, cache: new MemoryTokenCache({ ttlMs: 60_000, invalidation: bus }) })
  */
 export interface TokenCache {
-  get(key: string, load: TokenLoader): Promise<TokenWithUser | null>
+  get(key: string, load: TokenLoader): MaybePromise<TokenWithUser | null>
 }

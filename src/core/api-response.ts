@@ -12,13 +12,16 @@ export interface ApiResponse {
   readonly pageControls?: string
 }
 
+/** The header every JSON answer carries: one frozen pair, shared. */
+const JSON_CONTENT_TYPE: readonly [string, string] = Object.freeze(['Content-Type', 'application/json'] as const)
+
 /** A JSON response, DRF style: compact, `Content-Type: application/json`. */
 export function jsonResponse(
   status: number,
   body: unknown,
   headers: readonly (readonly [string, string])[] = [],
 ): ApiResponse {
-  return { status, headers: [['Content-Type', 'application/json'], ...headers], body }
+  return { status, headers: headers.length === 0 ? [JSON_CONTENT_TYPE] : [JSON_CONTENT_TYPE, ...headers], body }
 }
 
 /** A response with no body (204 and the like). */

@@ -1,5 +1,6 @@
 import type { ApiRequest } from './api-request.js'
 import type { OpenApiSecurityScheme } from './openapi-types.js'
+import type { MaybePromise } from './maybe-promise.js'
 import type { User } from './user.js'
 
 /** A successful authentication: DRF's `(user, auth)` pair. */
@@ -17,7 +18,7 @@ export interface Authenticated<A = unknown> {
 }
 
 /**
- * DRF's three-state authentication contract, made async. Built-in schemes
+ * DRF's three-state authentication contract, synchronous or async. Built-in schemes
  * implement exactly this interface; so does a user's own.
  *
  * @example
@@ -40,7 +41,7 @@ export interface AuthenticationScheme<A = unknown> {
    * A pair: authenticated, stop.
    * Throws `AuthenticationFailed` (or another `ApiError`): credentials present and wrong, answer at once.
    */
-  authenticate(req: ApiRequest): Promise<Authenticated<A> | null>
+  authenticate(req: ApiRequest): MaybePromise<Authenticated<A> | null>
   /**
    * The `WWW-Authenticate` value for a 401. When absent or `undefined`, denials of
    * unauthenticated requests are 403 instead (DRF's rule, decided by the view's first scheme).

@@ -6,7 +6,8 @@ import { answerError, INVALID_HOST_RESPONSE } from './error-answer.js'
 import { ConfigurationError } from './errors.js'
 import type { HtmlTemplates, Paginator } from './paginator.js'
 import type { Permission } from './permission.js'
-import { checkHost, runPolicies, varyOf, type RequestContext, type RequestState } from './pipeline.js'
+import type { MaybePromise } from './maybe-promise.js'
+import { checkHost, consultedVary, runPolicies, type PolicyProgress, type RequestContext, type RequestState } from './pipeline.js'
 import type { ViewInfo } from './policy-context.js'
 import { validateSettings, type Settings } from './settings.js'
 import type { Throttle } from './throttle.js'
@@ -86,17 +87,24 @@ export class Guard {
    * the request's params), or answers with the rendered refusal, its `Vary` naming the
    * headers the consulted schemes read; an error that is not an `ApiError` is logged and
    * answered 500. `null` (an adapter could not form the URL) is `400 Invalid Host header.`.
-   * Never throws.
+   * Synchronous when every policy answered synchronously. Never throws.
    */
-  async run(req: ApiRequest | null): Promise<GuardResult> {
+  run(req: ApiRequest | null): MaybePromise<GuardResult> {
     if (req === null) return { context: null, response: INVALID_HOST_RESPONSE }
-    const consulted: AuthenticationScheme[] = []
+    const progress: PolicyProgress = { consulted: 0 }
+    let context: MaybePromise<RequestContext>
     try {
-      const state = await this.check(req, consulted)
-      return { context: { ...state, format: 'json', params: req.params }, response: null }
+      checkHost(req, this.settings)
+      context = runPolicies(req, this.settings, this.info, progress, 'json', req.params)
     } catch (error) {
-      return { context: null, response: answerError(error, req, this.settings, varyOf(consulted)) }
+      return this.refusal(error, req, progress)
     }
+    if (context instanceof Promise) return context.then(passed, (error: unknown) => this.refusal(error, req, progress))
+    return { context, response: null }
+  }
+
+  private refusal(error: unknown, req: ApiRequest, progress: PolicyProgress): GuardResult {
+    return { context: null, response: answerError(error, req, this.settings, consultedVary(this.settings.authentication, progress.consulted)) }
   }
 
   /**
@@ -106,7 +114,18 @@ export class Guard {
    */
   check(req: ApiRequest, consulted?: AuthenticationScheme[]): Promise<RequestState> {
     checkHost(req, this.settings)
-    return runPolicies(req, this.settings, this.info, consulted)
+    const progress: PolicyProgress = { consulted: 0 }
+    const settle = (): void => {
+      consulted?.push(...this.settings.authentication.slice(0, progress.consulted))
+    }
+    let state: MaybePromise<RequestState>
+    try {
+      state = runPolicies(req, this.settings, this.info, progress, 'json', req.params)
+    } catch (error) {
+      settle()
+      return Promise.reject(error as Error)
+    }
+    return Promise.resolve(state).finally(settle)
   }
 
   /**
@@ -122,6 +141,9 @@ export class Guard {
     return answerError(error, req, this.settings)
   }
 }
+
+/** `Guard.run`'s pass, built without a closure per request. */
+const passed = (context: RequestContext): GuardResult => ({ context, response: null })
 
 /**
  * The answer to an error thrown by the app's own handler after `Guard.run` passed: rendered

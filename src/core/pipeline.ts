@@ -1,11 +1,14 @@
 import type { ApiRequest } from './api-request.js'
 import type { Format } from './request/negotiation.js'
-import { schemeName, type AuthenticationScheme } from './authentication-scheme.js'
+import { schemeName, type Authenticated, type AuthenticationScheme } from './authentication-scheme.js'
 import { isAllowedHost } from './allowed-hosts.js'
 import { isApiError, NotAuthenticated, ParseError, PermissionDenied, Throttled, WrappedSchemeError } from './errors.js'
+import type { MaybePromise } from './maybe-promise.js'
+import type { Permission } from './permission.js'
 import type { PolicyContext, ViewInfo } from './policy-context.js'
 import { rememberSettings } from './request-settings.js'
 import type { Settings } from './settings.js'
+import type { Throttle, ThrottleDecision } from './throttle.js'
 import type { User } from './user.js'
 
 /** The result of identifying a request. */
@@ -44,31 +47,6 @@ export interface RequestContext extends RequestState {
   readonly params: Readonly<Record<string, string>>
 }
 
-/**
- * DRF's `perform_authentication`: schemes in order; the first pair wins; `null`
- * tries the next; an `ApiError` stops everything; any other throw is wrapped so it
- * surfaces as a server error naming the scheme. `consulted` collects the schemes tried.
- */
-export async function authenticate(
-  req: ApiRequest,
-  settings: Settings,
-  consulted?: AuthenticationScheme[],
-): Promise<Identity> {
-  rememberSettings(req, settings)
-  for (const scheme of settings.authentication) {
-    consulted?.push(scheme)
-    let result
-    try {
-      result = await scheme.authenticate(req)
-    } catch (error) {
-      if (isApiError(error)) throw error
-      throw new WrappedSchemeError(schemeName(scheme), error)
-    }
-    if (result !== null) return { user: result.user, auth: result.auth, authenticator: scheme, credentialExpiresAt: result.expiresAt ?? null }
-  }
-  return { user: settings.unauthenticatedUser(), auth: settings.unauthenticatedToken(), authenticator: null, credentialExpiresAt: null }
-}
-
 /** The `Vary` values of the schemes consulted so far (kept when a later step throws). */
 export function varyOf(consulted: readonly AuthenticationScheme[]): string[] {
   return consulted.flatMap((scheme) => scheme.vary ?? [])
@@ -81,37 +59,154 @@ export function checkHost(req: ApiRequest, settings: Settings): void {
 }
 
 /**
- * DRF's `initial()`: authentication, permissions and throttles, in that order (the caller
- * has checked the host with `checkHost`). Returns the request's state, or throws the
- * `ApiError` to answer with. Pass `consulted` to learn which schemes were tried even when
- * this throws (for `Vary`).
+ * Where one request's policies stand, for the caller: how many of the route's schemes were
+ * consulted (their `Vary` values are owed even when a later step throws).
  */
-export async function runPolicies(
+export interface PolicyProgress {
+  consulted: number
+}
+
+/** The `Vary` values of the first `n` schemes of each authentication list, built once per list. */
+const VARY_PREFIXES = new WeakMap<readonly AuthenticationScheme[], readonly (readonly string[])[]>()
+
+/** The `Vary` values of `schemes[0..n)`, shared and frozen (built once per scheme list). */
+export function consultedVary(schemes: readonly AuthenticationScheme[], n: number): readonly string[] {
+  let prefixes = VARY_PREFIXES.get(schemes)
+  if (prefixes === undefined) {
+    const built: (readonly string[])[] = []
+    for (let i = 0; i <= schemes.length; i++) built.push(Object.freeze(varyOf(schemes.slice(0, i))))
+    prefixes = Object.freeze(built)
+    VARY_PREFIXES.set(schemes, prefixes)
+  }
+  return prefixes[n] ?? EMPTY
+}
+
+const EMPTY: readonly string[] = Object.freeze([])
+
+/** Calls one scheme, wrapping what is not an `ApiError` so it surfaces as a server error naming the scheme. */
+function callScheme(scheme: AuthenticationScheme, req: ApiRequest): MaybePromise<Authenticated | null> {
+  let result: MaybePromise<Authenticated | null>
+  try {
+    result = scheme.authenticate(req)
+  } catch (error) {
+    throw wrapSchemeError(scheme, error)
+  }
+  if (result instanceof Promise) {
+    return result.then(undefined, (error: unknown) => {
+      throw wrapSchemeError(scheme, error)
+    })
+  }
+  return result
+}
+
+function wrapSchemeError(scheme: AuthenticationScheme, error: unknown): unknown {
+  return isApiError(error) ? error : new WrappedSchemeError(schemeName(scheme), error)
+}
+
+/**
+ * The request's context once every policy passed. One object per request, its fields in one
+ * order (`format` and `params` included, so a handler's context is no copy of it).
+ */
+function contextOf(req: ApiRequest, found: Authenticated | null, scheme: AuthenticationScheme | null, view: ViewInfo, settings: Settings, vary: readonly string[], format: Format, params: Readonly<Record<string, string>>): RequestContext {
+  return found === null
+    ? { request: req, user: settings.unauthenticatedUser(), auth: settings.unauthenticatedToken(), authenticator: null, credentialExpiresAt: null, view, settings, vary, format, params }
+    : { request: req, user: found.user, auth: found.auth, authenticator: scheme, credentialExpiresAt: found.expiresAt ?? null, view, settings, vary, format, params }
+}
+
+/**
+ * DRF's `initial()`: authentication (the schemes in order; the first pair wins; `null` tries
+ * the next; an `ApiError` stops everything; any other throw is wrapped so it surfaces as a
+ * server error naming the scheme), permissions and throttles, in that order (the caller has
+ * checked the host with `checkHost`). Returns the request's context, or throws the `ApiError`
+ * to answer with (a promise of them when a step answered asynchronously: no promise is made
+ * when every step answered synchronously). `progress.consulted` counts the schemes tried,
+ * for `Vary`, even when this throws.
+ */
+export function runPolicies(
   req: ApiRequest,
   settings: Settings,
   view: ViewInfo,
-  consulted: AuthenticationScheme[] = [],
-): Promise<RequestState> {
-  const identity = await authenticate(req, settings, consulted)
-  const state: RequestState = { request: req, ...identity, view, settings, vary: varyOf(consulted) }
-  for (const permission of settings.permissions) {
-    if (!(await permission.hasPermission(state))) {
-      // DRF's permission_denied(): an anonymous request to a view with schemes is "not authenticated".
-      throw identity.authenticator === null && settings.authentication.length > 0
-        ? new NotAuthenticated()
-        : new PermissionDenied(permission.message, permission.code)
+  progress: PolicyProgress,
+  format: Format,
+  params: Readonly<Record<string, string>>,
+): MaybePromise<RequestContext> {
+  rememberSettings(req, settings)
+  return authenticateFrom(0, req, settings, view, progress, format, params)
+}
+
+function authenticateFrom(
+  start: number,
+  req: ApiRequest,
+  settings: Settings,
+  view: ViewInfo,
+  progress: PolicyProgress,
+  format: Format,
+  params: Readonly<Record<string, string>>,
+): MaybePromise<RequestContext> {
+  const schemes = settings.authentication
+  for (let i = start; i < schemes.length; i++) {
+    const scheme = schemes[i] as AuthenticationScheme
+    progress.consulted = i + 1
+    const result = callScheme(scheme, req)
+    if (result instanceof Promise) {
+      return result.then((found) =>
+        found === null
+          ? authenticateFrom(i + 1, req, settings, view, progress, format, params)
+          : authorize(contextOf(req, found, scheme, view, settings, consultedVary(schemes, i + 1), format, params)),
+      )
     }
+    if (result !== null) return authorize(contextOf(req, result, scheme, view, settings, consultedVary(schemes, i + 1), format, params))
   }
-  // DRF's check_throttles(): every throttle is consulted; the longest wait is announced.
-  const waits: number[] = []
+  return authorize(contextOf(req, null, null, view, settings, consultedVary(schemes, schemes.length), format, params))
+}
+
+/** Permissions, then throttles, from `index` on: synchronous while each answers synchronously. */
+function authorize(ctx: RequestContext, index = 0): MaybePromise<RequestContext> {
+  const permissions = ctx.settings.permissions
+  for (let i = index; i < permissions.length; i++) {
+    const permission = permissions[i] as Permission
+    const allowed = permission.hasPermission(ctx)
+    if (allowed instanceof Promise) {
+      return allowed.then((yes) => {
+        if (!yes) throw denial(ctx, permission)
+        return authorize(ctx, i + 1)
+      })
+    }
+    if (!allowed) throw denial(ctx, permission)
+  }
+  return ctx.settings.throttles.length === 0 ? ctx : throttle(ctx)
+}
+
+/** DRF's permission_denied(): an anonymous request to a view with schemes is "not authenticated". */
+function denial(ctx: RequestContext, permission: Permission): Error {
+  return ctx.authenticator === null && ctx.settings.authentication.length > 0 ? new NotAuthenticated() : new PermissionDenied(permission.message, permission.code)
+}
+
+/** DRF's check_throttles(): every throttle is consulted; the longest wait is announced. */
+function throttle(ctx: RequestContext): MaybePromise<RequestContext> {
+  const throttles = ctx.settings.throttles
+  let waits: number[] | null = null
   let throttled = false
-  for (const throttle of settings.throttles) {
-    const decision = await throttle.check(state)
+  const note = (decision: ThrottleDecision): void => {
     if (!decision.allowed) {
       throttled = true
-      if (decision.waitSeconds !== null) waits.push(decision.waitSeconds)
+      if (decision.waitSeconds !== null) (waits ??= []).push(decision.waitSeconds)
     }
   }
-  if (throttled) throw new Throttled(waits.length > 0 ? Math.max(...waits) : null)
-  return state
+  // Consulted one after another, as DRF does: a throttle that records a hit sees the earlier ones' outcome in order.
+  const from = (index: number): MaybePromise<RequestContext> => {
+    for (let i = index; i < throttles.length; i++) {
+      const decision = (throttles[i] as Throttle).check(ctx)
+      if (decision instanceof Promise) {
+        return decision.then((d) => {
+          note(d)
+          return from(i + 1)
+        })
+      }
+      note(decision)
+    }
+    if (throttled) throw new Throttled(waits === null ? null : Math.max(...(waits as number[])))
+    return ctx
+  }
+  return from(0)
 }

@@ -1,5 +1,7 @@
 import type { ApiResponse } from './api-response.js'
 
+type Header = readonly [string, string]
+
 /** What a view adds to every response it sends. */
 export interface FinishOptions {
   /** The request's method: a HEAD answer loses its body. */
@@ -11,33 +13,76 @@ export interface FinishOptions {
 }
 
 /**
+ * The headers a view adds, prepared once per view and outcome: `Allow`, and the `Vary`
+ * values with their merged header (what an answer with no `Vary` of its own gets).
+ */
+export interface PreparedFinish {
+  readonly allow: Header
+  readonly vary: readonly string[]
+  /** `Vary: <vary merged>`, or `null` when `vary` merges to nothing. */
+  readonly varyHeader: Header | null
+}
+
+/** Prepares what `finishPrepared` adds: built when the view is declared, never per request. */
+export function prepareFinish(allow: string, vary: readonly string[]): PreparedFinish {
+  const merged = mergeVary([], vary)
+  return Object.freeze({ allow: Object.freeze(['Allow', allow] as const), vary: Object.freeze([...vary]), varyHeader: merged === null ? null : Object.freeze(['Vary', merged] as const) })
+}
+
+/**
  * DRF's `finalize_response`: the `Allow` header on every answer, one merged `Vary`
  * (Django's `patch_vary_headers` order: the handler's own values first, case-insensitively
  * deduplicated), and no body for HEAD.
  */
 export function finishResponse(response: ApiResponse, options: FinishOptions): ApiResponse {
-  const { headers, vary } = splitVary(response, options.vary)
-  headers.push(['Allow', options.allow])
-  if (vary !== null) headers.push(['Vary', vary])
-  return { status: response.status, headers, body: options.method === 'HEAD' ? undefined : response.body }
+  return finishPrepared(response, options.method, prepareFinish(options.allow, options.vary))
 }
 
-/** The response's headers without `Vary`, and the merged `Vary` value (`null`: none). */
-function splitVary(response: ApiResponse, extra: readonly string[]): { headers: (readonly [string, string])[]; vary: string | null } {
-  const varyValues: string[] = []
-  const headers: (readonly [string, string])[] = []
-  for (const header of response.headers) {
-    if (header[0].toLowerCase() === 'vary') varyValues.push(...header[1].split(','))
-    else headers.push(header)
+/** `finishResponse` with the view's headers prepared: one header array per answer. */
+export function finishPrepared(response: ApiResponse, method: string, prepared: PreparedFinish): ApiResponse {
+  const own = response.headers
+  let hasVary = false
+  for (let i = 0; i < own.length; i++) {
+    if (isVary((own[i] as Header)[0])) {
+      hasVary = true
+      break
+    }
   }
-  varyValues.push(...extra)
+  let headers: Header[]
+  if (!hasVary) {
+    headers = own.slice()
+    headers.push(prepared.allow)
+    if (prepared.varyHeader !== null) headers.push(prepared.varyHeader)
+  } else {
+    const ownVary: string[] = []
+    headers = []
+    for (const header of own) {
+      if (isVary(header[0])) ownVary.push(header[1])
+      else headers.push(header)
+    }
+    headers.push(prepared.allow)
+    const vary = mergeVary(ownVary, prepared.vary)
+    if (vary !== null) headers.push(['Vary', vary])
+  }
+  return { status: response.status, headers, body: method === 'HEAD' ? undefined : response.body }
+}
+
+function isVary(name: string): boolean {
+  return name.length === 4 && name.toLowerCase() === 'vary'
+}
+
+/** The merged `Vary` value of the answer's own header values then `extra` (`null`: none). */
+function mergeVary(own: readonly string[], extra: readonly string[]): string | null {
+  const values: string[] = []
+  for (const header of own) values.push(...header.split(','))
+  values.push(...extra)
   const vary: string[] = []
   const seen = new Set<string>()
-  for (const raw of varyValues) {
+  for (const raw of values) {
     const value = raw.trim()
     if (value === '' || seen.has(value.toLowerCase())) continue
     seen.add(value.toLowerCase())
     vary.push(value)
   }
-  return { headers, vary: vary.length > 0 ? vary.join(', ') : null }
+  return vary.length > 0 ? vary.join(', ') : null
 }

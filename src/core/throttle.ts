@@ -1,3 +1,4 @@
+import type { MaybePromise } from './maybe-promise.js'
 import type { PolicyContext, ViewInfo } from './policy-context.js'
 
 /** A throttle's answer for one request. `waitSeconds` feeds `Retry-After`. */
@@ -7,7 +8,7 @@ export type ThrottleDecision =
 
 /** Consulted after permissions pass; every throttle runs on every request (DRF). */
 export interface Throttle {
-  check(ctx: PolicyContext): Promise<ThrottleDecision>
+  check(ctx: PolicyContext): MaybePromise<ThrottleDecision>
   /**
    * Called once when a route or view using this throttle is declared: throw a
    * `ConfigurationError` for a setting the route lacks (a scope with no rate), so the

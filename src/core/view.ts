@@ -1,17 +1,16 @@
 import type { ApiRequest } from './api-request.js'
 import { jsonResponse, type ApiResponse } from './api-response.js'
-import type { AuthenticationScheme } from './authentication-scheme.js'
 import { isJson, renderBrowsablePage } from './html/browsable-page.js'
 import { DEFAULT_PARSED_MEDIA_TYPES } from './request/body-parser.js'
 import { ConfigurationError, MethodNotAllowed, NotFound } from './errors.js'
 import { Guard, type GuardOptions } from './guard.js'
 import { MEDIA_TYPES, negotiateFormat, type Format } from './request/negotiation.js'
 import { parseQuery } from './request/url-decoding.js'
-import { checkHost, runPolicies, varyOf, type RequestContext } from './pipeline.js'
+import { checkHost, consultedVary, runPolicies, type PolicyProgress, type RequestContext } from './pipeline.js'
 import { actionsFor, type ViewActions } from './action-metadata.js'
 import type { OperationDescription } from './openapi-types.js'
 import type { ViewInfo } from './policy-context.js'
-import { finishResponse } from './response-finishing.js'
+import { finishPrepared, prepareFinish, type PreparedFinish } from './response-finishing.js'
 import type { Settings } from './settings.js'
 import type { MaybePromise } from './maybe-promise.js'
 
@@ -20,6 +19,14 @@ const MAX_NEGOTIATED = 64
 
 /** Each format's name in `?format=`, as DRF's renderers call them (`BrowsableAPIRenderer.format` is `api`). */
 const FORMAT_NAMES: Readonly<Record<Format, string>> = { json: 'json', html: 'api' }
+
+/** One request's progress through a view: what its answer's headers depend on. */
+interface ViewRun extends PolicyProgress {
+  /** The negotiated format, once negotiation succeeded. */
+  format: Format | null
+  /** Whether a handler was reached (the view's own `vary` then applies). */
+  handled: boolean
+}
 
 /** Methods a view can implement; HEAD and OPTIONS are answered automatically. */
 export type HandlerMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -97,6 +104,8 @@ export class ApiView {
   private readonly negotiated = new Map<string, Format>()
   /** The view's `finish`, then the `responseMiddleware` setting: fixed when the view is declared. */
   private readonly finishSteps: Settings['responseMiddleware']
+  /** `Allow`/`Vary` prepared per outcome (`consulted * 2 + handled`), filled on first use. */
+  private readonly finishes: (PreparedFinish | undefined)[] = []
   /** The format negotiated for a request without an Accept header. */
   private negotiatedWithoutAccept: Format | undefined
 
@@ -153,42 +162,62 @@ export class ApiView {
   /**
    * Runs DRF's dispatch: negotiate → authenticate → permissions → throttles → handler. The
    * answer is synchronous when every step was (no promise is made for it); `await` reads both.
+   * Never throws.
    */
   handle(req: ApiRequest): MaybePromise<ApiResponse> {
-    return this.handleAsync(req)
+    const run: ViewRun = { consulted: 0, format: null, handled: false }
+    let answer: MaybePromise<ApiResponse>
+    try {
+      answer = this.dispatch(req, run)
+    } catch (error) {
+      answer = this.guard.renderErrorOr500(error, req)
+    }
+    if (answer instanceof Promise) {
+      return answer.then(
+        (response) => this.finish(req, response, run),
+        (error: unknown) => this.finish(req, this.guard.renderErrorOr500(error, req), run),
+      )
+    }
+    return this.finish(req, answer, run)
   }
 
-  private async handleAsync(req: ApiRequest): Promise<ApiResponse> {
-    const consulted: AuthenticationScheme[] = []
-    const negotiated: { format: Format | null; handled: boolean } = { format: null, handled: false }
-    let response: ApiResponse
-    try {
-      response = await this.dispatch(req, consulted, negotiated)
-    } catch (error) {
-      response = this.guard.renderErrorOr500(error, req)
-    }
-    const accept = this.varyAccept
+  /** DRF's `finalize_response`, then the view's `finish` and the response middleware. */
+  private finish(req: ApiRequest, answer: ApiResponse, run: ViewRun): ApiResponse {
+    let response = answer
     // DRF's finalize_response: once a renderer was negotiated, errors are rendered by it too.
     // A failed negotiation (406, unknown ?format=) answers with the first renderer, JSON.
-    if (negotiated.format === 'html' && isJson(response)) {
+    if (run.format === 'html' && isJson(response)) {
       try {
-        response = this.page(req, response, accept)
+        response = this.page(req, response, this.varyAccept)
       } catch (error) {
         // A body JSON cannot serialise (a BigInt, a cycle): the logged 500, in JSON.
         response = this.guard.renderErrorOr500(error, req)
       }
     }
     // A session answer depends on the Cookie header: shared caches must know.
-    let finished = finishResponse(response, { method: req.method, allow: this.allow, vary: [...accept, ...varyOf(consulted), ...(negotiated.handled ? (this.options.vary ?? []) : [])] })
-    for (const middleware of this.finishSteps) {
+    let finished = finishPrepared(response, req.method, this.prepared(run))
+    const steps = this.finishSteps
+    for (let i = 0; i < steps.length; i++) {
       try {
-        finished = middleware.process(req, finished)
+        finished = (steps[i] as (typeof steps)[number]).process(req, finished)
       } catch (error) {
         // A middleware that breaks its contract costs its headers, never the answer.
         this.guard.settings.logError(error, { method: req.method, path: req.url.pathname })
       }
     }
     return finished
+  }
+
+  /** The `Allow` and `Vary` headers for a run's outcome (schemes consulted, handler reached), built once each. */
+  private prepared(run: ViewRun): PreparedFinish {
+    const index = run.consulted * 2 + (run.handled ? 1 : 0)
+    let prepared = this.finishes[index]
+    if (prepared === undefined) {
+      const schemes = consultedVary(this.guard.settings.authentication, run.consulted)
+      prepared = prepareFinish(this.allow, [...this.varyAccept, ...schemes, ...(run.handled ? (this.options.vary ?? []) : [])])
+      this.finishes[index] = prepared
+    }
+    return prepared
   }
 
   /**
@@ -211,18 +240,23 @@ export class ApiView {
     })
   }
 
-  private async dispatch(req: ApiRequest, consulted: AuthenticationScheme[], negotiated: { format: Format | null; handled: boolean }): Promise<ApiResponse> {
+  private dispatch(req: ApiRequest, run: ViewRun): MaybePromise<ApiResponse> {
     // The host is checked before negotiation, as Django checks it before any view code.
     checkHost(req, this.guard.settings)
     const format = this.negotiate(req)
-    negotiated.format = format
-    const state = await runPolicies(req, this.guard.settings, this.guard.info, consulted)
+    run.format = format
+    const ctx = runPolicies(req, this.guard.settings, this.guard.info, run, format, req.params)
+    return ctx instanceof Promise ? ctx.then((passed) => this.respond(req, passed, run)) : this.respond(req, ctx, run)
+  }
+
+  /** The method's handler (or the OPTIONS metadata) once the policies passed. */
+  private respond(req: ApiRequest, ctx: RequestContext, run: ViewRun): MaybePromise<ApiResponse> {
     const method = req.method === 'HEAD' ? 'GET' : req.method
-    if (method === 'OPTIONS') return this.metadata({ ...state, format, params: req.params })
+    if (method === 'OPTIONS') return this.metadata(ctx)
     const handler = this.options.handlers[method as HandlerMethod]
     if (handler === undefined) throw new MethodNotAllowed(req.method)
-    negotiated.handled = true
-    return handler({ ...state, format, params: req.params })
+    run.handled = true
+    return handler(ctx)
   }
 
   /** The response format: the Accept header's, remembered per header value when no `?format=` overrides it. */

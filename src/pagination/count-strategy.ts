@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../core/errors.js'
+import type { MaybePromise } from '../core/maybe-promise.js'
 import { CountCache } from './count-cache.js'
 import type { PageSource } from './paginator.js'
 
@@ -33,6 +34,8 @@ export type CountOutcome =
    */
   | { readonly exact: false; readonly base: number | null; readonly proven: number }
 
+const exactOutcome = (count: number): CountOutcome => ({ exact: true, count })
+
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> => typeof value === 'object' && value !== null
 
 /**
@@ -46,7 +49,7 @@ export class Counter {
    * so `next` and the page's existence come from the rows, not from a count.
    */
   readonly lookahead: boolean
-  private readonly run: <T>(source: PageSource<T>) => Promise<CountOutcome>
+  private readonly run: <T>(source: PageSource<T>) => MaybePromise<CountOutcome>
 
   /** @param where names the paginator option in a `ConfigurationError`. */
   constructor(strategy: CountStrategy | undefined, where: string) {
@@ -55,7 +58,11 @@ export class Counter {
       new ConfigurationError('ERR_INVALID_SETTING', `${where} option "count": ${why}, got ${JSON.stringify(s) ?? String(s)}`)
     this.lookahead = s === 'estimated' || s === 'none' || (isRecord(s) && 'capped' in s)
     if (s === 'exact') {
-      this.run = async (source) => ({ exact: true, count: await source.count() })
+      // Synchronous when the source counts synchronously: no promise of its own.
+      this.run = (source) => {
+        const count: MaybePromise<number> = source.count()
+        return count instanceof Promise ? count.then(exactOutcome) : exactOutcome(count)
+      }
     } else if (s === 'none') {
       this.run = async () => ({ exact: false, base: null, proven: 0 })
     } else if (s === 'estimated') {
@@ -96,8 +103,8 @@ export class Counter {
     this.strategy = Object.freeze(isRecord(s) ? { ...s } : s) as CountStrategy
   }
 
-  /** Counts `source` the strategy's way. */
-  count<T>(source: PageSource<T>): Promise<CountOutcome> {
+  /** Counts `source` the strategy's way (synchronously when the source answered synchronously). */
+  count<T>(source: PageSource<T>): MaybePromise<CountOutcome> {
     return this.run(source)
   }
 }

@@ -4,7 +4,8 @@ import type { Settings } from '../core/settings.js'
 import type { Handler, RequestContext } from '../core/view.js'
 import { formatResponse } from '../core/html/format-response.js'
 import type { OrderingFilter } from './ordering-filter.js'
-import type { PageSource, Paginator } from './paginator.js'
+import type { MaybePromise } from '../core/maybe-promise.js'
+import type { OrderingField, Page, PageSource, Paginator } from './paginator.js'
 
 /** Options of `listHandler`. */
 export interface ListHandlerOptions<T> {
@@ -46,21 +47,38 @@ export interface PaginatedListOptions {
  * `?ordering=` asks. The building block of `listHandler` and of plain views (and of
  * handlers in middleware style).
  */
-export async function paginatedList<T>(
+export function paginatedList<T>(
   ctx: RequestContext,
   paginator: Paginator | null,
   unordered: PageSource<T>,
   serialize: (row: T, ctx: RequestContext) => unknown,
   options: PaginatedListOptions = {},
 ): Promise<ApiResponse> {
-  const { source, ordering } = options.ordering === undefined ? { source: unordered, ordering: null } : options.ordering.apply(unordered, ctx.request)
-  const page = paginator === null ? null : await paginator.paginate(source, ctx.request, { defaultPageSize: ctx.settings.pageSize, ordering })
-  if (paginator === null || page === null) {
-    // DRF: no paginator or no page size → the plain list, a bare JSON array.
-    const rows = await source.all()
-    return formatResponse(ctx, jsonResponse(200, rows.map((row) => serialize(row, ctx))))
+  let source = unordered
+  let ordering: readonly OrderingField[] | null = null
+  try {
+    if (options.ordering !== undefined) ({ source, ordering } = options.ordering.apply(unordered, ctx.request))
+  } catch (error) {
+    return Promise.reject(error as Error)
   }
-  const data = page.items.map((row) => serialize(row, ctx))
+  if (paginator === null) return plainList(ctx, source, serialize)
+  // No async wrapper: the page's own promise carries the answer.
+  return paginator
+    .paginate(source, ctx.request, { defaultPageSize: ctx.settings.pageSize, ordering })
+    .then((page) => (page === null ? plainList(ctx, source, serialize) : pageAnswer(ctx, paginator, page, serialize, options)))
+}
+
+/** DRF: no paginator or no page size → the plain list, a bare JSON array. */
+async function plainList<T>(ctx: RequestContext, source: PageSource<T>, serialize: (row: T, ctx: RequestContext) => unknown): Promise<ApiResponse> {
+  const rows = await source.all()
+  return formatResponse(ctx, jsonResponse(200, rows.map((row) => serialize(row, ctx))))
+}
+
+/** One page's answer: its rows serialized, the paginator's body, and the controls for an HTML answer. */
+function pageAnswer<T>(ctx: RequestContext, paginator: Paginator, page: Page<T>, serialize: (row: T, ctx: RequestContext) => unknown, options: PaginatedListOptions): ApiResponse {
+  const items = page.items
+  const data = new Array<unknown>(items.length)
+  for (let i = 0; i < items.length; i++) data[i] = serialize(items[i] as T, ctx)
   const response = paginator.paginatedResponse(page, data)
   // Controls only for an HTML answer: a JSON one would build them for nothing.
   const controls =
@@ -82,8 +100,13 @@ export async function paginatedList<T>(
 export function listHandler<T>(options: ListHandlerOptions<T>): Handler {
   const { fields, itemSchema, ordering } = options
   const listOptions: PaginatedListOptions = ordering === undefined ? {} : { ordering }
-  const handle = async (ctx: RequestContext): Promise<ApiResponse> =>
-    paginatedList(ctx, ctx.settings.pagination, await options.source(ctx), options.serialize, listOptions)
+  const { serialize } = options
+  const handle = (ctx: RequestContext): MaybePromise<ApiResponse> => {
+    const source = options.source(ctx)
+    return source instanceof Promise
+      ? source.then((s) => paginatedList(ctx, ctx.settings.pagination, s, serialize, listOptions))
+      : paginatedList(ctx, ctx.settings.pagination, source, serialize, listOptions)
+  }
   const openApi = {
     list: itemSchema === undefined ? {} : { item: itemSchema },
     ...(ordering === undefined ? {} : { parameters: [ordering.openApiParameter()] }),

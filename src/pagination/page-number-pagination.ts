@@ -1,12 +1,13 @@
 import type { ApiRequest } from '../core/api-request.js'
 import { NotFound } from '../core/errors.js'
+import type { MaybePromise } from '../core/maybe-promise.js'
 import type { JsonObject, OpenApiPaginatedResponse, OpenApiParameter } from '../core/openapi-types.js'
 import { BasePagination, type BasePaginationOptions } from './base-pagination.js'
 import { envelopeSchema, pageSizeParameter, queryParameter } from './openapi-schemas.js'
-import { Counter, type CountStrategy } from './count-strategy.js'
+import { Counter, type CountOutcome, type CountStrategy } from './count-strategy.js'
 import { displayedPageNumbers, pageLinks } from './page-links.js'
 import type { HtmlContext, Page, PageSource, PaginateOptions } from './paginator.js'
-import { absoluteUrl, parsePythonInt, queryParam, removeQueryParam, replaceQueryParam } from './query-params.js'
+import { absoluteUrl, parsePythonInt, queryParam, queryParamTemplate, removeQueryParam, replaceQueryParam } from './query-params.js'
 
 /** Options of `PageNumberPagination` (spec 4.3), with DRF 3.14's defaults; the controls default to `'numbers'`. */
 export interface PageNumberPaginationOptions extends BasePaginationOptions {
@@ -72,55 +73,82 @@ export class PageNumberPagination extends BasePagination<PageNumberState> {
     this.countStrategy = this.counter.strategy
   }
 
-  async paginate<T>(source: PageSource<T>, req: ApiRequest, options: PaginateOptions = {}): Promise<Page<T, PageNumberState> | null> {
+  paginate<T>(source: PageSource<T>, req: ApiRequest, options: PaginateOptions = {}): Promise<Page<T, PageNumberState> | null> {
+    // One promise for the page, made by the source's (no async wrapper around it); a refusal is a rejection.
+    try {
+      const page = this.pageOf(source, req, options)
+      return page instanceof Promise ? page : Promise.resolve(page)
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
+  }
+
+  private pageOf<T>(source: PageSource<T>, req: ApiRequest, options: PaginateOptions): MaybePromise<Page<T, PageNumberState> | null> {
     const pageSize = this.pageSizeFor(req, options.defaultPageSize ?? null)
     if (pageSize === null || pageSize <= 0) return null
     const raw = queryParam(req.url, this.pageQueryParam)
-    const invalid = (message: string): NotFound =>
-      new NotFound(this.invalidPageMessage.replaceAll('{page_number}', raw ?? '').replaceAll('{message}', message))
-
-    if (raw !== null && this.lastPageStrings.includes(raw)) {
-      // The last page's number is the count's: count first, then read that page.
-      const outcome = await this.counter.count(source)
-      // Without an exact count there is no known last page: `last` is then not a page number.
-      if (!outcome.exact) throw invalid('That page number is not an integer')
-      const numPages = Math.ceil(Math.max(1, outcome.count) / pageSize)
-      const bottom = (numPages - 1) * pageSize
-      const items = await source.slice(bottom, Math.min(pageSize, outcome.count - bottom))
-      return this.page(req, items, outcome.count, true, numPages, numPages, pageSize, false)
-    }
+    if (raw !== null && this.lastPageStrings.includes(raw)) return this.lastPage(source, req, raw, pageSize)
 
     // Django's validate_number, in its order: an integer, at least 1, then within the count.
     let requested = 1n
     if (raw !== null) {
       const value = parsePythonInt(raw)
-      if (value === null) throw invalid('That page number is not an integer')
-      if (value < 1n) throw invalid('That page number is less than 1')
+      if (value === null) throw this.invalid(raw, 'That page number is not an integer')
+      if (value < 1n) throw this.invalid(raw, 'That page number is less than 1')
       requested = value
     }
     const bottomBig = (requested - 1n) * BigInt(pageSize)
-    if (bottomBig > MAX_ROWS) throw invalid('That page contains no results')
+    if (bottomBig > MAX_ROWS) throw this.invalid(raw, 'That page contains no results')
     const pageNumber = Number(requested)
     const bottom = Number(bottomBig)
-    // One row more than the page under the inexact strategies: it says whether a next page exists.
-    const [outcome, rows] = await Promise.all([
-      this.counter.count(source),
-      source.slice(bottom, this.counter.lookahead ? pageSize + 1 : pageSize),
-    ])
+    // The count and the page's rows are asked for together (the rows of page N do not depend
+    // on the count); one row more than the page under the inexact strategies says whether a
+    // next page exists. Synchronous when the source answered synchronously.
+    const outcome = this.counter.count(source)
+    const rows: MaybePromise<readonly T[]> = source.slice(bottom, this.counter.lookahead ? pageSize + 1 : pageSize)
+    if (!(outcome instanceof Promise) && !(rows instanceof Promise)) return this.numbered(req, raw, outcome, rows, pageNumber, bottom, pageSize)
+    return Promise.all([outcome, rows]).then(([o, r]) => this.numbered(req, raw, o, r, pageNumber, bottom, pageSize))
+  }
 
+  /** `?page=last`: the last page's number is the count's, so count first, then read that page. */
+  private async lastPage<T>(source: PageSource<T>, req: ApiRequest, raw: string, pageSize: number): Promise<Page<T, PageNumberState>> {
+    const outcome = await this.counter.count(source)
+    // Without an exact count there is no known last page: `last` is then not a page number.
+    if (!outcome.exact) throw this.invalid(raw, 'That page number is not an integer')
+    const numPages = Math.ceil(Math.max(1, outcome.count) / pageSize)
+    const bottom = (numPages - 1) * pageSize
+    const items = await source.slice(bottom, Math.min(pageSize, outcome.count - bottom))
+    return this.page(req, items, outcome.count, true, numPages, numPages, pageSize, false)
+  }
+
+  private invalid(raw: string | null, message: string): NotFound {
+    return new NotFound(this.invalidPageMessage.replaceAll('{page_number}', raw ?? '').replaceAll('{message}', message))
+  }
+
+  /** A numbered page once its count and rows are known: checked against the count as DRF checks it. */
+  private numbered<T>(
+    req: ApiRequest,
+    raw: string | null,
+    outcome: CountOutcome,
+    rows: readonly T[],
+    pageNumber: number,
+    bottom: number,
+    pageSize: number,
+  ): Page<T, PageNumberState> {
     if (outcome.exact) {
       const { count } = outcome
       const numPages = Math.ceil(Math.max(1, count) / pageSize)
-      if (pageNumber > numPages && !(pageNumber === 1 && count === 0)) throw invalid('That page contains no results')
+      if (pageNumber > numPages && !(pageNumber === 1 && count === 0)) throw this.invalid(raw, 'That page contains no results')
       // Django slices [bottom:min(bottom + size, count)]: the count decides, as in DRF.
-      const items = rows.slice(0, Math.max(0, Math.min(pageSize, count - bottom)))
+      const shown = Math.max(0, Math.min(pageSize, count - bottom))
+      const items = rows.length <= shown ? rows : rows.slice(0, shown)
       return this.page(req, items, count, true, pageNumber, numPages, pageSize, pageNumber < numPages)
     }
 
     const items = rows.slice(0, pageSize)
     const hasNext = rows.length > pageSize
     // No count to check the number against: a page exists when it has rows (page 1 always does).
-    if (items.length === 0 && pageNumber > 1) throw invalid('That page contains no results')
+    if (items.length === 0 && pageNumber > 1) throw this.invalid(raw, 'That page contains no results')
     const seen = bottom + items.length
     // The final page knows the exact total; elsewhere the count is never below what this page proves.
     const lower = hasNext ? seen + 1 : seen
@@ -141,13 +169,10 @@ export class PageNumberPagination extends BasePagination<PageNumberState> {
     hasNext: boolean,
   ): Page<T, PageNumberState> {
     const url = absoluteUrl(req.url)
-    const next = hasNext ? replaceQueryParam(url, this.pageQueryParam, pageNumber + 1) : null
-    const previous =
-      pageNumber <= 1
-        ? null
-        : pageNumber - 1 === 1
-          ? removeQueryParam(url, this.pageQueryParam)
-          : replaceQueryParam(url, this.pageQueryParam, pageNumber - 1)
+    // The query is split around the page parameter once, for both links.
+    const links = hasNext || pageNumber > 1 ? queryParamTemplate(url, this.pageQueryParam) : null
+    const next = links !== null && hasNext ? links.replace(pageNumber + 1) : null
+    const previous = links === null || pageNumber <= 1 ? null : pageNumber - 1 === 1 ? links.remove() : links.replace(pageNumber - 1)
     const state: PageNumberState = { pageNumber, numPages, pageSize, url, countExact }
     return {
       items,

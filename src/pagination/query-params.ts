@@ -87,6 +87,38 @@ export function queryParamReplacer(url: string, key: string): (value: string) =>
   return (value) => `${head}${quotePlus(value)}${tail}`
 }
 
+/**
+ * One URL's query split around `key`, once: `replace(value)` is
+ * `replaceQueryParam(url, key, value)` and `remove()` is `removeQueryParam(url, key)`, without
+ * parsing and sorting the query again for each link of a page.
+ */
+export interface QueryParamTemplate {
+  replace(value: string | number | bigint): string
+  remove(): string
+}
+
+export function queryParamTemplate(url: string, key: string): QueryParamTemplate {
+  const hash = url.indexOf('#')
+  const bare = hash === -1 ? url : url.slice(0, hash)
+  const q = bare.indexOf('?')
+  const base = q === -1 ? bare : bare.slice(0, q)
+  // Nothing but `key` (or nothing at all) in the query: the common `?page=N`.
+  const query = parseQuery(q === -1 ? '' : bare.slice(q + 1))
+  query.delete(key)
+  const quotedKey = quotePlus(key)
+  if (query.size === 0) {
+    return { replace: (value) => `${base}?${quotedKey}=${quotePlus(String(value))}`, remove: () => base }
+  }
+  const keys = [...query.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  const before: string[] = []
+  const after: string[] = []
+  for (const k of keys) for (const value of query.get(k) ?? []) (k < key ? before : after).push(`${quotePlus(k)}=${quotePlus(value)}`)
+  const head = `${base}?${before.map((pair) => `${pair}&`).join('')}${quotedKey}=`
+  const tail = after.map((pair) => `&${pair}`).join('')
+  const removed = `${base}?${[...before, ...after].join('&')}`
+  return { replace: (value) => `${head}${quotePlus(String(value))}${tail}`, remove: () => removed }
+}
+
 /** DRF's `remove_query_param`: `key` dropped, the query re-encoded with keys sorted. */
 export function removeQueryParam(url: string, key: string): string {
   return rebuild(url, (query) => query.delete(key))

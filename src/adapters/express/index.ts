@@ -140,8 +140,7 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): Re
   const guard = resolveGuard(source, options, ADAPTER_KEYS)
   const adapterOptions: ExpressOptions = options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }
   const middleware = (req: Request, res: Response, next: NextFunction): void => {
-    guard
-      .run(toApiRequest(req, adapterOptions))
+    Promise.resolve(guard.run(toApiRequest(req, adapterOptions)))
       .then((result) => {
         if (result.response !== null) return writeNodeResponse(res, result.response, guard.settings)
         const context = result.context
