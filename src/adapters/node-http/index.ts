@@ -267,7 +267,7 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): No
         if (found === null) return answer(res, requestUrl(req, adapterOptions) === null ? INVALID_HOST_RESPONSE : NOT_FOUND)
         params ??= found.params
       }
-      return guard.run(toApiRequest(req, params === undefined ? adapterOptions : { ...adapterOptions, params })).then(
+      return Promise.resolve(guard.run(toApiRequest(req, params === undefined ? adapterOptions : { ...adapterOptions, params }))).then(
         (result) => {
           if (result.response !== null) return writeNodeResponse(res, result.response, guard.settings)
           return runOwn(handler, result.context, req, res)
