@@ -194,8 +194,9 @@ describe.each(['RS256', 'ES256'] as const)('simplejwt 5.2.2 ↔ gatehouse with %
 })
 
 describe('simplejwt 5.2.2 ↔ gatehouse with AUDIENCE, ISSUER and LEEWAY', () => {
-  const theirs = { AUDIENCE: 'mobile', ISSUER: 'https://auth.example', LEEWAY: 30 }
-  const ours = new JwtCodec(resolveJwtSettings({ signingKey: KEY, audience: 'mobile', issuer: 'https://auth.example', leeway: 30 }))
+  // A leeway of an hour: the within/past cases stay on their side however long Python takes to start on a busy machine.
+  const theirs = { AUDIENCE: 'mobile', ISSUER: 'https://auth.example', LEEWAY: 3600 }
+  const ours = new JwtCodec(resolveJwtSettings({ signingKey: KEY, audience: 'mobile', issuer: 'https://auth.example', leeway: 3600 }))
 
   it('tokens cross both ways with aud and iss; a wrong or missing one, and exp past the leeway, fail in both; exp within it passes in both', async () => {
     const [minted] = await simplejwt(KEY, [{ op: 'mint', user_id: 7 }], theirs)
@@ -208,9 +209,9 @@ describe('simplejwt 5.2.2 ↔ gatehouse with AUDIENCE, ISSUER and LEEWAY', () =>
       ['no audience', await sign(claims({ iss: 'https://auth.example' }))],
       ['other issuer', await sign(claims({ aud: 'mobile', iss: 'https://evil.example' }))],
       ['no issuer', await sign(claims({ aud: 'mobile' }))],
-      ['expired 10 s ago (within the leeway)', await sign(claims({ aud: 'mobile', iss: 'https://auth.example', exp: now() - 10 }))],
-      ['expired 100 s ago', await sign(claims({ aud: 'mobile', iss: 'https://auth.example', exp: now() - 100 }))],
-      ['iat 10 s ahead (within the leeway)', await sign(claims({ aud: 'mobile', iss: 'https://auth.example', iat: now() + 10 }))],
+      ['expired 10 min ago (within the leeway)', await sign(claims({ aud: 'mobile', iss: 'https://auth.example', exp: now() - 600 }))],
+      ['expired 2 h ago', await sign(claims({ aud: 'mobile', iss: 'https://auth.example', exp: now() - 7200 }))],
+      ['iat 10 min ahead (within the leeway)', await sign(claims({ aud: 'mobile', iss: 'https://auth.example', iat: now() + 600 }))],
     ]
     const answers = await run2(theirs, cases.map(([, token]) => ({ op: 'check' as const, token, class: 'access' as const })))
     const differences: string[] = []
