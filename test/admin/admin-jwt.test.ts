@@ -78,6 +78,31 @@ for (const backend of BACKENDS) {
       expect(after.html).not.toContain('Blacklist all refresh tokens')
     })
 
+    it("a password set on the admin page with 'also blacklist all' ticked stops the user's refresh tokens; unticked, they still refresh", async () => {
+      const id = await newUser('jwt-repassed')
+      const first = await pair('jwt-repassed', 'jwt-repassed-pass-1')
+      const client = await staff()
+      const page = await client.get(`/admin/users/${id}/`)
+      expect(page.html).toContain('name="blacklist_jwt"')
+      const unticked = await client.post(`/admin/users/${id}/password/`, { csrfmiddlewaretoken: csrfOf(page), password1: 'quartz-lantern-71', password2: 'quartz-lantern-71' })
+      expect(unticked.status).toBe(303)
+      expect(unticked.headers.get('location')).toBe(`/admin/users/${id}/?done=password`)
+      expect((await post('/api/jwt/refresh/', { refresh: first.refresh })).status).toBe(200)
+
+      const second = await pair('jwt-repassed', 'quartz-lantern-71')
+      const ticked = await client.post(`/admin/users/${id}/password/`, { csrfmiddlewaretoken: csrfOf(page), password1: 'copper-meadow-38', password2: 'copper-meadow-38', blacklist_jwt: '1' })
+      expect(ticked.status).toBe(303)
+      expect(ticked.headers.get('location')).toBe(`/admin/users/${id}/?done=password-jwt`)
+      for (const refresh of [first.refresh, second.refresh]) {
+        const refused = await post('/api/jwt/refresh/', { refresh })
+        expect(refused.status).toBe(401)
+        expect(refused.body).toEqual(BLACKLISTED)
+      }
+      // Only this user's tokens.
+      const other = await pair('bob', 'bob-pass-2')
+      expect((await post('/api/jwt/refresh/', { refresh: other.refresh })).status).toBe(200)
+    })
+
     it('deactivating a user on the admin page stops their access token at the next request, and their refresh', async () => {
       const id = await newUser('jwt-admin-off')
       const { access, refresh } = await pair('jwt-admin-off', 'jwt-admin-off-pass-1')
