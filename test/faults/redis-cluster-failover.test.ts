@@ -134,7 +134,14 @@ describe.skipIf(!available)('Redis Cluster failover under load (throwaway 3+3 cl
     const baseUrl = server?.baseUrl ?? ''
     // Sessions on every master: keep logging in until each master holds at least one.
     const sessions: { user: string; sessionid: string; port: number }[] = []
-    const topology = await clusterNodes(base)
+    // A cluster just made may not yet show every replica attached in this node's view: wait
+    // until each of the three masters holds slots and has a replica.
+    let topology: Awaited<ReturnType<typeof clusterNodes>> = []
+    await waitFor('three masters with slots, each with a replica', 60_000, async () => {
+      topology = await clusterNodes(base)
+      const withSlots = topology.filter((n) => n.flags.includes('master') && n.slots.length > 0)
+      return withSlots.length === 3 && withSlots.every((m) => topology.some((n) => n.flags.includes('slave') && n.master === m.id))
+    })
     const masters = topology.filter((n) => n.flags.includes('master'))
     const probe = new Redis({ host: '127.0.0.1', port: base })
     const masterOf = async (key: string): Promise<number> => {
