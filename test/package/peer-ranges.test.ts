@@ -40,7 +40,8 @@ const NPM_CACHE = process.env['npm_config_cache'] ?? join(homedir(), '.npm')
 
 let work: string
 let tarball: string
-let postgres: TestDatabase | undefined
+/** One database per end: the app seeds its users, so a shared one made the second end's start fail on a duplicate username. */
+const postgresOf: Partial<Record<'oldest' | 'newest', TestDatabase>> = {}
 
 function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<{ status: number; stdout: string; stderr: string }> {
   return runCommand(command, args, { cwd, env, timeoutMs: TIMEOUT_MS }).then((r) => ({ ...r, status: r.code ?? -1 }))
@@ -95,12 +96,16 @@ beforeAll(async () => {
   tarball = join(work, `gatehouse-${digest}.tgz`)
   renameSync(packed, tarball)
   // Without them (a laptop) the app runs on SQLite alone; under CI=true their absence fails the run.
-  if (!unavailable('PostgreSQL (DATABASE_URL)', postgresAvailable())) postgres = await freshPostgres({ prefix: 'gh_peer_ends_' })
+  if (!unavailable('PostgreSQL (DATABASE_URL)', postgresAvailable())) {
+    postgresOf.oldest = await freshPostgres({ prefix: 'gh_peer_ends_' })
+    postgresOf.newest = await freshPostgres({ prefix: 'gh_peer_ends_' })
+  }
   unavailable('Redis (REDIS_URL)', process.env['REDIS_URL'] !== undefined)
 }, TIMEOUT_MS)
 
 afterAll(async () => {
-  await postgres?.drop()
+  await postgresOf.oldest?.drop()
+  await postgresOf.newest?.drop()
   if (work !== undefined) rmSync(work, { recursive: true, force: true })
 }, TIMEOUT_MS)
 
@@ -188,6 +193,7 @@ describe.each(['oldest', 'newest'] as const)('the tarball with the %s version of
     expect(tsc.status).toBe(0)
 
     const env: NodeJS.ProcessEnv = { ...process.env }
+    const postgres = postgresOf[end]
     if (postgres !== undefined) env['PEER_APP_POSTGRES_URL'] = postgres.url
     if (process.env['REDIS_URL'] !== undefined) env['PEER_APP_REDIS_URL'] = process.env['REDIS_URL']
     const served = await run('node', [join('build', 'app.js'), `sqlite:${join(app, `${end}.sqlite3`)}`], app, env)
