@@ -169,6 +169,25 @@ function tokenView(options: JwtViewOptions, name: keyof typeof DESCRIPTIONS, pos
 const STRING: JsonObject = { type: 'string' }
 const PAIR_SCHEMA: JsonObject = { type: 'object', required: ['refresh', 'access'], properties: { refresh: STRING, access: STRING }, additionalProperties: false }
 
+
+/** The user store's `updateLastLogin` when the `updateLastLogin` setting is on (refused at start-up when the store has none). */
+function lastLoginUpdater(codec: JwtCodec, users: JwtObtainPairOptions['users']): ((id: UserId, at: Date) => Promise<unknown>) | undefined {
+  if (!codec.settings.updateLastLogin) return undefined
+  const update = users.updateLastLogin?.bind(users)
+  if (update === undefined) {
+    throw new ConfigurationError('ERR_INVALID_SETTING', 'JWT setting "updateLastLogin" needs a user store with updateLastLogin (KyselyUserStore has it)')
+  }
+  return update
+}
+
+/** simplejwt's TokenObtainSerializer: the body's username and password (a plain CharField: trimmed too), for an active user only. */
+async function activeUserFromBody(ctx: RequestContext, users: JwtObtainPairOptions['users'], loginFailures: JwtObtainPairOptions['loginFailures']): Promise<StoredUser> {
+  const { username, password } = validateCharFields(await ctx.request.body(), { username: {}, password: {} }, ctx.request)
+  const user = await checkCredentials(ctx.request, users, username, password, loginFailures)
+  if (user === null || !user.isActive) throw new AuthenticationFailed(NO_ACTIVE_ACCOUNT_MESSAGE, 'no_active_account')
+  return user
+}
+
 /**
  * simplejwt's `TokenObtainPairView`: `POST` `username` and `password`, get
  * `200 {"refresh", "access"}`; bad, unknown or inactive credentials are
@@ -180,15 +199,9 @@ const PAIR_SCHEMA: JsonObject = { type: 'object', required: ['refresh', 'access'
 export function jwtObtainPairView(options: JwtObtainPairOptions): ViewOptions {
   const { codec, users, loginFailures } = options
   needsSigningKey(codec, 'jwtObtainPairView')
-  const updateLastLogin = codec.settings.updateLastLogin ? users.updateLastLogin?.bind(users) : undefined
-  if (codec.settings.updateLastLogin && updateLastLogin === undefined) {
-    throw new ConfigurationError('ERR_INVALID_SETTING', 'JWT setting "updateLastLogin" needs a user store with updateLastLogin (KyselyUserStore has it)')
-  }
+  const updateLastLogin = lastLoginUpdater(codec, users)
   const post = async (ctx: RequestContext): Promise<ApiResponse> => {
-    // simplejwt's PasswordField is a plain CharField: the password is trimmed too.
-    const { username, password } = validateCharFields(await ctx.request.body(), { username: {}, password: {} }, ctx.request)
-    const user = await checkCredentials(ctx.request, users, username, password, loginFailures)
-    if (user === null || !user.isActive) throw new AuthenticationFailed(NO_ACTIVE_ACCOUNT_MESSAGE, 'no_active_account')
+    const user = await activeUserFromBody(ctx, users, loginFailures)
     const now = codec.currentTime()
     const refresh = refreshPayloadFor(codec, user, now)
     await options.blacklist?.addOutstanding(outstanding(codec, refresh))
@@ -261,14 +274,9 @@ const SLIDING_SCHEMA: JsonObject = { type: 'object', required: ['token'], proper
 export function jwtObtainSlidingView(options: JwtObtainSlidingOptions): ViewOptions {
   const { codec, users, loginFailures } = options
   needsSigningKey(codec, 'jwtObtainSlidingView')
-  const updateLastLogin = codec.settings.updateLastLogin ? users.updateLastLogin?.bind(users) : undefined
-  if (codec.settings.updateLastLogin && updateLastLogin === undefined) {
-    throw new ConfigurationError('ERR_INVALID_SETTING', 'JWT setting "updateLastLogin" needs a user store with updateLastLogin (KyselyUserStore has it)')
-  }
+  const updateLastLogin = lastLoginUpdater(codec, users)
   const post = async (ctx: RequestContext): Promise<ApiResponse> => {
-    const { username, password } = validateCharFields(await ctx.request.body(), { username: {}, password: {} }, ctx.request)
-    const user = await checkCredentials(ctx.request, users, username, password, loginFailures)
-    if (user === null || !user.isActive) throw new AuthenticationFailed(NO_ACTIVE_ACCOUNT_MESSAGE, 'no_active_account')
+    const user = await activeUserFromBody(ctx, users, loginFailures)
     const now = codec.currentTime()
     const sliding = slidingPayloadFor(codec, user, now)
     await options.blacklist?.addOutstanding(outstanding(codec, sliding))
