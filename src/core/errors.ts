@@ -5,6 +5,21 @@ export type ErrorDetail = string | readonly unknown[] | Readonly<Record<string, 
 
 const API_ERROR_BRAND = Symbol.for('gatehouse.ApiError')
 
+/** A response header an error answers with: `[name, value]`. */
+export type ErrorHeader = readonly [name: string, value: string]
+
+/** Options of an `ApiError`: its cause (for logs), and headers its answer carries. */
+export interface ApiErrorOptions {
+  readonly cause?: unknown
+  /**
+   * Headers the rendered answer carries besides those the exception handler adds (a 403's
+   * `WWW-Authenticate: Bearer error="insufficient_scope"`, RFC 6750). @default none
+   */
+  readonly headers?: readonly ErrorHeader[] | undefined
+}
+
+const NO_HEADERS: readonly ErrorHeader[] = Object.freeze([])
+
 /**
  * A request-time error rendered as a response: `{"detail": message}` for a string
  * detail, the list or dict itself otherwise. Each subclass fixes its status.
@@ -13,13 +28,16 @@ export abstract class ApiError extends Error {
   abstract readonly status: number
   readonly detail: ErrorDetail
   readonly code: string
+  /** Headers the answer carries (`options.headers`); empty for most errors. */
+  readonly headers: readonly ErrorHeader[]
   readonly [API_ERROR_BRAND] = true
 
-  constructor(detail: ErrorDetail, code: string, options?: { cause?: unknown }) {
-    super(typeof detail === 'string' ? detail : code, options)
+  constructor(detail: ErrorDetail, code: string, options?: ApiErrorOptions) {
+    super(typeof detail === 'string' ? detail : code, options?.cause === undefined ? undefined : { cause: options.cause })
     this.name = new.target.name
     this.detail = detail
     this.code = code
+    this.headers = options?.headers ?? NO_HEADERS
   }
 }
 
@@ -54,8 +72,8 @@ export class NotAuthenticated extends ApiError {
 }
 export class PermissionDenied extends ApiError {
   readonly status = 403
-  constructor(detail: ErrorDetail = 'You do not have permission to perform this action.', code = 'permission_denied') {
-    super(detail, code)
+  constructor(detail: ErrorDetail = 'You do not have permission to perform this action.', code = 'permission_denied', options?: ApiErrorOptions) {
+    super(detail, code, options)
   }
 }
 export class NotFound extends ApiError {

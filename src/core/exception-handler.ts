@@ -28,7 +28,8 @@ export type ExceptionHandler = (error: unknown, ctx: ExceptionContext) => ApiRes
 /**
  * The default exception handler. Renders an `ApiError` as DRF does: `{"detail": message}`
  * (lists and dicts as-is), `WWW-Authenticate` from the route's *first* scheme for 401s, or a
- * 403 when that scheme has no challenge; `Retry-After` for throttles. A store that is down
+ * 403 when that scheme has no challenge; `Retry-After` for throttles; the error's own
+ * `headers` after those. A store that is down
  * (database, Redis) is `503`. Returns `null` for anything else.
  */
 export function renderApiError(error: unknown, ctx: ExceptionContext): ApiResponse | null {
@@ -52,6 +53,8 @@ export function renderApiError(error: unknown, ctx: ExceptionContext): ApiRespon
   if (err instanceof Throttled && err.wait !== null && err.wait > 0) {
     headers.push(['Retry-After', String(err.wait)])
   }
+  // The error's own headers (absent on one from an older copy of the package).
+  for (const [name, value] of err.headers ?? []) headers.push([name, value])
   return jsonResponse(status, body, headers)
 }
 

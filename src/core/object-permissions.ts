@@ -12,8 +12,8 @@ export async function objectAnswer(permission: Permission, ctx: PolicyContext, o
  * DRF's `check_object_permissions`: asks each of the route's permissions whether the request
  * may act on `object`, the object the handler loaded (call it after the look-up, before acting
  * on it), and throws the first refusal as DRF's `permission_denied` does: 401 for an anonymous
- * request to a route with authentication schemes, else 403 with the permission's `message` and
- * `code`. A look-up that finds nothing is the handler's `NotFound` (404), thrown before this.
+ * request to a route with authentication schemes, else 403 with the permission's `message`,
+ * `code` and `deniedHeaders`. A look-up that finds nothing is the handler's `NotFound` (404), thrown before this.
  * Works with the context of `api.view` handlers and with each adapter's `requestContext()`.
  *
  * @example
@@ -26,7 +26,7 @@ export async function checkObjectPermissions(ctx: RequestState, object: unknown)
     if (!(await objectAnswer(permission, ctx, object))) {
       throw ctx.authenticator === null && ctx.settings.authentication.length > 0
         ? new NotAuthenticated()
-        : new PermissionDenied(permission.message, permission.code)
+        : new PermissionDenied(permission.message, permission.code, { headers: permission.deniedHeaders?.(ctx) })
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { ErrorDetail } from './errors.js'
+import type { ErrorDetail, ErrorHeader } from './errors.js'
 import type { PolicyContext } from './policy-context.js'
 
 /**
@@ -17,6 +17,11 @@ export interface Permission {
   /** Message for the 403 when an authenticated request is refused; DRF's default when absent. */
   readonly message?: ErrorDetail
   readonly code?: string
+  /**
+   * Headers the 403 carries when this permission refuses an authenticated request (RFC 6750's
+   * `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`). Absent: none.
+   */
+  deniedHeaders?(ctx: PolicyContext): readonly ErrorHeader[]
   /**
    * Whether an anonymous request with `method` can pass, for OpenAPI documents (an operation
    * anonymous requests may call lists the empty security requirement `{}`). Absent: assumed not.

@@ -179,7 +179,8 @@ function authorize(ctx: RequestContext, index = 0): MaybePromise<RequestContext>
 
 /** DRF's permission_denied(): an anonymous request to a view with schemes is "not authenticated". */
 function denial(ctx: RequestContext, permission: Permission): Error {
-  return ctx.authenticator === null && ctx.settings.authentication.length > 0 ? new NotAuthenticated() : new PermissionDenied(permission.message, permission.code)
+  if (ctx.authenticator === null && ctx.settings.authentication.length > 0) return new NotAuthenticated()
+  return new PermissionDenied(permission.message, permission.code, { headers: permission.deniedHeaders?.(ctx) })
 }
 
 /** DRF's check_throttles(): every throttle is consulted; the longest wait is announced. */

@@ -131,6 +131,12 @@ describe('checkObjectPermissions (DRF check_object_permissions)', () => {
     expect((error as PermissionDenied).code).toBe('not_author')
   })
 
+  it("403 carrying the refusing permission's deniedHeaders", async () => {
+    const headed: Permission = { ...refuse('mine'), deniedHeaders: () => [['WWW-Authenticate', 'Bearer error="insufficient_scope"']] }
+    const error = await checkObjectPermissions(state(member, [headed], true), {}).catch((e: unknown) => e)
+    expect((error as PermissionDenied).headers).toEqual([['WWW-Authenticate', 'Bearer error="insufficient_scope"']])
+  })
+
   it("403 with DRF's default message when the permission has none", async () => {
     const error = await checkObjectPermissions(state(member, [refuse()], true), {}).catch((e: unknown) => e)
     expect((error as PermissionDenied).detail).toBe('You do not have permission to perform this action.')

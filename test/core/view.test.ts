@@ -69,6 +69,17 @@ describe('the 401/403 rule (drf-behaviors §2.6)', () => {
     expect(header(response, 'WWW-Authenticate')).toBe(challenge)
   })
 
+  it("a refusing permission's deniedHeaders go on its 403 (after the handler's own), not on an anonymous request's 401", async () => {
+    const scoped: Permission = { hasPermission: () => false, deniedHeaders: (ctx) => [['WWW-Authenticate', `Bearer error="insufficient_scope", scope="${ctx.user.username ?? ''}"`]] }
+    const refused = await view({ authentication: [basic], permissions: [scoped] })({ headers: { Authorization: ALICE } })
+    expect(refused.status).toBe(403)
+    expect(refused.body).toEqual({ detail: 'You do not have permission to perform this action.' })
+    expect(header(refused, 'WWW-Authenticate')).toBe('Bearer error="insufficient_scope", scope="alice"')
+    const anonymous = await view({ authentication: [basic], permissions: [scoped] })({})
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.headers.filter(([k]) => k.toLowerCase() === 'www-authenticate')).toEqual([['WWW-Authenticate', 'Basic realm="api"']])
+  })
+
   it('a CSRF failure is 403 even when the first scheme has a challenge', async () => {
     const response = await view({ authentication: [basic, session], permissions: [new AllowAny()] }, { handlers: { POST: whoami } })({
       method: 'POST',
