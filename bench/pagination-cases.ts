@@ -242,14 +242,14 @@ export async function runPaginationBench(bench: BenchDatabase, options: BenchOpt
     }
   }
 
-  const countCapture = await bench.capture(() => source(['id']).count())
+  const countCapture = await bench.capture(async () => source(['id']).count())
   if (countCapture.result !== bench.rows) problems.push(`${bench.dialect} count() returned ${countCapture.result}, expected ${bench.rows}`)
-  const count = await measure(() => source(['id']).count(), options)
+  const count = await measure(async () => source(['id']).count(), options)
   log(`${bench.dialect} count(): median ${count.median.toFixed(3)} ms`)
   const filtered = (): SeekSource<Row> => benchSource(bench, ['id'], 1)
   const filteredRows = await filtered().count()
   if (filteredRows !== Math.ceil(bench.rows / 2)) problems.push(`${bench.dialect} filtered count() returned ${filteredRows}`)
-  const filteredCount = await measure(() => filtered().count(), options)
+  const filteredCount = await measure(async () => filtered().count(), options)
   log(`${bench.dialect} filtered count(): median ${filteredCount.median.toFixed(3)} ms`)
 
   const cursorRatios = STYLES.filter((s) => s.kind === 'cursor').flatMap((s) => {

@@ -1,6 +1,7 @@
 import type { ApiRequest } from './api-request.js'
 import type { ApiResponse } from './api-response.js'
 import type { JsonObject, OpenApiPaginatedResponse, OpenApiParameter } from './openapi-shapes.js'
+import type { MaybePromise } from './maybe-promise.js'
 
 /**
  * Where a paginator reads rows from. Arrays (`ArrayPageSource`) and Kysely queries
@@ -13,10 +14,14 @@ import type { JsonObject, OpenApiPaginatedResponse, OpenApiParameter } from './o
  * must not assume one finishes before the other starts.
  */
 export interface PageSource<T> {
-  /** The size of the whole (filtered) collection. */
-  count(): Promise<number>
-  /** Rows `offset … offset + limit - 1` in the collection's own order. */
-  slice(offset: number, limit: number): Promise<readonly T[]>
+  /**
+   * The size of the whole (filtered) collection. May answer synchronously (a source on a
+   * synchronous driver, as a prepared source on SQLite: no promise per page) or with a
+   * promise; callers accept both. A failure should be a rejected promise.
+   */
+  count(): MaybePromise<number>
+  /** Rows `offset … offset + limit - 1` in the collection's own order; synchronous or a promise, as `count`. */
+  slice(offset: number, limit: number): MaybePromise<readonly T[]>
   /** Every row, for views whose pagination is off. */
   all(): Promise<readonly T[]>
   /**

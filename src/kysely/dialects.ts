@@ -36,7 +36,9 @@ class LogProbe {
 function unlessLogging(direct: DirectDriver, probe: LogProbe): DirectDriver {
   return {
     dialect: direct.dialect,
-    rows: (text, parameters, map) => (probe.logging === false ? direct.rows(text, parameters, map) : undefined),
+    available: () => probe.logging === false && direct.available(),
+    // The driver's own function: no wrapper per statement.
+    rows: direct.rows,
   }
 }
 

@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../core/maybe-promise.js'
 import type { DialectName } from './dialect-name.js'
 import type { GuardedPostgresPool } from './postgres-pool.js'
 import { scopedStatementTimeout } from './statement-timeout.js'
@@ -12,12 +13,18 @@ import { scopedStatementTimeout } from './statement-timeout.js'
 export interface DirectDriver {
   readonly dialect: DialectName
   /**
-   * `map` of the rows of `text` run with `parameters` (the rows themselves without `map`), or
-   * `undefined` when the statement must go through Kysely instead (SQLite: a transaction is
+   * False when the next statement must go through Kysely instead (SQLite: a transaction is
    * open on the connection, whose statements Kysely's mutex keeps together; the Kysely
-   * instance logs its statements). One promise per statement.
+   * instance logs its statements). Asked before each `rows`.
    */
-  rows<T = Record<string, unknown>[]>(text: string, parameters: readonly unknown[], map?: (rows: Record<string, unknown>[]) => T): Promise<T> | undefined
+  available(): boolean
+  /**
+   * `map` of the rows of `text` run with `parameters` (the rows themselves without `map`):
+   * SQLite answers synchronously (no promise at all), PostgreSQL with one promise. A failure
+   * is always a rejected promise, never a throw, so a caller joining two statements never
+   * leaves one's rejection unhandled.
+   */
+  rows<T = Record<string, unknown>[]>(text: string, parameters: readonly unknown[], map?: (rows: Record<string, unknown>[]) => T): MaybePromise<T>
 }
 
 /** Where a gatehouse dialect's Kysely adapter keeps its direct driver. */
@@ -59,16 +66,17 @@ interface SqliteConnection {
 const MAX_SQLITE_STATEMENTS = 512
 
 /**
- * better-sqlite3: each text is prepared once and kept; a run binds and steps it. SQLite
- * re-prepares a kept statement itself after a schema change (or fails with its error,
- * e.g. `no such column`), so a changed table never yields stale rows.
+ * better-sqlite3 (and node:sqlite, bun:sqlite): each text is prepared once and kept; a run
+ * binds and steps it and answers synchronously, as the driver does. SQLite re-prepares a kept
+ * statement itself after a schema change (or fails with its error, e.g. `no such column`), so
+ * a changed table never yields stale rows.
  */
 export function sqliteDirectDriver(connection: SqliteConnection): DirectDriver {
   const statements = new Map<string, SqliteStatement>()
   return {
     dialect: 'sqlite',
-    rows<T>(text: string, parameters: readonly unknown[], map?: (rows: Record<string, unknown>[]) => T): Promise<T> | undefined {
-      if (connection.inTransaction) return undefined
+    available: () => !connection.inTransaction,
+    rows<T>(text: string, parameters: readonly unknown[], map?: (rows: Record<string, unknown>[]) => T): MaybePromise<T> {
       try {
         let statement = statements.get(text)
         if (statement === undefined) {
@@ -82,7 +90,7 @@ export function sqliteDirectDriver(connection: SqliteConnection): DirectDriver {
           statement.run(parameters)
           rows = []
         }
-        return Promise.resolve(map === undefined ? (rows as T) : map(rows))
+        return map === undefined ? (rows as T) : map(rows)
       } catch (error) {
         return Promise.reject(error as Error)
       }
@@ -119,6 +127,7 @@ export class StaleStatementError extends Error {
 export function postgresDirectDriver(pool: Pick<GuardedPostgresPool, 'checkout'>): DirectDriver {
   return {
     dialect: 'postgres',
+    available: () => true,
     rows<T>(text: string, parameters: readonly unknown[], map?: (rows: Record<string, unknown>[]) => T): Promise<T> {
       // Read here, in the caller's async context: the callbacks below run in the pool's or the socket's.
       const waitMs = scopedStatementTimeout() ?? 0

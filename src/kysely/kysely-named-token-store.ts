@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type { MaybePromise } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/errors.js'
 import type { UserId } from '../core/user.js'
 import { randomAlphanumeric } from '../crypto/random.js'
@@ -82,7 +83,7 @@ function isNamedRecord(token: TokenRecord): token is NamedTokenRecord {
 // DB only types the constructor's argument: stores of different databases are interchangeable.
 export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase> implements NamedTokenStore {
   /** The token and its user in one statement; present only when the store was given `joinUsers`. */
-  readonly findWithUser?: (key: string) => Promise<TokenWithUser | null>
+  readonly findWithUser?: (key: string) => MaybePromise<TokenWithUser | null>
   readonly prefix: string
   private readonly db: Kysely<NamedTokensDatabase>
   private readonly invalidation: InvalidationBus | undefined
@@ -107,9 +108,10 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
     if (options.joinUsers !== undefined) {
       const users = checkUserTable(options.joinUsers, 'KyselyNamedTokenStore option "joinUsers"')
       const lookup = prepareTokenWithUser(this.db, users, { table: 'gatehouse_named_tokens', columns: TOKEN_COLUMNS, digestColumn: 'digest' })
+      // Synchronous on SQLite (a value, no promise), the driver's one promise on PostgreSQL.
       this.findWithUser = (key) =>
         key.length === 0 || key.length > MAX_KEY_LENGTH
-          ? Promise.resolve(null)
+          ? null
           : lookup.run(digest(key), (row) => {
               const token = this.toRecord(key, row as unknown as TokenRow)
               return token === null ? null : { token, user: lookup.userOf(row) }
@@ -188,8 +190,10 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
    * SQL (`last_used_at` older than the interval, so processes sharing a database write once
    * between them) and in this process's memory (a busy token issues no UPDATE per request).
    * Ignores records of other stores; a failed write is dropped (authentication goes on).
+   * Nothing to write (another store's record, a token written within the interval): answered
+   * synchronously, no promise.
    */
-  async touch(token: TokenRecord): Promise<void> {
+  touch(token: TokenRecord): MaybePromise<void> {
     if (!isNamedRecord(token)) return
     const now = this.now()
     const last = this.touched.get(token.id)
@@ -201,16 +205,21 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
       if (oldest.done !== true) this.touched.delete(oldest.value)
     }
     const cutoff = new Date(now.getTime() - this.touchIntervalMs).toISOString()
+    // Best effort: the last-used time is informative, never worth failing a request for.
+    const forget = (): void => {
+      this.touched.delete(token.id)
+    }
     try {
-      await this.db
+      return this.db
         .updateTable('gatehouse_named_tokens')
         .set({ last_used_at: now.toISOString() })
         .where('id', '=', token.id)
         .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', cutoff)]))
         .execute()
+        .then(() => undefined, forget)
     } catch {
-      // Best effort: the last-used time is informative, never worth failing a request for.
-      this.touched.delete(token.id)
+      forget()
+      return
     }
   }
 

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type { MaybePromise } from '../core/maybe-promise.js'
 import type { UserId } from '../core/user.js'
 import { generateTokenKey } from '../crypto/random.js'
 import { sha256Hex } from '../crypto/sha256.js'
@@ -62,8 +63,9 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
   /**
    * The token with exactly this key and its user, in one statement; `null` for an unknown
    * key or a token whose user is gone. Present only when the store was given `joinUsers`.
+   * Synchronous on SQLite (a value, no promise), a promise on PostgreSQL.
    */
-  readonly findWithUser?: (key: string) => Promise<TokenWithUser | null>
+  readonly findWithUser?: (key: string) => MaybePromise<TokenWithUser | null>
   private readonly db: Kysely<TokensDatabase>
   private readonly generateKey: () => string
   private readonly invalidation: InvalidationBus | undefined
@@ -77,9 +79,9 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
     if (options.joinUsers !== undefined) {
       const users = checkUserTable(options.joinUsers, 'KyselyTokenStore option "joinUsers"')
       const lookup = prepareTokenWithUser(this.db, users, { table: 'gatehouse_tokens', columns: ['key', 'user_id', 'created'], digestColumn: 'key_digest' })
-      // Keys are at most 40 characters: longer input cannot match, so skip the query.
-      this.findWithUser = (key) =>
-        key.length === 0 || key.length > 40 ? Promise.resolve(null) : lookup.run(digest(key), (row) => joinedToken(row, key, lookup))
+      // Keys are at most 40 characters: longer input cannot match, so skip the query. SQLite
+      // answers synchronously (no promise), PostgreSQL with the driver's one promise.
+      this.findWithUser = (key) => (key.length === 0 || key.length > 40 ? null : lookup.run(digest(key), (row) => joinedToken(row, key, lookup)))
     }
   }
 

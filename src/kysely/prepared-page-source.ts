@@ -1,4 +1,5 @@
 import { sql, type CompiledQuery, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely'
+import type { MaybePromise } from '../core/maybe-promise.js'
 import type { KeyValue, OrderingField, PositionSeekArgs, SeekArgs, SeekSource } from '../pagination/paginator.js'
 import type { DialectName } from './dialect-name.js'
 import { countKeyOf, KyselyPageSource, planRows, type ColumnSpec, type CountableQuery, type QueryRunner } from './kysely-page-source.js'
@@ -104,6 +105,11 @@ function firstPlanRows(rows: readonly Record<string, unknown>[]): number | null 
   return planRows(rows[0])
 }
 
+/** A promise of `value` (the methods whose contract is still a promise). */
+function promised<T>(value: MaybePromise<T>): Promise<T> {
+  return value instanceof Promise ? value : Promise.resolve(value)
+}
+
 /** One request's source: a shape and its parameter values. */
 class BoundPageSource<O> implements SeekSource<O> {
   private readonly shape: Shape<O>
@@ -116,9 +122,10 @@ class BoundPageSource<O> implements SeekSource<O> {
     this.values = values
   }
 
-  // Not `async`: each answers the driver's one promise. A statement compiled on first use
-  // that fails to compile still answers a rejected promise, never a throw.
-  count(): Promise<number> {
+  // Not `async`: each answers synchronously where the driver does (SQLite), else the driver's
+  // one promise. A statement compiled on first use that fails to compile still answers a
+  // rejected promise, never a throw.
+  count(): MaybePromise<number> {
     try {
       return this.shape.count.executeMapped(this.values, countOf)
     } catch (error) {
@@ -129,7 +136,7 @@ class BoundPageSource<O> implements SeekSource<O> {
   countAtMost(limit: number): Promise<number> {
     if (limit <= 0) return Promise.resolve(0)
     try {
-      return this.shape.countAtMost.executeMapped(this.values, countOf, { [LIMIT]: limit })
+      return promised(this.shape.countAtMost.executeMapped(this.values, countOf, { [LIMIT]: limit }))
     } catch (error) {
       return Promise.reject(error as Error)
     }
@@ -138,7 +145,7 @@ class BoundPageSource<O> implements SeekSource<O> {
   estimatedCount(): Promise<number | null> {
     if (this.shape.source.dialect !== 'postgres') return Promise.resolve(null)
     try {
-      return this.shape.estimate.executeMapped(this.values, firstPlanRows)
+      return promised(this.shape.estimate.executeMapped(this.values, firstPlanRows))
     } catch (error) {
       return Promise.reject(error as Error)
     }
@@ -149,8 +156,8 @@ class BoundPageSource<O> implements SeekSource<O> {
     return countKeyOf(statement.sql, statement.parameters(this.values))
   }
 
-  slice(offset: number, limit: number): Promise<readonly O[]> {
-    if (limit <= 0) return Promise.resolve([])
+  slice(offset: number, limit: number): MaybePromise<readonly O[]> {
+    if (limit <= 0) return []
     try {
       return this.shape.slice(limit).executeMapped(this.values, undefined, { [OFFSET]: offset, [LIMIT]: limit })
     } catch (error) {

@@ -1,4 +1,5 @@
-import { sql, type CompiledQuery, type Expression, type Kysely } from 'kysely'
+import { sql, type CompiledQuery, type Expression, type Kysely, type QueryResult } from 'kysely'
+import type { MaybePromise } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/errors.js'
 import { directDriverOf, type DirectDriver } from './direct-driver.js'
 
@@ -65,13 +66,18 @@ export class CompiledStatement<O> {
     return out
   }
 
-  /** The rows of one run with `values` bound. */
+  /** The rows of one run with `values` bound (a promise even where the driver answered synchronously). */
   execute(values: Readonly<Record<string, unknown>> = {}): Promise<O[]> {
-    return this.executeMapped(values, undefined)
+    const rows = this.executeMapped(values, undefined)
+    return rows instanceof Promise ? rows : Promise.resolve(rows)
   }
 
-  /** `map` of the rows of one run with `values` (and `extra`) bound (the rows without `map`): one promise on the driver's path. */
-  executeMapped<T = O[]>(values: Readonly<Record<string, unknown>>, map: ((rows: O[]) => T) | undefined, extra?: Readonly<Record<string, unknown>>): Promise<T> {
+  /**
+   * `map` of the rows of one run with `values` (and `extra`) bound (the rows without `map`):
+   * synchronous where the driver answers synchronously (SQLite), else one promise on the
+   * driver's path. A failure is a rejected promise, never a throw.
+   */
+  executeMapped<T = O[]>(values: Readonly<Record<string, unknown>>, map: ((rows: O[]) => T) | undefined, extra?: Readonly<Record<string, unknown>>): MaybePromise<T> {
     let parameters: unknown[]
     try {
       parameters = this.parameters(values, extra)
@@ -81,16 +87,16 @@ export class CompiledStatement<O> {
     return this.run(parameters, map)
   }
 
-  /** `map` of the rows of one run with `parameters` already bound (in the statement's order). */
-  run<T = O[]>(parameters: unknown[], map: ((rows: O[]) => T) | undefined): Promise<T> {
-    let direct: Promise<T> | undefined
+  /** `map` of the rows of one run with `parameters` already bound (in the statement's order), as `executeMapped`. */
+  run<T = O[]>(parameters: unknown[], map: ((rows: O[]) => T) | undefined): MaybePromise<T> {
+    const driver = this.driver
+    if (driver !== undefined && driver.available()) return driver.rows(this.sql, parameters, map as ((rows: Record<string, unknown>[]) => T) | undefined)
+    let rows: Promise<QueryResult<O>>
     try {
-      direct = this.driver?.rows(this.sql, parameters, map as ((rows: Record<string, unknown>[]) => T) | undefined)
+      rows = this.db.executeQuery<O>({ ...this.compiled, parameters })
     } catch (error) {
       return Promise.reject(error as Error)
     }
-    if (direct !== undefined) return direct
-    const rows = this.db.executeQuery<O>({ ...this.compiled, parameters })
     return map === undefined ? (rows.then((result) => result.rows) as Promise<T>) : rows.then((result) => map(result.rows))
   }
 }
@@ -138,6 +144,9 @@ export function prepareQuery<P extends object, O>(db: Pick<Kysely<unknown>, 'exe
   return {
     sql: statement.sql,
     execute: (values) => statement.execute(values as Readonly<Record<string, unknown>>),
-    executeTakeFirst: (values) => statement.executeMapped(values as Readonly<Record<string, unknown>>, firstRow),
+    executeTakeFirst: (values) => {
+      const row = statement.executeMapped(values as Readonly<Record<string, unknown>>, firstRow)
+      return row instanceof Promise ? row : Promise.resolve(row)
+    },
   }
 }

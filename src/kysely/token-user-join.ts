@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type { MaybePromise } from '../core/maybe-promise.js'
 import type { StoredUser } from '../core/user.js'
 import { parameterRef, CompiledStatement } from './prepared-query.js'
 import { userMapper, userSelection, type UserRow, type UserTable } from './user-table.js'
@@ -22,9 +23,9 @@ export interface TokenWithUserLookup {
   /**
    * `found(row)` for the token row of `digest` and its user, or `null` when there is no such
    * row or its user is gone: mapped where the driver hands over the rows, so a lookup makes
-   * one promise on the driver's path.
+   * no promise on SQLite and one on PostgreSQL. A failure is a rejected promise.
    */
-  run<T>(digest: string, found: (row: UserRow) => T | null): Promise<T | null>
+  run<T>(digest: string, found: (row: UserRow) => T | null): MaybePromise<T | null>
   /** The user of a row `run` found. */
   userOf(row: UserRow): StoredUser
 }
@@ -50,8 +51,12 @@ export function prepareTokenWithUser<DB>(db: Kysely<DB>, users: UserTable, query
     return new CompiledStatement<UserRow>(loose, compiled)
   }
   return {
-    run<T>(digest: string, found: (row: UserRow) => T | null): Promise<T | null> {
-      statement ??= compile()
+    run<T>(digest: string, found: (row: UserRow) => T | null): MaybePromise<T | null> {
+      try {
+        statement ??= compile()
+      } catch (error) {
+        return Promise.reject(error as Error)
+      }
       // The statement's one parameter is the digest: bound without a values object.
       return statement.run([digest], (rows) => (rows[0] === undefined ? null : found(rows[0])))
     },

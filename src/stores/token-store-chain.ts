@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../core/maybe-promise.js'
 import type { TokenRecord, TokenStore, TokenWithUser } from './token-store.js'
 
 /** The lookup side of a token store: what `TokenAuthentication` needs. */
@@ -8,7 +9,8 @@ export type TokenLookup = Pick<TokenStore, 'findByKey' | 'findWithUser' | 'touch
  * and named tokens on a single `Authorization: Token …` scheme. `findWithUser` is there when
  * every store has it; `touch` tells every store that has one (each ignores tokens not its own).
  * Put the DRF store first: it skips keys longer than 40 characters without a query, so a
- * prefixed named token costs one lookup.
+ * prefixed named token costs one lookup. `findWithUser` and `touch` answer synchronously while
+ * the stores do (SQLite), so the chain adds no promise of its own there.
  *
  * @example
  * new TokenAuthentication({ tokens: chainTokenStores(drfTokens, namedTokens), users })
@@ -21,16 +23,29 @@ export function chainTokenStores(...stores: readonly TokenLookup[]): TokenLookup
     }
     return null
   }
-  const touch = async (token: TokenRecord): Promise<void> => {
-    for (const store of stores) if (store.touch !== undefined) await store.touch(token)
+  const touchers = stores.filter((store) => store.touch !== undefined)
+  // In order, each after the previous one's promise (if it made one).
+  const touchFrom = (token: TokenRecord, index: number): MaybePromise<void> => {
+    for (let i = index; i < touchers.length; i++) {
+      const store = touchers[i] as TokenLookup
+      const touched = (store.touch as (token: TokenRecord) => MaybePromise<void>).call(store, token)
+      if (touched instanceof Promise) return i + 1 === touchers.length ? touched : touched.then(() => touchFrom(token, i + 1))
+    }
+    return undefined
   }
+  const touch = (token: TokenRecord): MaybePromise<void> => touchFrom(token, 0)
   if (!stores.every((store) => store.findWithUser !== undefined)) return { findByKey, touch }
-  const withUser = stores.map((store) => store.findWithUser as (key: string) => Promise<TokenWithUser | null>)
-  // Chained promises rather than an async loop: a key the first store knows costs its lookup and one `then`.
-  const findFrom = (key: string, index: number): Promise<TokenWithUser | null> => {
-    const found = (withUser[index] as (key: string) => Promise<TokenWithUser | null>).call(stores[index], key)
-    return index + 1 === withUser.length ? found : found.then((record) => record ?? findFrom(key, index + 1))
+  const withUser = stores.map((store) => store.findWithUser as (key: string) => MaybePromise<TokenWithUser | null>)
+  // No async loop: a key the first store knows costs its lookup alone (and, for a promise, one `then`).
+  const findFrom = (key: string, index: number): MaybePromise<TokenWithUser | null> => {
+    for (let i = index; i < withUser.length; i++) {
+      const found = (withUser[i] as (key: string) => MaybePromise<TokenWithUser | null>).call(stores[i], key)
+      if (i + 1 === withUser.length) return found
+      if (found instanceof Promise) return found.then((record) => record ?? findFrom(key, i + 1))
+      if (found !== null) return found
+    }
+    return null
   }
-  const findWithUser = (key: string): Promise<TokenWithUser | null> => (withUser.length === 0 ? Promise.resolve(null) : findFrom(key, 0))
+  const findWithUser = (key: string): MaybePromise<TokenWithUser | null> => findFrom(key, 0)
   return { findByKey, findWithUser, touch }
 }

@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../core/maybe-promise.js'
 import type { StoredUser, UserId } from '../core/user.js'
 
 /** DRF's `authtoken.Token`: one per user, no expiry. `String(token)` is not relied on: use `key`. */
@@ -28,8 +29,12 @@ export interface TokenStore {
    * Optional: the token with exactly this key together with its user, in one round trip to
    * the store (a join), or `null` when there is no such token or its user no longer exists.
    * `TokenAuthentication` uses it when present, else `findByKey` then `users.findById`.
+   *
+   * May answer synchronously (a store whose driver is synchronous, as `KyselyTokenStore` on
+   * SQLite, returns the value itself: the request then makes no promise for it) or with a
+   * promise. Callers must accept both (`await` does); a failure should be a rejected promise.
    */
-  findWithUser?(key: string): Promise<TokenWithUser | null>
+  findWithUser?(key: string): MaybePromise<TokenWithUser | null>
   /** The user's token, created (40 hex chars from a CSPRNG) when missing. Same key on every call. */
   getOrCreate(userId: UserId): Promise<TokenRecord>
   /**
@@ -47,7 +52,8 @@ export interface TokenStore {
   /**
    * Optional: told of every successful authentication with a token this store found (cached
    * or not), to record when it was last used. Must not throw for a record it does not own;
-   * a failure to record is the store's to swallow (authentication goes on).
+   * a failure to record is the store's to swallow (authentication goes on). May answer
+   * synchronously (nothing to write: `undefined`, no promise) or with a promise.
    */
-  touch?(token: TokenRecord): Promise<void>
+  touch?(token: TokenRecord): MaybePromise<void>
 }

@@ -51,7 +51,8 @@ export class MemoryThrottleStore implements ThrottleStore, ReservingThrottleStor
     this.maxKeys = maxKeys
   }
 
-  async hit(key: string, now: number, windowMs: number, limit: number): Promise<ThrottleHit> {
+  /** Synchronous: the hit's outcome itself, no promise. */
+  hit(key: string, now: number, windowMs: number, limit: number): ThrottleHit {
     let history = this.histories.get(key)
     if (history === undefined) {
       history = { hits: [], windowMs }

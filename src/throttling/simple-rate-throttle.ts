@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../core/maybe-promise.js'
 import type { PolicyContext } from '../core/policy-context.js'
 import { ConfigurationError } from '../core/errors.js'
 import { clientIdent } from './client-ident.js'
@@ -88,14 +89,30 @@ export abstract class SimpleRateThrottle implements Throttle {
     return clientIdent(ctx.request, this.numProxies ?? settingsNumProxies(ctx), this.ipv6Prefix)
   }
 
-  async check(ctx: PolicyContext): Promise<ThrottleDecision> {
-    const rate = this.getRate(ctx)
-    if (rate === null) return { allowed: true }
-    const key = this.getCacheKey(ctx)
-    if (key === null) return { allowed: true }
-    const now = this.now()
-    const hit = await this.store.hit(key, now, rate.windowMs, rate.limit)
-    if (hit.allowed) return { allowed: true }
-    return { allowed: false, waitSeconds: throttleWait(hit, now, rate) }
+  /**
+   * Synchronous when the store answers synchronously (`MemoryThrottleStore`), else the
+   * store's promise and one `then`. A failure (a scope without a rate, the store) is always a
+   * rejection, never a throw.
+   */
+  check(ctx: PolicyContext): MaybePromise<ThrottleDecision> {
+    try {
+      const rate = this.getRate(ctx)
+      if (rate === null) return ALLOWED
+      const key = this.getCacheKey(ctx)
+      if (key === null) return ALLOWED
+      const now = this.now()
+      const hit = this.store.hit(key, now, rate.windowMs, rate.limit)
+      return hit instanceof Promise ? hit.then((h) => decision(h, now, rate)) : decision(hit, now, rate)
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
   }
+}
+
+const ALLOWED: ThrottleDecision = Object.freeze({ allowed: true })
+
+/** The throttle's answer for a store's hit. */
+function decision(hit: ThrottleHit, now: number, rate: Rate): ThrottleDecision {
+  if (hit.allowed) return ALLOWED
+  return { allowed: false, waitSeconds: throttleWait(hit, now, rate) }
 }

@@ -1,3 +1,5 @@
+import type { MaybePromise } from '../core/maybe-promise.js'
+
 /** The outcome of one `ThrottleStore.hit`. */
 export interface ThrottleHit {
   /** `true` when the hit was under the limit and was recorded. */
@@ -26,7 +28,12 @@ export interface ThrottleHit {
  * if (!hit.allowed) console.log(`${hit.count} hits since ${hit.oldest}`)
  */
 export interface ThrottleStore {
-  hit(key: string, now: number, windowMs: number, limit: number): Promise<ThrottleHit>
+  /**
+   * One hit on `key`, as the contract above says. May answer synchronously (an in-process
+   * store such as `MemoryThrottleStore`: no promise per request) or with a promise (Redis);
+   * callers accept both (`await` does). A failure should be a rejected promise.
+   */
+  hit(key: string, now: number, windowMs: number, limit: number): MaybePromise<ThrottleHit>
 }
 
 /** The outcome of one `ReservingThrottleStore.reserve`. */

@@ -35,7 +35,7 @@ function fakeClock(start = 0): { now: () => number; set(seconds: number): void }
 class RecordingStore implements ThrottleStore {
   readonly keys: string[] = []
   private readonly inner = new MemoryThrottleStore()
-  hit(key: string, now: number, windowMs: number, limit: number): Promise<ThrottleHit> {
+  hit(key: string, now: number, windowMs: number, limit: number): ThrottleHit {
     this.keys.push(key)
     return this.inner.hit(key, now, windowMs, limit)
   }
