@@ -2,8 +2,9 @@ import type { ApiRequest } from './api-request.js'
 import type { ApiResponse } from './api-response.js'
 import type { Api } from './api.js'
 import type { AuthenticationScheme } from './authentication-scheme.js'
-import { answerError, INVALID_HOST_RESPONSE } from './error-answer.js'
+import { errorResponse, INVALID_HOST_RESPONSE } from './error-answer.js'
 import { ConfigurationError } from './errors.js'
+import type { ExceptionHandler } from './exception-handler.js'
 import type { HtmlTemplates, Paginator } from './paginator.js'
 import type { Permission } from './permission.js'
 import type { MaybePromise } from './maybe-promise.js'
@@ -28,9 +29,14 @@ export interface GuardOptions {
   readonly pageSize?: number | null
   /** Replacements for the built-in page-control templates on this route (see `Settings.htmlTemplates`). */
   readonly htmlTemplates?: HtmlTemplates
+  /**
+   * This route's exception handler, in place of the API's (a DRF view's `get_exception_handler`):
+   * an HTML page's login redirect for a 401, say. @default the API's `exceptionHandler`
+   */
+  readonly exceptionHandler?: ExceptionHandler
 }
 
-const ROUTE_SETTINGS = ['authentication', 'permissions', 'throttles', 'pagination', 'pageSize', 'htmlTemplates'] as const
+const ROUTE_SETTINGS = ['authentication', 'permissions', 'throttles', 'pagination', 'pageSize', 'htmlTemplates', 'exceptionHandler'] as const
 const GUARD_KEYS: readonly string[] = [...ROUTE_SETTINGS, 'name', 'throttleScope']
 
 /** How a `Guard` names itself in configuration errors, and which other option keys its owner reads. */
@@ -91,7 +97,7 @@ export class Guard {
    */
   run(req: ApiRequest | null): MaybePromise<GuardResult> {
     if (req === null) return { context: null, response: INVALID_HOST_RESPONSE }
-    const progress: PolicyProgress = { consulted: 0 }
+    const progress: PolicyProgress = { consulted: 0, user: undefined }
     let context: MaybePromise<RequestContext>
     try {
       checkHost(req, this.settings)
@@ -104,17 +110,19 @@ export class Guard {
   }
 
   private refusal(error: unknown, req: ApiRequest, progress: PolicyProgress): GuardResult {
-    return { context: null, response: answerError(error, req, this.settings, consultedVary(this.settings.authentication, progress.consulted)) }
+    const vary = consultedVary(this.settings.authentication, progress.consulted)
+    return { context: null, response: errorResponse(error, { request: req, settings: this.settings, vary, user: progress.user }) }
   }
 
   /**
    * Runs the route's policies: allowed host, authentication, permissions, throttles. Returns
-   * the request's state, or throws the `ApiError` to answer with (render it with
-   * `renderError`). `consulted` collects the schemes tried, for `Vary`.
+   * the request's state, or throws the `ApiError` to answer with (answer it with
+   * `errorResponse(error, { request, settings: guard.settings })`). `consulted` collects the
+   * schemes tried, for `Vary`.
    */
   check(req: ApiRequest, consulted?: AuthenticationScheme[]): Promise<RequestState> {
     checkHost(req, this.settings)
-    const progress: PolicyProgress = { consulted: 0 }
+    const progress: PolicyProgress = { consulted: 0, user: undefined }
     const settle = (): void => {
       consulted?.push(...this.settings.authentication.slice(0, progress.consulted))
     }
@@ -131,14 +139,20 @@ export class Guard {
   /**
    * The response for an error thrown while serving this route, through the
    * `exceptionHandler` setting; `null` for an error it does not own.
+   *
+   * @deprecated Use `errorResponse(error, { request: req, settings: guard.settings })`, which also answers the errors no handler owns.
    */
   renderError(error: unknown, req: ApiRequest): ApiResponse | null {
     return this.settings.exceptionHandler(error, { request: req, authentication: this.settings.authentication })
   }
 
-  /** `renderError`, or a logged `500 {"detail": "A server error occurred."}`. Never throws. */
+  /**
+   * `renderError`, or a logged `500 {"detail": "A server error occurred."}`. Never throws.
+   *
+   * @deprecated Use `errorResponse(error, { request: req, settings: guard.settings })`.
+   */
   renderErrorOr500(error: unknown, req: ApiRequest): ApiResponse {
-    return answerError(error, req, this.settings)
+    return errorResponse(error, { request: req, settings: this.settings })
   }
 }
 
@@ -146,12 +160,12 @@ export class Guard {
 const passed = (context: RequestContext): GuardResult => ({ context, response: null })
 
 /**
- * The answer to an error thrown by the app's own handler after `Guard.run` passed: rendered
- * through the route's exception handler with the request's `Vary`, or a logged 500. The
- * adapters' `errorHandler` calls it for guarded requests. Never throws.
+ * The answer to an error thrown by the app's own handler after `Guard.run` passed.
+ *
+ * @deprecated Use `errorResponse(error, context)`: a request's context is an `ErrorScope`.
  */
 export function answerHandlerError(error: unknown, context: RequestState): ApiResponse {
-  return answerError(error, context.request, context.settings, context.vary)
+  return errorResponse(error, context)
 }
 
 /**

@@ -64,6 +64,8 @@ export function checkHost(req: ApiRequest, settings: Settings): void {
  */
 export interface PolicyProgress {
   consulted: number
+  /** The request's user once authentication finished, for the exception handler (`ExceptionContext.user`). */
+  user?: User | undefined
 }
 
 /** The `Vary` values of the first `n` schemes of each authentication list, built once per list. */
@@ -152,12 +154,18 @@ function authenticateFrom(
       return result.then((found) =>
         found === null
           ? authenticateFrom(i + 1, req, settings, view, progress, format, params)
-          : authorize(contextOf(req, found, scheme, view, settings, consultedVary(schemes, i + 1), format, params)),
+          : identified(progress, contextOf(req, found, scheme, view, settings, consultedVary(schemes, i + 1), format, params)),
       )
     }
-    if (result !== null) return authorize(contextOf(req, result, scheme, view, settings, consultedVary(schemes, i + 1), format, params))
+    if (result !== null) return identified(progress, contextOf(req, result, scheme, view, settings, consultedVary(schemes, i + 1), format, params))
   }
-  return authorize(contextOf(req, null, null, view, settings, consultedVary(schemes, schemes.length), format, params))
+  return identified(progress, contextOf(req, null, null, view, settings, consultedVary(schemes, schemes.length), format, params))
+}
+
+/** Authentication is over: the user is noted for the exception handler, then permissions and throttles run. */
+function identified(progress: PolicyProgress, ctx: RequestContext): MaybePromise<RequestContext> {
+  progress.user = ctx.user
+  return authorize(ctx)
 }
 
 /** Permissions, then throttles, from `index` on: synchronous while each answers synchronously. */

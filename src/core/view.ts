@@ -2,6 +2,7 @@ import type { ApiRequest } from './api-request.js'
 import { jsonResponse, type ApiResponse } from './api-response.js'
 import { isJson, renderBrowsablePage } from './html/browsable-page.js'
 import { DEFAULT_PARSED_MEDIA_TYPES } from './request/body-parser.js'
+import { errorResponse } from './error-answer.js'
 import { ConfigurationError, MethodNotAllowed, NotFound } from './errors.js'
 import { Guard, type GuardOptions } from './guard.js'
 import { MEDIA_TYPES, negotiateFormat, type Format } from './request/negotiation.js'
@@ -165,20 +166,25 @@ export class ApiView {
    * Never throws.
    */
   handle(req: ApiRequest): MaybePromise<ApiResponse> {
-    const run: ViewRun = { consulted: 0, format: null, handled: false }
+    const run: ViewRun = { consulted: 0, user: undefined, format: null, handled: false }
     let answer: MaybePromise<ApiResponse>
     try {
       answer = this.dispatch(req, run)
     } catch (error) {
-      answer = this.guard.renderErrorOr500(error, req)
+      answer = this.answerError(error, req, run)
     }
     if (answer instanceof Promise) {
       return answer.then(
         (response) => this.finish(req, response, run),
-        (error: unknown) => this.finish(req, this.guard.renderErrorOr500(error, req), run),
+        (error: unknown) => this.finish(req, this.answerError(error, req, run), run),
       )
     }
     return this.finish(req, answer, run)
+  }
+
+  /** The view's answer to an error (its `Vary` is added by `finish`). */
+  private answerError(error: unknown, req: ApiRequest, run: ViewRun): ApiResponse {
+    return errorResponse(error, { request: req, settings: this.guard.settings, user: run.user })
   }
 
   /** DRF's `finalize_response`, then the view's `finish` and the response middleware. */
@@ -191,7 +197,7 @@ export class ApiView {
         response = this.page(req, response, this.varyAccept)
       } catch (error) {
         // A body JSON cannot serialise (a BigInt, a cycle): the logged 500, in JSON.
-        response = this.guard.renderErrorOr500(error, req)
+        response = this.answerError(error, req, run)
       }
     }
     // A session answer depends on the Cookie header: shared caches must know.

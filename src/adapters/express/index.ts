@@ -3,9 +3,9 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import type { ApiRequest, RequestData } from '../../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
-import { answerError, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
+import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
 import { ConfigurationError, ParseError } from '../../core/errors.js'
-import { answerHandlerError, Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
+import { Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { patchVary } from '../../core/response-middleware.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
@@ -213,9 +213,7 @@ export function errorHandler(api?: Api): ErrorRequestHandler {
       bodyParserResponse(req, error).then((response) => sendApiResponse(res, context === undefined || context.vary.length === 0 ? response : patchVary(response, context.vary)), next)
       return
     }
-    if (context !== undefined) return sendApiResponse(res, answerHandlerError(error, context))
-    const request = toApiRequest(req)
-    sendApiResponse(res, request === null ? INVALID_HOST_RESPONSE : answerError(error, request, settings))
+    sendApiResponse(res, errorResponse(error, context ?? { request: toApiRequest(req), settings }))
   }
 }
 

@@ -12,9 +12,9 @@ import type { Api } from '../../core/api.js'
 import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import { parseBody } from '../../core/request/body-parser.js'
-import { answerError, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
+import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
 import { isApiError, PayloadTooLarge, UnsupportedMediaType } from '../../core/errors.js'
-import { answerHandlerError, Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
+import { Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { createApiRequest, type RawRequest } from '../../core/request/request-factory.js'
 import { routeParamsMatch, type Route } from '../../core/route.js'
@@ -364,11 +364,10 @@ export function errorHandler(api?: Api): FastifyErrorHandler {
     // A schema refused a body no parser could read: DRF's parse error is the answer, as DRF parses first.
     if (hasDeferredBody(request) && !isApiError(error)) await settleDeferredBody(request).catch((parseError: unknown) => (error = parseError))
     const context = request.gatehouse
-    if (context !== undefined && context !== null) return writeResponse(reply, answerHandlerError(error, context))
+    if (context !== undefined && context !== null) return writeResponse(reply, errorResponse(error, context))
     const framework = frameworkResponse(error as FastifyError, request)
     if (framework !== null) return writeResponse(reply, framework)
-    const apiRequest = apiRequestOf(request)
-    return writeResponse(reply, apiRequest === null ? INVALID_HOST_RESPONSE : answerError(error, apiRequest, settings))
+    return writeResponse(reply, errorResponse(error, { request: apiRequestOf(request), settings }))
   }
 }
 

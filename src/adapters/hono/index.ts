@@ -4,9 +4,9 @@ import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status'
 import type { ApiRequest } from '../../core/api-request.js'
 import type { ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
-import { answerError, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
+import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
 import { PayloadTooLarge } from '../../core/errors.js'
-import { answerHandlerError, Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
+import { Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { DEFAULT_SETTINGS, type Settings } from '../../core/settings.js'
 import { requestUrlOf } from '../../core/request/request-url.js'
@@ -234,7 +234,7 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): Mi
       await next()
     } catch (error) {
       // Hono hands Error throws to app.onError itself; only non-Error throws arrive here.
-      replaceResponse(c, webResponse(checked(answerHandlerError(error, context), context.settings, c), context.settings, c))
+      replaceResponse(c, webResponse(checked(errorResponse(error, context), context.settings, c), context.settings, c))
       return undefined
     }
     // The answer depends on the headers the consulted schemes read (Session: Cookie); an
@@ -259,10 +259,8 @@ export function errorHandler(api?: Api): ErrorHandler {
   const settings = api?.settings ?? DEFAULT_SETTINGS
   return (error, c) => {
     if (error instanceof HTTPException) return error.getResponse()
-    const context = (c as Context<GatehouseEnv>).get('gatehouse') as RequestContext | undefined
-    if (context !== undefined) return webResponse(checked(answerHandlerError(error, context), context.settings, c), context.settings, c)
-    const request = toApiRequest(c)
-    return webResponse(checked(request === null ? INVALID_HOST_RESPONSE : answerError(error, request, settings), settings, c), settings, c)
+    const scope = ((c as Context<GatehouseEnv>).get('gatehouse') as RequestContext | undefined) ?? { request: toApiRequest(c), settings }
+    return webResponse(checked(errorResponse(error, scope), scope.settings, c), scope.settings, c)
   }
 }
 

@@ -2,8 +2,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
-import { answerError, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
-import { answerHandlerError, Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
+import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
+import { Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { createApiRequest } from '../../core/request/request-factory.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
@@ -289,7 +289,7 @@ function runOwn(handler: OwnHandler, context: RequestContext, req: IncomingMessa
       return
     }
     for (const name of res.getHeaderNames()) res.removeHeader(name)
-    writeResponse(res, answerHandlerError(error, context))
+    writeResponse(res, errorResponse(error, context))
   }
   try {
     const done = handler(req, res)
@@ -331,9 +331,6 @@ export function errorHandler(api?: Api, options: NodeHttpOptions = {}): NodeErro
       res.destroy()
       return
     }
-    const context = contexts.get(req)
-    if (context !== undefined) return writeResponse(res, answerHandlerError(error, context))
-    const request = toApiRequest(req, options)
-    writeResponse(res, request === null ? INVALID_HOST_RESPONSE : answerError(error, request, settings))
+    writeResponse(res, errorResponse(error, contexts.get(req) ?? { request: toApiRequest(req, options), settings }))
   }
 }
