@@ -1,7 +1,9 @@
 /**
  * `--config <file>` (or `GATEHOUSE_CONFIG`): a JavaScript module of the user's, loaded by the
  * commands that create users (`create-user`, `import-django`), whose `onUserCreated` export
- * is called for every user they create, as the app's own `KyselyUserStore` calls its hook.
+ * is called for every user they create, as the app's own `KyselyUserStore` calls its hook,
+ * and by the commands that set a password (`create-user`, `changepassword`), whose
+ * `passwordValidators` export replaces Django's four default validators, as the admin's option does.
  */
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -9,6 +11,7 @@ import type { Kysely } from 'kysely'
 import type { StoredUser } from '../core/user.js'
 import type { DialectName } from '../kysely/database.js'
 import type { AuthDatabase } from '../kysely/schema.js'
+import type { PasswordValidator } from '../passwords/password-validation.js'
 import type { UserCreatedHook } from '../stores/user-created-hook.js'
 
 /** What a `--config` module's `onUserCreated` is given besides the user: the command's database. */
@@ -19,25 +22,40 @@ export interface CliHookContext {
 }
 
 /**
- * The shape of a `gatehouse --config` module (`export async function onUserCreated(user, { db }) {…}`).
+ * The shape of a `gatehouse --config` module (`export async function onUserCreated(user, { db }) {…}`,
+ * `export const passwordValidators = […]`).
  * @example
  * // gatehouse.config.mjs: DRF's "a token for every new user", for users the CLI creates
  * import { KyselyTokenStore } from 'gatehouse/kysely'
  * export async function onUserCreated(user, { db }) {
  *   await new KyselyTokenStore({ db }).getOrCreate(user.id)
  * }
+ * // and the admin's password rules (`[]`: none)
+ * import { MinimumLengthValidator } from 'gatehouse'
+ * export const passwordValidators = [new MinimumLengthValidator({ minLength: 12 })]
  */
 export interface CliConfig {
   readonly onUserCreated?: (user: StoredUser, context: CliHookContext) => void | Promise<void>
+  /**
+   * The validators `create-user` and `changepassword` run on a new password (`[]`: none).
+   * @default defaultPasswordValidators()
+   */
+  readonly passwordValidators?: readonly PasswordValidator[]
 }
 
 /** Raised for a config file that cannot be loaded or exports something else. */
 export class CliConfigError extends Error {}
 
+/** A validator as `PasswordValidator` describes it: an object with `validate` and `helpText` methods. */
+function isValidator(value: unknown): value is PasswordValidator {
+  const candidate = value as { validate?: unknown; helpText?: unknown } | null
+  return typeof candidate === 'object' && candidate !== null && typeof candidate.validate === 'function' && typeof candidate.helpText === 'function'
+}
+
 /**
  * Loads the config module at `file` (relative to the working directory); `undefined` when
- * no file is named. @throws CliConfigError when it cannot be imported or its
- * `onUserCreated` is not a function.
+ * no file is named. @throws CliConfigError when it cannot be imported, its
+ * `onUserCreated` is not a function or its `passwordValidators` not an array of validators.
  */
 export async function loadCliConfig(file: string | undefined): Promise<CliConfig | undefined> {
   if (file === undefined || file === '') return undefined
@@ -49,7 +67,15 @@ export async function loadCliConfig(file: string | undefined): Promise<CliConfig
   }
   const hook = loaded['onUserCreated']
   if (hook !== undefined && typeof hook !== 'function') throw new CliConfigError(`the config file ${file}: onUserCreated must be a function`)
-  return hook === undefined ? {} : { onUserCreated: hook as NonNullable<CliConfig['onUserCreated']> }
+  const validators = loaded['passwordValidators']
+  // A mistyped list must not pass every password: said before anything is written.
+  if (validators !== undefined && !(Array.isArray(validators) && validators.every(isValidator))) {
+    throw new CliConfigError(`the config file ${file}: passwordValidators must be an array of validators (objects with validate and helpText methods), or [] for none`)
+  }
+  return {
+    ...(hook === undefined ? {} : { onUserCreated: hook as NonNullable<CliConfig['onUserCreated']> }),
+    ...(validators === undefined ? {} : { passwordValidators: Object.freeze([...(validators as PasswordValidator[])]) }),
+  }
 }
 
 /** The config's hook bound to the command's database, as a store's `onUserCreated`; `undefined` without one. */

@@ -3,12 +3,14 @@
  * options (`store-options.ts`) into a migrated or read-only database and a bus that tells
  * running servers.
  */
+import type { StoredUser } from '../core/user.js'
 import type { Database } from '../kysely/database.js'
 import { KyselyUserStore } from '../kysely/kysely-user-store.js'
 import type { AuthDatabase } from '../kysely/schema.js'
+import { defaultPasswordValidators, type PasswordValidator } from '../passwords/password-validation.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { UserCreatedHook } from '../stores/user-created-hook.js'
-import { boundHook, CliConfigError, loadCliConfig } from './cli-config.js'
+import { boundHook, CliConfigError, loadCliConfig, type CliConfig } from './cli-config.js'
 import { CliError, type CliIo } from './cli-io.js'
 import { withDatabase, withReadOnlyDatabase } from './database-access.js'
 import { withInvalidation } from './invalidation-access.js'
@@ -36,6 +38,18 @@ export interface CommandKit {
   ): Promise<T>
   /** The `--config` module's hook (or `GATEHOUSE_CONFIG`'s), loaded now and bound per database. */
   loadUserCreatedHook(options: ConfigOption): Promise<(database: Database<AuthDatabase>) => UserCreatedHook | undefined>
+  /** The `--config` module's `passwordValidators` (or `GATEHOUSE_CONFIG`'s); without one, Django's four defaults. */
+  loadPasswordValidators(options: ConfigOption): Promise<readonly PasswordValidator[]>
+}
+
+/** The `--config` module (or `GATEHOUSE_CONFIG`'s), a load failure as a CliError. */
+async function loadConfig(options: ConfigOption, io: CliIo): Promise<CliConfig | undefined> {
+  try {
+    return await loadCliConfig(options.config ?? io.env['GATEHOUSE_CONFIG'])
+  } catch (error) {
+    if (error instanceof CliConfigError) throw new CliError(error.message)
+    throw error
+  }
 }
 
 /** The kit of a command line writing to `io`. */
@@ -51,20 +65,15 @@ export function commandKit(io: CliIo): CommandKit {
         ? withInvalidation(options, io, (bus) => withDatabase(options, io, (database) => fn(database, bus)))
         : withDatabase(options, io, (database) => fn(database, undefined)),
     loadUserCreatedHook: async (options) => {
-      let config: Awaited<ReturnType<typeof loadCliConfig>>
-      try {
-        config = await loadCliConfig(options.config ?? io.env['GATEHOUSE_CONFIG'])
-      } catch (error) {
-        if (error instanceof CliConfigError) throw new CliError(error.message)
-        throw error
-      }
+      const config = await loadConfig(options, io)
       return (database) => boundHook(config, { db: database.db, dialect: database.dialect })
     },
+    loadPasswordValidators: async (options) => (await loadConfig(options, io))?.passwordValidators ?? defaultPasswordValidators(),
   }
 }
 
 /** A user of gatehouse's own table, by name, or a CliError. */
-export async function existingUser(users: KyselyUserStore, username: string): Promise<{ readonly id: number | string }> {
+export async function existingUser(users: KyselyUserStore, username: string): Promise<StoredUser> {
   const user = await users.findByUsername(username)
   if (user === null) throw new CliError(`user ${username} does not exist`)
   return user

@@ -46,6 +46,9 @@ export function addStoreOptions(command: Command): Command {
 /** Adds `--config` to `command`. */
 export function addConfigOption(command: Command): Command {
   return command.addOption(
-    new Option('--config <file>', 'a JavaScript module whose onUserCreated(user, { db }) export is called for every user created (default: $GATEHOUSE_CONFIG)'),
+    new Option(
+      '--config <file>',
+      'a JavaScript module whose onUserCreated(user, { db }) export is called for every user created, and whose passwordValidators export replaces the default password validators (default: $GATEHOUSE_CONFIG)',
+    ),
   )
 }

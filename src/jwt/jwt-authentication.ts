@@ -8,6 +8,7 @@ import type { UserStore } from '../stores/user-store.js'
 import type { JwtBlacklistStore } from '../stores/jwt-blacklist-store.js'
 import type { JwtCodec, JwtPayload, TokenType } from './jwt-codec.js'
 import type { AuthTokenClass } from './jwt-settings.js'
+import { passwordHashReader, requireCurrentPassword, type RevokeTokenUsers } from './revoke-token.js'
 import { decodeSliding } from './sliding-token.js'
 import { TokenError } from './token-error.js'
 
@@ -42,7 +43,8 @@ export interface JwtAuthenticationOptions {
 
 /** Options for `JWTAuthentication`. */
 export interface JwtUserAuthenticationOptions extends JwtAuthenticationOptions {
-  readonly users: Pick<UserStore, 'findById'>
+  /** Finds the token's user; with the `checkRevokeToken` setting, `storedPasswordHash` too. */
+  readonly users: Pick<UserStore, 'findById'> & RevokeTokenUsers
   /** Turns the `user_id` claim into a store id, or `null` for none. @default integerUserId */
   readonly parseUserId?: (claim: unknown) => UserId | null
 }
@@ -137,7 +139,9 @@ export class JWTStatelessUserAuthentication implements AuthenticationScheme<JwtP
  * lists `'SlidingToken'`, checked against `blacklist` when given), then the user looked up by the `user_id` claim. A
  * deleted user is `401 {"detail":"User not found","code":"user_not_found"}`, an inactive one
  * `user_inactive`; a bad token `{"detail":"Given token not valid for any token type",
- * "code":"token_not_valid","messages":[…]}`; every 401 carries `WWW-Authenticate: Bearer realm="api"`.
+ * "code":"token_not_valid","messages":[…]}`; with the `checkRevokeToken` setting, a token
+ * issued before the user's password last changed `{"detail":"The user's password has been
+ * changed.","code":"password_changed"}`; every 401 carries `WWW-Authenticate: Bearer realm="api"`.
  *
  * @example
  * const codec = new JwtCodec(resolveJwtSettings({ signingKey: process.env.SECRET_KEY! }))
@@ -147,11 +151,13 @@ export class JWTAuthentication extends JWTStatelessUserAuthentication {
   override readonly name: string = 'JWTAuthentication'
   private readonly users: Pick<UserStore, 'findById'>
   private readonly parseUserId: (claim: unknown) => UserId | null
+  private readonly passwordHash: ((id: UserId) => Promise<string | null>) | undefined
 
   constructor(options: JwtUserAuthenticationOptions) {
     super(options)
     this.users = options.users
     this.parseUserId = options.parseUserId ?? integerUserId
+    this.passwordHash = passwordHashReader(options.codec, options.users, 'JWTAuthentication')
   }
 
   protected override async userOf(payload: JwtPayload): Promise<StoredUser> {
@@ -159,6 +165,7 @@ export class JWTAuthentication extends JWTStatelessUserAuthentication {
     const user = id === null ? null : await this.users.findById(id)
     if (user === null) throw jwtAuthenticationFailed('User not found', 'user_not_found')
     if (!user.isActive) throw jwtAuthenticationFailed('User is inactive', 'user_inactive')
+    if (this.passwordHash !== undefined) await requireCurrentPassword(this.codec, this.passwordHash, user.id, payload)
     return user
   }
 }

@@ -79,6 +79,21 @@ export interface JwtSettings {
   readonly audience?: string
   /** `ISSUER`: when set, tokens carry it as `iss` and must match it. @default none */
   readonly issuer?: string
+  /**
+   * `CHECK_REVOKE_TOKEN` (simplejwt 5.3): tokens carry, under `revokeTokenClaim`, simplejwt's
+   * digest of the user's stored password hash (MD5 of the encoded hash, upper-case hex: of the
+   * salted hash, never of the password), and `JWTAuthentication` and the refresh views refuse a
+   * token whose digest no longer matches, `401 {"detail": "The user's password has been
+   * changed.", "code": "password_changed"}`: a password change (or reset, or an unusable
+   * password set) ends every access, refresh and sliding token issued before it. Costs one
+   * store read per authenticated request. Tokens issued without the claim (before it was
+   * turned on) are refused too. Needs a user store with `storedPasswordHash` (`KyselyUserStore`
+   * has it); the digests match simplejwt's when both read the same users table.
+   * @default false
+   */
+  readonly checkRevokeToken?: boolean
+  /** `REVOKE_TOKEN_CLAIM`: the claim `checkRevokeToken` writes and reads. @default 'hash_password' */
+  readonly revokeTokenClaim?: string
 }
 
 /** simplejwt's token classes `AUTH_TOKEN_CLASSES` can name. */
@@ -110,6 +125,8 @@ export interface ResolvedJwtSettings {
   readonly leeway: number
   readonly audience: string | undefined
   readonly issuer: string | undefined
+  readonly checkRevokeToken: boolean
+  readonly revokeTokenClaim: string
 }
 
 function seconds(value: number | undefined, fallback: number, name: string): number {
@@ -210,5 +227,7 @@ export function resolveJwtSettings(settings: JwtSettings): ResolvedJwtSettings {
     leeway: seconds(settings.leeway, 0, 'leeway'),
     audience: settings.audience,
     issuer: settings.issuer,
+    checkRevokeToken: settings.checkRevokeToken ?? false,
+    revokeTokenClaim: claimName(settings.revokeTokenClaim, 'hash_password', 'revokeTokenClaim'),
   })
 }

@@ -15,6 +15,7 @@ import { CREDENTIALS_SCHEMA } from '../views/credentials-schema.js'
 import { integerUserId, jwtAuthenticationFailed } from './jwt-authentication.js'
 import type { JwtCodec, JwtPayload, TokenType } from './jwt-codec.js'
 import { TOKEN_MESSAGES, TokenError } from './token-error.js'
+import { addRevokeClaim, passwordHashReader, requireCurrentPassword, type RevokeTokenUsers } from './revoke-token.js'
 import { decodeSliding, slidingPayloadFor } from './sliding-token.js'
 
 /** simplejwt's `no_active_account` message (obtain, and refresh for a deleted or inactive user). */
@@ -41,16 +42,22 @@ export interface JwtBlacklistViewOptions extends JwtViewOptions {
 
 /** Options for `jwtObtainPairView`. */
 export interface JwtObtainPairOptions extends JwtViewOptions {
-  /** Checks the credentials; with the `updateLastLogin` setting, also records the login (`updateLastLogin`). */
-  readonly users: Pick<UserStore, 'authenticate' | 'updateLastLogin' | 'canonicalUsername'>
+  /**
+   * Checks the credentials; with the `updateLastLogin` setting, also records the login
+   * (`updateLastLogin`); with `checkRevokeToken`, reads the hash the tokens carry a digest of (`storedPasswordHash`).
+   */
+  readonly users: Pick<UserStore, 'authenticate' | 'updateLastLogin' | 'canonicalUsername'> & RevokeTokenUsers
   /** Counts failed password checks; past its rate the view answers 429. Share it with the other login views. @default none */
   readonly loginFailures?: LoginFailureThrottle | undefined
 }
 
 /** Options for `jwtRefreshView`. */
 export interface JwtRefreshOptions extends JwtViewOptions {
-  /** Refresh is refused (401 `no_active_account`) for a deleted or inactive user, as later simplejwt versions do. */
-  readonly users: Pick<UserStore, 'findById'>
+  /**
+   * Refresh is refused (401 `no_active_account`) for a deleted or inactive user, as later
+   * simplejwt versions do; with `checkRevokeToken`, for a changed password too (`storedPasswordHash`).
+   */
+  readonly users: Pick<UserStore, 'findById'> & RevokeTokenUsers
   /** Turns the `user_id` claim into a store id. @default integerUserId */
   readonly parseUserId?: (claim: unknown) => UserId | null
 }
@@ -98,12 +105,18 @@ async function decodeRefresh(codec: JwtCodec, token: string, blacklist: JwtBlack
   return payload
 }
 
-/** simplejwt's `RefreshToken.for_user(user)`: the refresh token's claims, at `now` seconds. */
-export function refreshPayloadFor(codec: JwtCodec, user: StoredUser, now: number): JwtPayload {
+/**
+ * simplejwt's `RefreshToken.for_user(user)`: the refresh token's claims, at `now` seconds.
+ * With the `checkRevokeToken` setting, give the user's `storedPasswordHash` (`null`: none):
+ * the token carries its digest under `revokeTokenClaim`.
+ */
+export function refreshPayloadFor(codec: JwtCodec, user: StoredUser, now: number, storedPasswordHash?: string | null): JwtPayload {
   const payload = codec.newPayload('refresh', now, codec.settings.refreshTokenLifetime)
   payload[codec.settings.userIdClaim] = typeof user.id === 'number' && Number.isInteger(user.id) ? user.id : String(user.id)
+  addRevokeClaim(codec, payload, storedPasswordHash)
   return payload
 }
+
 
 /**
  * simplejwt's `RefreshToken.access_token`: a new access token expiring `accessTokenLifetime`
@@ -200,10 +213,12 @@ export function jwtObtainPairView(options: JwtObtainPairOptions): ViewOptions {
   const { codec, users, loginFailures } = options
   needsSigningKey(codec, 'jwtObtainPairView')
   const updateLastLogin = lastLoginUpdater(codec, users)
+  const passwordHash = passwordHashReader(codec, users, 'jwtObtainPairView')
   const post = async (ctx: RequestContext): Promise<ApiResponse> => {
     const user = await activeUserFromBody(ctx, users, loginFailures)
     const now = codec.currentTime()
-    const refresh = refreshPayloadFor(codec, user, now)
+    // Read after authenticate, which may have just rehashed the password (Django's must_update).
+    const refresh = refreshPayloadFor(codec, user, now, await passwordHash?.(user.id))
     await options.blacklist?.addOutstanding(outstanding(codec, refresh))
     // simplejwt's TokenObtainPairSerializer: update_last_login once the pair is made.
     await updateLastLogin?.(user.id, new Date(now * 1000))
@@ -224,6 +239,7 @@ export function jwtRefreshView(options: JwtRefreshOptions): ViewOptions {
   const { codec, users } = options
   needsSigningKey(codec, 'jwtRefreshView')
   const parseUserId = options.parseUserId ?? integerUserId
+  const passwordHash = passwordHashReader(codec, users, 'jwtRefreshView')
   const post = async (ctx: RequestContext): Promise<ApiResponse> => {
     const fields = validateCharFields(await ctx.request.body(), { refresh: {} }, ctx.request)
     const refresh = await decodeRefresh(codec, fields.refresh, options.blacklist)
@@ -231,6 +247,8 @@ export function jwtRefreshView(options: JwtRefreshOptions): ViewOptions {
     const id = parseUserId(claim)
     const user = id === null ? null : await users.findById(id)
     if (user === null || !user.isActive) throw jwtAuthenticationFailed(NO_ACTIVE_ACCOUNT_MESSAGE, 'no_active_account')
+    // As simplejwt's main branch (PR 928): otherwise a refresh token outlives the password it was issued under.
+    if (passwordHash !== undefined) await requireCurrentPassword(codec, passwordHash, user.id, refresh)
     const now = codec.currentTime()
     const body: Record<string, string> = { access: await codec.encode(accessPayloadFrom(codec, refresh, now)) }
     if (codec.settings.rotateRefreshTokens) {
@@ -275,10 +293,11 @@ export function jwtObtainSlidingView(options: JwtObtainSlidingOptions): ViewOpti
   const { codec, users, loginFailures } = options
   needsSigningKey(codec, 'jwtObtainSlidingView')
   const updateLastLogin = lastLoginUpdater(codec, users)
+  const passwordHash = passwordHashReader(codec, users, 'jwtObtainSlidingView')
   const post = async (ctx: RequestContext): Promise<ApiResponse> => {
     const user = await activeUserFromBody(ctx, users, loginFailures)
     const now = codec.currentTime()
-    const sliding = slidingPayloadFor(codec, user, now)
+    const sliding = slidingPayloadFor(codec, user, now, await passwordHash?.(user.id))
     await options.blacklist?.addOutstanding(outstanding(codec, sliding))
     await updateLastLogin?.(user.id, new Date(now * 1000))
     return jsonResponse(200, { token: await codec.encode(sliding) })
@@ -301,6 +320,7 @@ export function jwtRefreshSlidingView(options: JwtRefreshSlidingOptions): ViewOp
   const { codec, users } = options
   needsSigningKey(codec, 'jwtRefreshSlidingView')
   const parseUserId = options.parseUserId ?? integerUserId
+  const passwordHash = passwordHashReader(codec, users, 'jwtRefreshSlidingView')
   const s = codec.settings
   const post = async (ctx: RequestContext): Promise<ApiResponse> => {
     const fields = validateCharFields(await ctx.request.body(), { token: {} }, ctx.request)
@@ -315,6 +335,7 @@ export function jwtRefreshSlidingView(options: JwtRefreshSlidingOptions): ViewOp
     const id = parseUserId(token[s.userIdClaim])
     const user = id === null ? null : await users.findById(id)
     if (user === null || !user.isActive) throw jwtAuthenticationFailed(NO_ACTIVE_ACCOUNT_MESSAGE, 'no_active_account')
+    if (passwordHash !== undefined) await requireCurrentPassword(codec, passwordHash, user.id, token)
     const now = codec.currentTime()
     // set_exp() then set_iat(): the claims keep their places, the jti stays.
     const fresh = { ...token, exp: Math.floor(now + s.slidingTokenLifetime), iat: Math.floor(now) }

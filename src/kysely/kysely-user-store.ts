@@ -223,6 +223,14 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     return stored === undefined ? null : sessionAuthHashOf(stored)
   }
 
+  /**
+   * The user's encoded password hash as stored, or `null` when there is no such user: what
+   * the JWT setting `checkRevokeToken` digests (`UserStore.storedPasswordHash`).
+   */
+  async storedPasswordHash(userId: UserId): Promise<string | null> {
+    return (await this.storedHash(userId)) ?? null
+  }
+
   /** Replaces a hash that verified but is weaker than this store's (Django's `must_update`). */
   private async upgradeHash(userId: UserId, encoded: string, password: string): Promise<void> {
     if (!this.hasher.needsRehash(encoded)) return

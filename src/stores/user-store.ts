@@ -69,6 +69,14 @@ export interface UserStore {
    */
   sessionAuthHash?(userId: UserId): Promise<string | null>
   /**
+   * Optional: the user's encoded password hash as stored (Django's `user.password`:
+   * `pbkdf2_sha256$…`, `scrypt$…`, `!…` for an unusable one), or `null` for no such user.
+   * The JWT setting `checkRevokeToken` digests it into its tokens (simplejwt 5.3's
+   * `CHECK_REVOKE_TOKEN`) and needs it; never put it in a response or a log.
+   * `KyselyUserStore` has it.
+   */
+  storedPasswordHash?(userId: UserId): Promise<string | null>
+  /**
    * Optional: activates or deactivates a user. An inactive user keeps their rows but no
    * longer authenticates by any scheme. @returns false when there is no such user.
    */

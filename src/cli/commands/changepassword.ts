@@ -1,25 +1,33 @@
-/** `gatehouse changepassword`: a user's new password (Django's `changepassword`), told to running servers. */
+/**
+ * `gatehouse changepassword`: a user's new password (Django's `changepassword`), checked by
+ * the password validators, told to running servers.
+ */
 import type { Command } from 'commander'
 import { KyselyUserStore } from '../../kysely/kysely-user-store.js'
 import { existingUser, type CommandKit } from '../command-kit.js'
 import { readPassword, type PasswordOptions } from '../password-input.js'
-import { addStoreOptions, type DatabaseOption, type InvalidationOptions } from '../store-options.js'
+import { addPasswordValidationOption, requireValidPassword, type PasswordValidationOption } from '../password-rules.js'
+import { addConfigOption, addStoreOptions, type ConfigOption, type DatabaseOption, type InvalidationOptions } from '../store-options.js'
+
+type ChangepasswordOptions = DatabaseOption & PasswordOptions & PasswordValidationOption & ConfigOption & InvalidationOptions
 
 export function addChangepasswordCommand(program: Command, kit: CommandKit): void {
-  addStoreOptions(
+  const command = addStoreOptions(
     program
       .command('changepassword')
-      .description("set a user's password (GATEHOUSE_PASSWORD, --password-stdin, or a prompt)")
+      .description("set a user's password (GATEHOUSE_PASSWORD, --password-stdin, or a prompt), checked by the password validators")
       .argument('<username>'),
-  )
-    .option('--password-stdin', 'read the password from the first line of stdin')
-    .action(async (username: string, options: DatabaseOption & PasswordOptions & InvalidationOptions) => {
-      await kit.withChange(options, async (database, invalidation) => {
-        const users = new KyselyUserStore({ db: database.db, invalidation })
-        const user = await existingUser(users, username)
-        const password = await readPassword(options, kit.io)
-        await users.setPassword(user.id, password)
-        kit.print(`Password changed successfully for user ${username}`)
-      })
+  ).option('--password-stdin', 'read the password from the first line of stdin')
+  addConfigOption(addPasswordValidationOption(command)).action(async (username: string, options: ChangepasswordOptions) => {
+    const validators = await kit.loadPasswordValidators(options)
+    await kit.withChange(options, async (database, invalidation) => {
+      const users = new KyselyUserStore({ db: database.db, invalidation })
+      const user = await existingUser(users, username)
+      const password = await readPassword(options, kit.io)
+      // The stored user: the similarity check compares the password with its username.
+      await requireValidPassword(password, user, validators, options, kit.io, `password not changed for user ${username}`)
+      await users.setPassword(user.id, password)
+      kit.print(`Password changed successfully for user ${username}`)
     })
+  })
 }
