@@ -6,6 +6,7 @@ import { validateHeaderValue } from 'node:http'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { anyText } from '../../test/helpers/unicode-text.js'
+import { unavailable } from '../../test/helpers/requirements.js'
 import { iriToUri } from '../core/encoding/iri-to-uri.js'
 import { redirect } from './admin-page.js'
 import { safeNext } from './login-pages.js'
@@ -84,7 +85,7 @@ describe('safeNext and the Location it gives', () => {
   })
 
   const django = spawnSync('/usr/bin/python3', ['-c', 'import django'], { stdio: 'ignore' }).status === 0
-  it.skipIf(!django)('on a sample of 500, iriToUri is Django\'s iri_to_uri, and what safeNext keeps Django\'s url_has_allowed_host_and_scheme accepts', () => {
+  it.skipIf(unavailable('Django (/usr/bin/python3 with python3-django)', django))('on a sample of 500, iriToUri is Django\'s iri_to_uri, and what safeNext keeps Django\'s url_has_allowed_host_and_scheme accepts', () => {
     const sample = fc.sample(nextLike, { seed: 36, numRuns: 600 }).filter(wellFormed).slice(0, 500)
     expect(sample.length).toBe(500)
     const script = [

@@ -1,6 +1,7 @@
 // KyselyJwtBlacklistStore against the JwtBlacklistStore contract, on SQLite and PostgreSQL.
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import { BACKENDS } from '../../test/helpers/databases.js'
+import { backendUnavailable } from '../../test/helpers/requirements.js'
 import { runJwtBlacklistStoreSuite } from '../testing/index.js'
 import { openDatabase, type Database } from './database.js'
 import { jwtBlacklistMigrations } from './jwt-blacklist-migrations.js'
@@ -8,7 +9,7 @@ import { KyselyJwtBlacklistStore, type JwtBlacklistDatabase } from './kysely-jwt
 import { migrate } from './migrations.js'
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`KyselyJwtBlacklistStore on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`KyselyJwtBlacklistStore on ${backend.name}`, () => {
     let database: Database<JwtBlacklistDatabase>
     let drop: () => Promise<void>
     beforeAll(async () => {

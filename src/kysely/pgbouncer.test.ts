@@ -10,6 +10,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { freshPostgres, postgresAvailable, type TestDatabase } from '../../test/helpers/databases.js'
 import { pgbouncerAvailable, startPgbouncer, type ThrowawayPgbouncer } from '../../test/helpers/throwaway-pgbouncer.js'
+import { unavailable } from '../../test/helpers/requirements.js'
 import { openDatabase, pgbouncerFromUrl } from './database.js'
 import { authMigrations, migrate } from './migrations.js'
 import { prepareQuery } from './prepared-query.js'
@@ -26,7 +27,7 @@ interface Db {
   items: { id: number; name: string }
 }
 
-describe.runIf(postgresAvailable() && pgbouncerAvailable())('PostgreSQL through PgBouncer (transaction pooling)', () => {
+describe.skipIf(unavailable('PostgreSQL (DATABASE_URL=postgres://…)', postgresAvailable()) || unavailable('PgBouncer (/usr/sbin/pgbouncer)', pgbouncerAvailable()))('PostgreSQL through PgBouncer (transaction pooling)', () => {
   let target: TestDatabase
   let strict: ThrowawayPgbouncer
   let lenient: ThrowawayPgbouncer

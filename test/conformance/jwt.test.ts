@@ -209,7 +209,7 @@ for (const backend of BACKENDS) {
 // Rotation with blacklist-after-rotation: a refresh token is single-use even when sent
 // several times at once (the old token is claimed in one atomic write before anything is issued).
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`JWT rotation races on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`JWT rotation races on ${backend.name}`, () => {
     let server: RunningReference
     const post = (path: string, body: unknown): Promise<ExchangeResult> =>
       send(server.baseUrl, 'POST', path, { 'Content-Type': 'application/json' }, JSON.stringify(body))

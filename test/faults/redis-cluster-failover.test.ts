@@ -22,6 +22,7 @@ import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freshSqlite } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
+import { unavailable } from '../helpers/requirements.js'
 import { call, login } from '../scale/http-client.js'
 
 const run = promisify(execFile)
@@ -96,7 +97,7 @@ interface Sample {
   readonly status: number | 'hang' | 'error'
 }
 
-describe.skipIf(!available)('Redis Cluster failover under load (throwaway 3+3 cluster)', () => {
+describe.skipIf(unavailable('redis-server and redis-cli (Debian redis-server, redis-tools)', available))('Redis Cluster failover under load (throwaway 3+3 cluster)', () => {
   let dir = ''
   let base = 0
   let server: RunningReference | undefined

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { backendUnavailable, inCi, unavailable } from './requirements.js'
+import { backendUnavailable, expectedSkips, inCi, unavailable } from './requirements.js'
 import { runCommand } from './run-command.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -34,6 +34,8 @@ describe('the summary reporter: under CI=true any skipped test fails the run', (
   const run = (env: Record<string, string>): Promise<{ code: number | null; stdout: string }> => {
     const base: NodeJS.ProcessEnv = { ...process.env, ...env }
     if (env['CI'] === undefined) delete base['CI']
+    // The outer run's declaration (.ci/run sets one for npm test) is not the fixture's.
+    if (env['GATEHOUSE_EXPECTED_SKIPS'] === undefined) delete base['GATEHOUSE_EXPECTED_SKIPS']
     return runCommand(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--config', 'test/helpers/fixtures/ci-skip/vitest.config.ts'], {
       cwd: ROOT,
       env: base,
@@ -52,4 +54,30 @@ describe('the summary reporter: under CI=true any skipped test fails the run', (
     expect(clean.stdout).toContain('tests: 2 passed, 0 failed, 0 skipped')
     expect(clean.code).toBe(0)
   }, 300_000)
+
+  it('a skip the step declares (GATEHOUSE_EXPECTED_SKIPS names its file) passes under CI, counted apart; a skip in another file still fails', async () => {
+    const declared = await run({ SKIP_ONE: '1', CI: 'true', GATEHOUSE_EXPECTED_SKIPS: 'other.fixture.ts, skipped.fixture.ts' })
+    expect(declared.stdout).toContain('CI=true: 1 skipped test(s) in the files this step expects to skip (GATEHOUSE_EXPECTED_SKIPS=other.fixture.ts,skipped.fixture.ts)')
+    expect(declared.stdout).not.toContain('fail the run')
+    expect(declared.stdout).toContain('tests: 1 passed, 0 failed, 1 skipped')
+    expect(declared.code).toBe(0)
+    // A prefix of the name is not the file.
+    const other = await run({ SKIP_ONE: '1', CI: 'true', GATEHOUSE_EXPECTED_SKIPS: 'other.fixture.ts,skipped.fixture' })
+    expect(other.stdout).toContain('skipped: skipped.fixture.ts > a file with one passing and one skipped test > is skipped when SKIP_ONE=1')
+    expect(other.code).toBe(1)
+  }, 300_000)
+})
+
+describe('expectedSkips', () => {
+  const saved = process.env['GATEHOUSE_EXPECTED_SKIPS']
+  afterEach(() => {
+    if (saved === undefined) delete process.env['GATEHOUSE_EXPECTED_SKIPS']
+    else process.env['GATEHOUSE_EXPECTED_SKIPS'] = saved
+  })
+  it('reads the comma-separated files, spaces and empty entries dropped; unset is none', () => {
+    delete process.env['GATEHOUSE_EXPECTED_SKIPS']
+    expect(expectedSkips()).toEqual([])
+    process.env['GATEHOUSE_EXPECTED_SKIPS'] = ' test/redis/redis-cluster.test.ts ,,test/cli/cli-channel.test.ts,'
+    expect(expectedSkips()).toEqual(['test/redis/redis-cluster.test.ts', 'test/cli/cli-channel.test.ts'])
+  })
 })

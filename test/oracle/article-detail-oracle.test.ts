@@ -17,6 +17,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BACKENDS } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
+import { backendUnavailable, unavailable } from '../helpers/requirements.js'
 import { comparable, exchange, send, type ExchangeRequest, type SessionCookies } from './http-exchange.js'
 import { oracleAvailable, startOracle, type RunningOracle } from './oracle-server.js'
 import { BOB_TOKEN, CAROL_TOKEN } from './requests.js'
@@ -106,7 +107,7 @@ function wire(result: { status: number; headers: Readonly<Record<string, string>
 }
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!oracleAvailable() || !backend.available)(`/api/articles/<id>/ matches DRF 3.14 (${backend.name})`, () => {
+  describe.skipIf(unavailable('the DRF oracle (/usr/bin/python3 with python3-djangorestframework)', oracleAvailable()) || backendUnavailable(backend))(`/api/articles/<id>/ matches DRF 3.14 (${backend.name})`, () => {
     let ours: RunningReference
     let oracle: RunningOracle
     const sessions = new Map<string, SessionCookies | null>()

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startInstance, type Instance } from '../../scripts/multi-instance.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
+import { backendUnavailable } from '../helpers/requirements.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const PROBE = join(ROOT, 'test', 'helpers', 'async-hooks-probe.ts')
@@ -66,7 +67,7 @@ describe('the probe', () => {
 })
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`a default reference API on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`a default reference API on ${backend.name}`, () => {
     let database: TestDatabase | undefined
     let instance: Instance | undefined
     afterAll(async () => {

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startInstance, type Instance } from '../../scripts/multi-instance.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
+import { backendUnavailable } from '../helpers/requirements.js'
 
 const BENCH = join(import.meta.dirname, '..', '..', 'bench')
 /** Starting a server bundles it with tsx first: minutes on a busy machine. */
@@ -20,7 +21,7 @@ async function body(instance: Instance, path: string): Promise<{ status: number;
 }
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`the benchmark's servers on ${backend.name}`, () => {
+  describe.skipIf(backendUnavailable(backend))(`the benchmark's servers on ${backend.name}`, () => {
     let database: TestDatabase | undefined
     const instances: Instance[] = []
     afterAll(async () => {

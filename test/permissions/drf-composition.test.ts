@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { and, not, or, type Permission } from 'gatehouse'
 import { buildRequest } from '../helpers/build-request.js'
+import { unavailable } from '../helpers/requirements.js'
 import { anonymousUser } from '../../src/core/user.js'
 import type { PolicyContext } from '../../src/core/policy-context.js'
 
@@ -67,7 +68,7 @@ function expressions(): Expr[] {
 
 const ctx: PolicyContext = { request: buildRequest({ method: 'PUT' }), user: anonymousUser(), auth: null, view: { name: 'v', throttleScope: null } }
 
-describe.skipIf(!drfInstalled)('and / or / not compose as DRF 3.14 composes &, | and ~', () => {
+describe.skipIf(unavailable('Django and DRF (/usr/bin/python3 with python3-djangorestframework)', drfInstalled))('and / or / not compose as DRF 3.14 composes &, | and ~', () => {
   it('answers every expression, for the request and for an object, as DRF does', async () => {
     const exprs = expressions()
     const run = spawnSync('/usr/bin/python3', [SCRIPT], { input: JSON.stringify({ leaves: LEAVES, expressions: exprs }), encoding: 'utf8' })
