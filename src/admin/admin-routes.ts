@@ -1,11 +1,14 @@
+import type { AuthenticationScheme } from '../core/authentication-scheme.js'
+import type { Permission } from '../core/permission.js'
 import { route, type Route } from '../core/route.js'
 import type { Handler, HandlerMethod } from '../core/view.js'
 import { AllowAny } from '../permissions/allow-any.js'
+import { adminExceptionHandler, STAFF_ONLY } from './admin-auth.js'
 import { ADMIN_SECURITY_HEADERS } from './admin-page.js'
-import { resolveAdminOptions, type AdminOptions, type ResolvedAdminOptions } from './admin-options.js'
+import { resolveAdminOptions, type AdminOptions } from './admin-options.js'
 import { ADMIN_STYLESHEET } from './admin-stylesheet.js'
 import { loginHandlers, logoutHandler } from './login-pages.js'
-import { userActionHandlers } from './user-actions.js'
+import { userActions } from './user-actions.js'
 import { userAddHandlers } from './user-add.js'
 import { userDetailHandler } from './user-detail.js'
 import { userListHandler } from './user-list.js'
@@ -33,29 +36,28 @@ import { userListHandler } from './user-list.js'
  */
 export function adminRoutes(options: AdminOptions): Route[] {
   const resolved = resolveAdminOptions(options)
-  const { prefix } = resolved
+  const { prefix, api } = resolved
+  const exceptionHandler = adminExceptionHandler(resolved)
+  const anyone = [new AllowAny()]
   const routes: Route[] = []
-  const add = (path: string, name: string, handlers: Partial<Record<HandlerMethod, Handler>>): void => {
-    routes.push(route(`${prefix}${path}`, view(resolved, name, handlers)))
+  // Ordinary views: the session scheme (with its CSRF rule), the pages' permissions, no API
+  // throttle, HTML only, and the pages' exception handler (a login redirect, HTML refusals).
+  const add = (path: string, name: string, handlers: Partial<Record<HandlerMethod, Handler>>, permissions: readonly Permission[], authentication: readonly AuthenticationScheme[] = [resolved.session]): void => {
+    routes.push(route(`${prefix}${path}`, api.view({ name, handlers, authentication, permissions, throttles: [], formats: ['html'], exceptionHandler })))
   }
-  add('', 'Admin users', { GET: userListHandler(resolved) })
-  add('login/', 'Admin login', loginHandlers(resolved))
-  add('logout/', 'Admin logout', { POST: logoutHandler(resolved) })
-  add('admin.css', 'Admin stylesheet', {
-    GET: async () => ({
-      status: 200,
-      headers: [['Content-Type', 'text/css; charset=utf-8'], ...ADMIN_SECURITY_HEADERS.filter(([name]) => name !== 'Cache-Control'), ['Cache-Control', 'public, max-age=86400']],
-      body: ADMIN_STYLESHEET,
-    }),
+  add('', 'Admin users', { GET: userListHandler(resolved) }, STAFF_ONLY)
+  add('login/', 'Admin login', loginHandlers(resolved), anyone)
+  add('logout/', 'Admin logout', { POST: logoutHandler(resolved) }, anyone)
+  // No session read: the same sheet for everyone, cached by browsers and shared caches.
+  const stylesheet: Handler = async () => ({
+    status: 200,
+    headers: [['Content-Type', 'text/css; charset=utf-8'], ...ADMIN_SECURITY_HEADERS.filter(([name]) => name !== 'Cache-Control'), ['Cache-Control', 'public, max-age=86400']],
+    body: ADMIN_STYLESHEET,
   })
+  add('admin.css', 'Admin stylesheet', { GET: stylesheet }, anyone, [])
   // Before `users/:id/`: frameworks that try routes in order must see the static path first.
-  add('users/add/', 'Admin add user', userAddHandlers(resolved))
-  add('users/:id/', 'Admin user', { GET: userDetailHandler(resolved) })
-  for (const [suffix, handler] of Object.entries(userActionHandlers(resolved))) add(`users/:id/${suffix}`, 'Admin user action', { POST: handler })
+  add('users/add/', 'Admin add user', userAddHandlers(resolved), STAFF_ONLY)
+  add('users/:id/', 'Admin user', { GET: userDetailHandler(resolved) }, STAFF_ONLY)
+  for (const [suffix, action] of Object.entries(userActions(resolved))) add(`users/:id/${suffix}`, 'Admin user action', { POST: action.handler }, action.permissions)
   return routes
-}
-
-/** One admin view: no API scheme, permission or throttle (the pages check the session and staff flag themselves), HTML only. */
-function view(options: ResolvedAdminOptions, name: string, handlers: Partial<Record<HandlerMethod, Handler>>): ReturnType<ResolvedAdminOptions['api']['view']> {
-  return options.api.view({ name, handlers, authentication: [], permissions: [new AllowAny()], throttles: [], formats: ['html'] })
 }

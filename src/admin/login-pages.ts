@@ -1,12 +1,12 @@
-import { newCsrfSecret } from '../authentication/csrf.js'
+import { enforceCsrf, newCsrfSecret } from '../authentication/csrf.js'
 import { loginSessionData } from '../authentication/session-auth-hash.js'
 import type { ApiRequest } from '../core/api-request.js'
 import type { ApiResponse } from '../core/api-response.js'
 import type { Handler } from '../core/view.js'
 import { csrfCookieHeader, expiredSessionCookieHeader, newSessionKey, sessionCookieHeader } from '../views/session-cookies.js'
-import { csrfRefusal, pageCsrf, sessionUser } from './admin-auth.js'
+import { pageCsrf } from './admin-auth.js'
 import { failureUsername } from '../throttling/login-failure-throttle.js'
-import { adminHandler, formField } from './admin-handler.js'
+import { formField } from './admin-forms.js'
 import type { ResolvedAdminOptions } from './admin-options.js'
 import { csrfInput, h, htmlResponse, redirect, renderPage } from './admin-page.js'
 
@@ -45,19 +45,21 @@ ${csrfInput(options.csrf.formField, csrf.token)}
   return htmlResponse(status, renderPage({ prefix: options.prefix, siteTitle: options.siteTitle, title: 'Log in', staff: null }, body), csrf.headers)
 }
 
-/** `GET login/`: the form (a staff member already logged in goes on); `POST login/`: checks, starts a session, redirects. */
+/**
+ * `GET login/`: the form (a staff member already logged in goes on); `POST login/`: checks,
+ * starts a session, redirects. The view's session scheme says who is logged in; the POST is
+ * CSRF-checked whoever sends it, as Django's login view (`csrf_protect`).
+ */
 export function loginHandlers(options: ResolvedAdminOptions): { GET: Handler; POST: Handler } {
-  const GET = adminHandler(options, async (ctx) => {
+  const GET: Handler = async (ctx) => {
     const req = ctx.request
     const next = safeNext(req.url.searchParams.get('next') ?? '', options.prefix)
-    const user = await sessionUser(req, options)
-    if (user?.isStaff === true) return redirect(next)
+    if (ctx.user.isAuthenticated && ctx.user.isStaff) return redirect(next)
     return loginForm(req, options, next, null, '', 200)
-  })
-  const POST = adminHandler(options, async (ctx) => {
+  }
+  const POST: Handler = async (ctx) => {
     const req = ctx.request
-    const refused = await csrfRefusal(req, options)
-    if (refused !== null) return refused
+    await enforceCsrf(req, options.csrf)
     const data = await req.body()
     const username = formField(data, 'username').trim()
     const password = formField(data, 'password')
@@ -75,18 +77,17 @@ export function loginHandlers(options: ResolvedAdminOptions): { GET: Handler; PO
     await options.sessions.save(key, { userId: user.id, data: sessionData, expiresAt: new Date(Date.now() + options.cookies.maxAge * 1000) })
     // A new CSRF secret with the new session, as Django's login() rotates it.
     return redirect(next, 303, [sessionCookieHeader(key, req, options.cookies), csrfCookieHeader(newCsrfSecret(), req, options.cookies)])
-  })
+  }
   return { GET, POST }
 }
 
-/** `POST logout/` (CSRF-checked): ends the session, back to the login page. */
+/** `POST logout/` (CSRF-checked, with a session or without): ends the session, back to the login page. */
 export function logoutHandler(options: ResolvedAdminOptions): Handler {
-  return adminHandler(options, async (ctx) => {
+  return async (ctx) => {
     const req = ctx.request
-    const refused = await csrfRefusal(req, options)
-    if (refused !== null) return refused
+    await enforceCsrf(req, options.csrf)
     const key = req.cookie(options.cookies.cookieName)
     if (key !== null && key !== '') await options.sessions.delete(key)
     return redirect(`${options.prefix}login/`, 303, [expiredSessionCookieHeader(req, options.cookies)])
-  })
+  }
 }

@@ -1,8 +1,8 @@
 import type { ApiResponse } from '../core/api-response.js'
-import type { StoredUser, UserId } from '../core/user.js'
+import type { Permission } from '../core/permission.js'
+import type { StoredUser, User, UserId } from '../core/user.js'
 import type { Handler, RequestContext } from '../core/view.js'
-import { requireStaff, type StaffRequest } from './admin-auth.js'
-import { adminHandler } from './admin-handler.js'
+import { staffRequest, type StaffRequest } from './admin-auth.js'
 import type { ResolvedAdminOptions } from './admin-options.js'
 import { csrfInput, h, htmlResponse, renderPage } from './admin-page.js'
 
@@ -27,12 +27,9 @@ export function buttonForm(staff: StaffRequest, options: ResolvedAdminOptions, a
   return `<form class="inline" method="post" action="${h(action)}">${csrfInput(options.csrf.formField, staff.csrf.token)}${hidden}<button type="submit"${kind === '' ? '' : ` class="${kind}"`}>${h(label)}</button></form>`
 }
 
-/** The staff gate, then `handle`; a refusal of the gate is the answer. */
-export function staffOnly(options: ResolvedAdminOptions, handle: (ctx: RequestContext, staff: StaffRequest) => Promise<ApiResponse>): Handler {
-  return adminHandler(options, async (ctx) => {
-    const staff = await requireStaff(ctx.request, options)
-    return 'status' in staff ? staff : handle(ctx, staff)
-  })
+/** A staff page's handler: `handle` with the staff member its view's permissions let through. */
+export function staffPage(options: ResolvedAdminOptions, handle: (ctx: RequestContext, staff: StaffRequest) => Promise<ApiResponse>): Handler {
+  return async (ctx) => handle(ctx, staffRequest(ctx, options))
 }
 
 /**
@@ -41,7 +38,7 @@ export function staffOnly(options: ResolvedAdminOptions, handle: (ctx: RequestCo
  * (Django grants nothing to `is_staff` alone: without this, any staff member could take
  * over any other, superusers included).
  */
-export function mayChange(staff: StoredUser, target: StoredUser): boolean {
+export function mayChange(staff: User, target: StoredUser): boolean {
   return staff.id === target.id || staff.isSuperuser === true || (!target.isStaff && target.isSuperuser !== true)
 }
 
@@ -49,18 +46,8 @@ export function mayChange(staff: StoredUser, target: StoredUser): boolean {
  * May `staff` be shown a new token key of `target`? Their own; another user's only as a
  * superuser (a key shown is the account: whoever holds it acts as that user).
  */
-export function mayRevealKey(staff: StoredUser, target: StoredUser): boolean {
+export function mayRevealKey(staff: User, target: StoredUser): boolean {
   return staff.id === target.id || staff.isSuperuser === true
-}
-
-/** What a staff member who may not change `target` is answered: a 403 page. */
-export function refusedChange(staff: StaffRequest, options: ResolvedAdminOptions, target: StoredUser, what: string): ApiResponse {
-  return page(
-    staff,
-    'Forbidden',
-    `<section class="card"><p class="message error">${h(what)}</p><p><a href="${h(userPath(options, target.id))}">Back to ${h(target.username)}</a></p></section>`,
-    403,
-  )
 }
 
 /** The message of a refused change to a staff or superuser account. */
@@ -68,6 +55,20 @@ export const SUPERUSERS_ONLY = 'Only a superuser can change a staff or superuser
 
 /** The message of a refused token key of another user. */
 export const KEYS_SUPERUSERS_ONLY = 'Only a superuser can be shown a token key of another user.'
+
+/** Object permission of the actions on an account (`checkObjectPermissions(ctx, account)`): `mayChange`. */
+export const CHANGE_ACCOUNT: Permission = Object.freeze<Permission>({
+  hasPermission: () => true,
+  hasObjectPermission: (ctx, target) => mayChange(ctx.user, target as StoredUser),
+  message: SUPERUSERS_ONLY,
+})
+
+/** Object permission of showing an account's new token key: `mayRevealKey`. */
+export const REVEAL_KEY: Permission = Object.freeze<Permission>({
+  hasPermission: () => true,
+  hasObjectPermission: (ctx, target) => mayRevealKey(ctx.user, target as StoredUser),
+  message: KEYS_SUPERUSERS_ONLY,
+})
 
 /** The admin path of a user's page. */
 export function userPath(options: ResolvedAdminOptions, id: UserId): string {

@@ -4,11 +4,11 @@ import type { Handler } from '../core/view.js'
 import { normalizeUsername } from '../core/username.js'
 import { UserCreatedHookError } from '../stores/user-created-hook.js'
 import type { StaffRequest } from './admin-auth.js'
-import { formField, passwordPair } from './admin-handler.js'
+import { formField, passwordPair } from './admin-forms.js'
 import type { ResolvedAdminOptions } from './admin-options.js'
 import { csrfInput, h, redirect } from './admin-page.js'
 import { passwordHelp, passwordProblems } from './password-rules.js'
-import { page, staffOnly, userPath } from './staff-pages.js'
+import { page, staffPage, userPath } from './staff-pages.js'
 
 /** Django's username rule: 1 to 150 letters, digits and `@.+-_` (Unicode letters and digits included). */
 const USERNAME = /^[\p{L}\p{N}_.@+-]{1,150}$/u
@@ -50,8 +50,8 @@ ${roles}
 }
 /** `GET`/`POST users/add/`: the form, then the store's `create` (its `onUserCreated` hook included). */
 export function userAddHandlers(options: ResolvedAdminOptions): { GET: Handler; POST: Handler } {
-  const GET = staffOnly(options, async (_ctx, staff) => addForm(staff, options, [], { username: '', isStaff: false, isSuperuser: false, isActive: true }))
-  const POST = staffOnly(options, async (ctx, staff) => {
+  const GET = staffPage(options, async (_ctx, staff) => addForm(staff, options, [], { username: '', isStaff: false, isSuperuser: false, isActive: true }))
+  const POST = staffPage(options, async (ctx, staff) => {
     const data = await ctx.request.body()
     // NFKC, as Django's UsernameField and normalize_username: `ａｄｍｉｎ` is `admin`, which exists.
     const username = normalizeUsername(formField(data, 'username').trim())

@@ -5,7 +5,7 @@ import type { StaffRequest } from './admin-auth.js'
 import type { ResolvedAdminOptions } from './admin-options.js'
 import { csrfInput, h, shownDate } from './admin-page.js'
 import { passwordHelp } from './password-rules.js'
-import { buttonForm, mayChange, mayRevealKey, page, pathUser, staffOnly, SUPERUSERS_ONLY, tag, userPath } from './staff-pages.js'
+import { buttonForm, mayChange, mayRevealKey, page, pathUser, staffPage, SUPERUSERS_ONLY, tag, userPath } from './staff-pages.js'
 
 /** Messages a redirect after a change names (`?done=…`): a fixed table, never text from the URL. */
 const DONE: Readonly<Record<string, string>> = Object.freeze({
@@ -61,7 +61,7 @@ function namedTokenRows(staff: StaffRequest, options: ResolvedAdminOptions, user
 
 /** `GET users/:id/`: the user, their token (created date only), named tokens, and every action's form. */
 export function userDetailHandler(options: ResolvedAdminOptions): Handler {
-  return staffOnly(options, async (ctx, staff) => {
+  return staffPage(options, async (ctx, staff) => {
     const found = await pathUser(ctx, staff, options)
     if ('status' in found) return found
     const user = found

@@ -1,11 +1,11 @@
 import type { Handler } from '../core/view.js'
 import type { ResolvedAdminOptions } from './admin-options.js'
 import { h } from './admin-page.js'
-import { page, staffOnly, tag, userPath } from './staff-pages.js'
+import { page, staffPage, tag, userPath } from './staff-pages.js'
 
 /** `GET /admin/`: users by username, searched with `?q=`, `?page=` of `pageSize`. */
 export function userListHandler(options: ResolvedAdminOptions): Handler {
-  return staffOnly(options, async (ctx, staff) => {
+  return staffPage(options, async (ctx, staff) => {
     const params = ctx.request.url.searchParams
     const search = (params.get('q') ?? '').trim().slice(0, 150)
     const pageText = params.get('page') ?? '1'

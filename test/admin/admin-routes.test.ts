@@ -71,6 +71,20 @@ describe('adminRoutes on an app of its own', () => {
     expect(paths).not.toContain('/admin/users/:id/sessions/end/')
   })
 
+  it('the pages are ordinary views on the session scheme: OPTIONS without a session is the login redirect, a page varies on Cookie, the stylesheet does not', async () => {
+    const { base } = await start()
+    const anonymous = new AdminClient(base)
+    const options = await anonymous.request('OPTIONS', '/staff/tools/users/1/')
+    expect(options.status).toBe(302)
+    expect(options.headers.get('location')).toBe('/staff/tools/login/')
+    const form = await anonymous.get('/staff/tools/login/')
+    expect(form.headers.get('vary')).toBe('Cookie')
+    expect((await anonymous.get('/staff/tools/admin.css')).headers.get('vary')).toBeNull()
+    const client = new AdminClient(base)
+    await adminLogin(client, 'root', 'root-pass-1', '/staff/tools/')
+    expect((await client.get('/staff/tools/')).headers.get('vary')).toBe('Cookie')
+  })
+
   it('pages the users (pageSize) under its own prefix, with the search kept in the links', async () => {
     const { base, users } = await start()
     for (const name of ['ann', 'ben', 'cat', 'dan']) await users.create({ username: name, password: null })
