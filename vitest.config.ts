@@ -37,6 +37,7 @@ export default defineConfig({
       { find: /^gatehouse\/testing$/, replacement: source('./src/testing/index.ts') },
       { find: /^gatehouse\/http$/, replacement: source('./src/http/index.ts') },
       { find: /^gatehouse\/jwt$/, replacement: source('./src/jwt/index.ts') },
+      { find: /^gatehouse\/oauth2$/, replacement: source('./src/oauth2/index.ts') },
       { find: /^gatehouse\/setup$/, replacement: source('./src/setup.ts') },
       { find: /^gatehouse\/admin$/, replacement: source('./src/admin/index.ts') },
     ],

@@ -19,6 +19,7 @@ import { RedisThrottleStore } from 'gatehouse/redis'
 import { RedisInvalidationBus } from 'gatehouse/redis'
 import { LocalInvalidationBus, MemoryTokenCache } from 'gatehouse'
 import { JwtCodec, JWT_ALGORITHMS, resolveJwtSettings, type JwtAlgorithm, type JwtSettings } from 'gatehouse/jwt'
+import { OAuth2Authentication } from 'gatehouse/oauth2'
 import { PageNumberPagination, type CountStrategy } from 'gatehouse'
 import type { SessionStore } from 'gatehouse'
 import { MemoryThrottleStore } from 'gatehouse'
@@ -113,6 +114,15 @@ export interface ReferenceConfig {
    * simplejwt comparison turns `rotateRefreshTokens` and `blacklistAfterRotation` on with it.
    */
   readonly jwtSettings?: Omit<JwtSettings, 'signingKey' | 'algorithm' | 'verifyingKey'> | undefined
+  /**
+   * The OAuth 2.0 resource server's issuer (`GATEHOUSE_OAUTH_ISSUER`): an OpenID provider whose
+   * discovery document and JWKS are read. Unset: `/api/schemes/oauth2/` and `-write/` are off.
+   */
+  readonly oauthIssuer?: string | undefined
+  /** The audiences its tokens must name (`GATEHOUSE_OAUTH_AUDIENCE`, comma-separated). Required with `oauthIssuer`. */
+  readonly oauthAudience?: readonly string[] | undefined
+  /** RFC 7662 introspection of opaque tokens (`GATEHOUSE_OAUTH_INTROSPECTION`, `client_id:client_secret`). Unset: opaque tokens are refused. */
+  readonly oauthIntrospection?: { readonly clientId: string; readonly clientSecret: string } | undefined
 }
 
 /** `GATEHOUSE_COUNT` as a count strategy, or `undefined` when unset; a malformed value throws. */
@@ -179,6 +189,15 @@ function envJwtAlgorithm(env: NodeJS.ProcessEnv): JwtAlgorithm | undefined {
   return known
 }
 
+/** `GATEHOUSE_OAUTH_INTROSPECTION` (`client_id:client_secret`, split at the first colon), or `undefined` when unset. */
+function envIntrospection(env: NodeJS.ProcessEnv): ReferenceConfig['oauthIntrospection'] {
+  const raw = env['GATEHOUSE_OAUTH_INTROSPECTION']
+  if (raw === undefined || raw === '') return undefined
+  const colon = raw.indexOf(':')
+  if (colon <= 0) throw new Error('GATEHOUSE_OAUTH_INTROSPECTION must be client_id:client_secret')
+  return { clientId: raw.slice(0, colon), clientSecret: raw.slice(colon + 1) }
+}
+
 /** `GATEHOUSE_SECRET` as a list (comma-separated, for rotation), or `undefined` when unset. */
 function envSecrets(env: NodeJS.ProcessEnv): readonly string[] | undefined {
   const raw = env['GATEHOUSE_SECRET']
@@ -207,7 +226,8 @@ async function storedSecret(db: Kysely<ReferenceDatabase>): Promise<string> {
 /**
  * The serve command's configuration from the environment: `DATABASE_URL`, `GATEHOUSE_DB_TIMEOUT_MS`,
  * `REDIS_URL`, `REDIS_CLUSTER_NODES`, `GATEHOUSE_REDIS_PREFIX`, `GATEHOUSE_REDIS_TIMEOUT_MS`, `GATEHOUSE_NUM_PROXIES`,
- * `GATEHOUSE_SCRYPT_N`, `GATEHOUSE_LOGIN_FAILURES`, `GATEHOUSE_COUNT`, `GATEHOUSE_TOKEN_CACHE_TTL_MS`, `GATEHOUSE_JWT_SIGNING_KEY`, `GATEHOUSE_JWT_ALGORITHM` and `GATEHOUSE_JWT_VERIFYING_KEY`. A malformed number or rate throws, so a typo stops start-up instead of silently trusting no proxy.
+ * `GATEHOUSE_SCRYPT_N`, `GATEHOUSE_LOGIN_FAILURES`, `GATEHOUSE_COUNT`, `GATEHOUSE_TOKEN_CACHE_TTL_MS`, `GATEHOUSE_JWT_SIGNING_KEY`, `GATEHOUSE_JWT_ALGORITHM`,
+ * `GATEHOUSE_JWT_VERIFYING_KEY`, `GATEHOUSE_OAUTH_ISSUER`, `GATEHOUSE_OAUTH_AUDIENCE` and `GATEHOUSE_OAUTH_INTROSPECTION`. A malformed number or rate throws, so a typo stops start-up instead of silently trusting no proxy.
  */
 export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
   return {
@@ -226,6 +246,9 @@ export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Re
     jwtSigningKey: envJwtKey(env),
     jwtAlgorithm: envJwtAlgorithm(env),
     jwtVerifyingKey: envJwtKey(env, 'GATEHOUSE_JWT_VERIFYING_KEY'),
+    oauthIssuer: env['GATEHOUSE_OAUTH_ISSUER'] === '' ? undefined : env['GATEHOUSE_OAUTH_ISSUER'],
+    oauthAudience: env['GATEHOUSE_OAUTH_AUDIENCE']?.split(',').map((a) => a.trim()).filter((a) => a !== ''),
+    oauthIntrospection: envIntrospection(env),
     allowedHosts:
       env['GATEHOUSE_ALLOWED_HOSTS'] === undefined || env['GATEHOUSE_ALLOWED_HOSTS'] === ''
         ? undefined
@@ -260,6 +283,8 @@ export interface ReferenceContext {
   readonly jwt: JwtCodec | null
   /** simplejwt's token blacklist, in SQL (`gatehouse_jwt_tokens`). */
   readonly jwtBlacklist: KyselyJwtBlacklistStore<ReferenceDatabase>
+  /** The OAuth 2.0 resource-server scheme when `oauthIssuer` is set, else `null`. */
+  readonly oauth2: OAuth2Authentication | null
   readonly schemes: {
     readonly token: TokenAuthentication
     readonly session: SessionAuthentication
@@ -270,6 +295,19 @@ export interface ReferenceContext {
   /** Settings of the reference API: Token, Session, Basic; page number with page size 10. */
   readonly api: Api
   close(): Promise<void>
+}
+
+/** The OAuth 2.0 scheme of `config`, or `null` when no issuer is set; an issuer without an audience throws. */
+function oauthScheme(config: ReferenceConfig): OAuth2Authentication | null {
+  if (config.oauthIssuer === undefined) return null
+  const audience = config.oauthAudience ?? []
+  if (audience.length === 0) throw new Error('GATEHOUSE_OAUTH_ISSUER needs GATEHOUSE_OAUTH_AUDIENCE (the audiences its tokens must name)')
+  return new OAuth2Authentication({
+    issuer: config.oauthIssuer,
+    audience,
+    ...(config.oauthIntrospection === undefined ? {} : { introspection: config.oauthIntrospection }),
+    openApi: { scopes: { read: 'Read access', write: 'Write access' } },
+  })
 }
 
 /** Runs gatehouse's and the reference API's migrations. */
@@ -354,6 +392,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
             }),
           ),
     jwtBlacklist: new KyselyJwtBlacklistStore({ db: database.db }),
+    oauth2: oauthScheme(config),
     secrets,
     api,
     close: async () => {

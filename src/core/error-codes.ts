@@ -19,6 +19,7 @@ export const API_ERROR_CODES = Object.freeze({
   user_not_found: 401,
   user_inactive: 401,
   no_active_account: 401,
+  invalid_token: 401,
   permission_denied: 403,
   not_found: 404,
   method_not_allowed: 405,
@@ -28,6 +29,7 @@ export const API_ERROR_CODES = Object.freeze({
   throttled: 429,
   service_unavailable: 503,
   store_unavailable: 503,
+  authorization_server_unavailable: 503,
 } as const)
 
 /** A code of `API_ERROR_CODES`. */

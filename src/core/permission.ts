@@ -27,4 +27,10 @@ export interface Permission {
    * anonymous requests may call lists the empty security requirement `{}`). Absent: assumed not.
    */
   openApiAllowsAnonymous?(method: string): boolean
+  /**
+   * OAuth 2.0 scopes a request with `method` must have been granted, for OpenAPI documents:
+   * listed in the operation's security requirement of each `oauth2`/`openIdConnect` scheme.
+   * Absent: none.
+   */
+  openApiScopes?(method: string): readonly string[]
 }

@@ -274,6 +274,8 @@ export class OpenApiBuilder {
     const security: JsonObject[] = []
     const seen = new Set<string>()
     const undescribed: string[] = []
+    // OAuth 2.0 requirements list the scopes the permissions need (OpenAPI 3.1 §4.8.30).
+    const scopes = [...new Set(settings.permissions.flatMap((p) => p.openApiScopes?.(method) ?? []))]
     for (const scheme of settings.authentication) {
       if (scheme.openApiSecurity === undefined) {
         undescribed.push(schemeName(scheme))
@@ -283,7 +285,10 @@ export class OpenApiBuilder {
       const entries = scheme.openApiSecurity(method)
       if (entries.length === 0) continue
       const requirement: Record<string, JsonValue> = {}
-      for (const entry of entries) requirement[this.component('securitySchemes', entry.name, entry.scheme)] = []
+      for (const entry of entries) {
+        const scoped = entry.scheme['type'] === 'oauth2' || entry.scheme['type'] === 'openIdConnect'
+        requirement[this.component('securitySchemes', entry.name, entry.scheme)] = scoped ? [...scopes] : []
+      }
       const key = canonical(requirement)
       if (!seen.has(key)) security.push(requirement)
       seen.add(key)

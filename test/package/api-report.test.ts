@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import * as root from 'gatehouse'
 import * as httpEntry from 'gatehouse/http'
 import * as jwtEntry from 'gatehouse/jwt'
+import * as oauth2Entry from 'gatehouse/oauth2'
 import { apiReport, entryPoints, REPORT_PATH } from '../../scripts/api-report.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -29,6 +30,7 @@ describe('the public API report', () => {
       'gatehouse/testing',
       'gatehouse/http',
       'gatehouse/jwt',
+      'gatehouse/oauth2',
       'gatehouse/setup',
       'gatehouse/admin',
     ])
@@ -46,5 +48,11 @@ describe('the public API report', () => {
     for (const name of [...jwt, ...html]) expect(Object.keys(root), name).not.toContain(name)
     for (const name of jwt) expect(Object.keys(jwtEntry), name).toContain(name)
     for (const name of html) expect(Object.keys(httpEntry), name).toContain(name)
+  })
+
+  it('keeps the OAuth 2.0 resource server out of the root entry (gatehouse/oauth2)', () => {
+    const oauth2 = ['OAuth2Authentication', 'OAuth2AccessToken', 'TokenHasScope', 'TokenHasReadWriteScope', 'usersByClaim']
+    for (const name of oauth2) expect(Object.keys(root), name).not.toContain(name)
+    for (const name of oauth2) expect(Object.keys(oauth2Entry), name).toContain(name)
   })
 })

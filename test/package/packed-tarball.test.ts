@@ -94,7 +94,7 @@ describe('the packed tarball', () => {
     expect(result.stdout.trim()).toBe('function')
   })
 
-  it('does not load jose from its root entry: only gatehouse/jwt does', async () => {
+  it('does not load jose from its root entry: only gatehouse/jwt and gatehouse/oauth2 do', async () => {
     // A resolve hook that refuses `jose`: importing an entry that reaches it fails. gatehouse/jwt
     // is the control that shows the hook bites.
     writeFileSync(join(app, 'refuse-jose-hooks.mjs'), "export async function resolve(specifier, context, next) { if (specifier === 'jose') throw new Error('jose loaded'); return next(specifier, context) }\n")
@@ -105,8 +105,7 @@ describe('the packed tarball', () => {
     expect(root.stderr).toBe('')
     expect(Number(root.stdout.trim())).toBeGreaterThan(0)
     for (const specifier of ['gatehouse/http', 'gatehouse/node']) expect((await load(specifier)).stderr, specifier).toBe('')
-    const jwt = await load('gatehouse/jwt')
-    expect(jwt.stderr).toContain('jose loaded')
+    for (const specifier of ['gatehouse/jwt', 'gatehouse/oauth2']) expect((await load(specifier)).stderr, specifier).toContain('jose loaded')
   })
 
   describe('with the peers an app would install', () => {
@@ -124,7 +123,7 @@ describe('the packed tarball', () => {
 
     it('imports every entry of "exports"', async () => {
       const entries = Object.keys(PACKAGE.exports).filter((key) => key !== './package.json')
-      expect(entries).toEqual(expect.arrayContaining(['.', './kysely', './redis', './fastify', './express', './hono', './node', './testing', './http', './jwt', './setup', './admin']))
+      expect(entries).toEqual(expect.arrayContaining(['.', './kysely', './redis', './fastify', './express', './hono', './node', './testing', './http', './jwt', './oauth2', './setup', './admin']))
       for (const entry of entries) {
         const specifier = entry === '.' ? 'gatehouse' : `gatehouse/${entry.slice(2)}`
         const result = await run('node', ['--input-type=module', '-e', `const m = await import('${specifier}'); console.log(Object.keys(m).length)`], app)

@@ -3,6 +3,7 @@ import type { AuthenticationScheme } from 'gatehouse'
 import { RemoteUserAuthentication } from 'gatehouse'
 import { TokenAuthentication } from 'gatehouse'
 import { JWTStatelessUserAuthentication } from 'gatehouse/jwt'
+import { OAuth2Authentication, accessTokenOf } from 'gatehouse/oauth2'
 import { jsonResponse, type ApiResponse } from 'gatehouse'
 import { AuthenticationFailed } from 'gatehouse'
 import type { RequestContext } from 'gatehouse'
@@ -21,7 +22,7 @@ const WHOAMI_SCHEMA: JsonObject = namedSchema('Identity', {
   properties: {
     username: { type: ['string', 'null'] },
     authenticated: { type: 'boolean' },
-    auth: { type: ['string', 'null'], description: 'The token key when a token authenticated the request; the raw access token when a JWT did.' },
+    auth: { type: ['string', 'null'], description: 'The token key when a token authenticated the request; the raw access token when a JWT or an OAuth 2.0 access token did.' },
   },
 })
 
@@ -39,6 +40,8 @@ function authField(ctx: RequestContext): string | null {
     // The scheme accepted `<type> <token>`: two parts split as DRF splits the header.
     return ctx.request.headers.get('authorization')?.split(/[ \t\r\n\v\f]+/).filter((part) => part !== '')[1] ?? null
   }
+  // An OAuth 2.0 access token: the raw token, as reference-api.md says.
+  if (ctx.authenticator instanceof OAuth2Authentication) return accessTokenOf(ctx.auth)?.token ?? null
   return null
 }
 

@@ -5,6 +5,7 @@ import { articleRoutes } from './articles.js'
 import { identityRoutes } from './identity.js'
 import { jwtRoutes } from './jwt.js'
 import { namedTokenRoutes } from './named-tokens.js'
+import { oauth2Routes } from './oauth2.js'
 import { throttledRoutes } from './throttled.js'
 import { tokenRoutes } from './tokens.js'
 
@@ -13,7 +14,7 @@ import { tokenRoutes } from './tokens.js'
  * describing them all, and the administration pages under `/admin/` (HTML, not in the document).
  */
 export function referenceRoutes(ref: ReferenceContext): Route[] {
-  const routes = [...identityRoutes(ref), ...tokenRoutes(ref), ...jwtRoutes(ref), ...namedTokenRoutes(ref), ...throttledRoutes(ref), ...articleRoutes(ref)]
+  const routes = [...identityRoutes(ref), ...tokenRoutes(ref), ...jwtRoutes(ref), ...oauth2Routes(ref), ...namedTokenRoutes(ref), ...throttledRoutes(ref), ...articleRoutes(ref)]
   const info = { title: 'gatehouse reference API', version: '1.0.0', description: 'The routes of reference-api.md, on any of the four frameworks.', license: { name: 'MIT', identifier: 'MIT' } }
   routes.push(route('/api/openapi.json', ref.api.view(openApiView({ routes: () => routes, info }))))
   return [...routes, ...referenceAdminRoutes(ref)]
