@@ -223,6 +223,27 @@ for (const backend of BACKENDS) {
       cache.close()
     })
 
+    it('chained after the DRF store: a 40-character named token is looked up there first, then here; a key in both is the DRF one', async () => {
+      const drfTokens = new KyselyTokenStore({ db: t.db, joinUsers: users.userTable })
+      // No prefix: 40 letters and digits, which the DRF store does look up (it skips only longer keys).
+      const named = new KyselyNamedTokenStore({ db: t.db, joinUsers: users.userTable, prefix: '' })
+      const chain = chainTokenStores(drfTokens, named)
+      const owner = await newUser()
+      const { key, info } = await named.create(owner, { name: 'bare' })
+      expect(key).toHaveLength(40)
+      const found = await chain.findWithUser?.(key)
+      expect(found?.token).toMatchObject({ key, id: info.id, name: 'bare' })
+      expect(found?.user.id).toBe(owner)
+      expect(await chain.findWithUser?.('f'.repeat(40))).toBeNull()
+      // A DRF token kept as a named one too (adopt): the first store of the chain answers it.
+      const other = await newUser()
+      const drf = await drfTokens.getOrCreate(other)
+      await named.adopt(other, drf.key, { name: 'adopted' })
+      const both = await chain.findWithUser?.(drf.key)
+      expect(both?.token).toEqual({ key: drf.key, userId: other, created: drf.created })
+      expect(await named.findWithUser?.(drf.key)).toMatchObject({ token: { name: 'adopted' } })
+    })
+
     it('rejects a malformed prefix or touch interval at construction', () => {
       expect(() => new KyselyNamedTokenStore({ db: t.db, prefix: 'bad prefix' })).toThrow(ConfigurationError)
       expect(() => new KyselyNamedTokenStore({ db: t.db, prefix: 'x'.repeat(17) })).toThrow(ConfigurationError)

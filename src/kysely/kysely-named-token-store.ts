@@ -6,9 +6,10 @@ import { randomAlphanumeric } from '../crypto/random.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { CreatedNamedToken, NamedTokenInfo, NamedTokenRecord, NamedTokenStore, NewNamedToken } from '../stores/named-token-store.js'
 import type { TokenRecord, TokenWithUser } from '../stores/token-store.js'
+import { FIND_WITH_USER_OR_ELSE, type FindWithUserOrElse } from '../stores/token-store-chain.js'
 import { digest } from './kysely-token-store.js'
 import { prepareTokenWithUser } from './token-user-join.js'
-import { checkUserTable, type UserTable } from './user-table.js'
+import { checkUserTable, type UserRow, type UserTable } from './user-table.js'
 import { toDate, toUserId, type AuthDatabase, type NamedTokensDatabase } from './schema.js'
 
 /** The default prefix of new tokens: secret scanners can match `gth_` and 40 letters and digits. */
@@ -84,6 +85,8 @@ function isNamedRecord(token: TokenRecord): token is NamedTokenRecord {
 export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase> implements NamedTokenStore {
   /** The token and its user in one statement; present only when the store was given `joinUsers`. */
   readonly findWithUser?: (key: string) => MaybePromise<TokenWithUser | null>
+  /** `findWithUser(key) ?? orElse()` in the driver's one answer (for `chainTokenStores`). */
+  readonly [FIND_WITH_USER_OR_ELSE]?: FindWithUserOrElse
   readonly prefix: string
   private readonly db: Kysely<NamedTokensDatabase>
   private readonly invalidation: InvalidationBus | undefined
@@ -108,14 +111,15 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
     if (options.joinUsers !== undefined) {
       const users = checkUserTable(options.joinUsers, 'KyselyNamedTokenStore option "joinUsers"')
       const lookup = prepareTokenWithUser(this.db, users, { table: 'gatehouse_named_tokens', columns: TOKEN_COLUMNS, digestColumn: 'digest' })
+      const joined = (row: UserRow | undefined, key: string): TokenWithUser | null => {
+        if (row === undefined) return null
+        const token = this.toRecord(key, row as unknown as TokenRow)
+        return token === null ? null : { token, user: lookup.userOf(row) }
+      }
       // Synchronous on SQLite (a value, no promise), the driver's one promise on PostgreSQL.
-      this.findWithUser = (key) =>
-        key.length === 0 || key.length > MAX_KEY_LENGTH
-          ? null
-          : lookup.run(digest(key), (row) => {
-              const token = this.toRecord(key, row as unknown as TokenRow)
-              return token === null ? null : { token, user: lookup.userOf(row) }
-            })
+      this.findWithUser = (key) => (key.length === 0 || key.length > MAX_KEY_LENGTH ? null : lookup.run(digest(key), (row) => joined(row, key)))
+      this[FIND_WITH_USER_OR_ELSE] = (key, orElse) =>
+        key.length === 0 || key.length > MAX_KEY_LENGTH ? orElse() : lookup.run(digest(key), (row) => joined(row, key) ?? orElse())
     }
   }
 

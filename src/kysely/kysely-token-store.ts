@@ -6,6 +6,7 @@ import { sha256Hex } from '../crypto/sha256.js'
 import { timingSafeEqual } from '../crypto/timing-safe-equal.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { TokenRecord, TokenStore, TokenWithUser } from '../stores/token-store.js'
+import { FIND_WITH_USER_OR_ELSE, type FindWithUserOrElse } from '../stores/token-store-chain.js'
 import { prepareTokenWithUser, type TokenWithUserLookup } from './token-user-join.js'
 import { checkUserTable, type UserTable } from './user-table.js'
 import { toDate, toUserId, type AuthDatabase, type TokensDatabase } from './schema.js'
@@ -20,8 +21,9 @@ export function tokenRow<Id extends UserId>(key: string, userId: Id, created: Da
   return { key, key_digest: digest(key), user_id: userId, created: created.toISOString() }
 }
 
-/** The token and user of a joined row, or `null` when the row's key is not exactly `key`. */
-function joinedToken(row: Readonly<Record<string, unknown>>, key: string, lookup: TokenWithUserLookup): TokenWithUser | null {
+/** The token and user of a joined row, or `null` when there is none or its key is not exactly `key`. */
+function joinedToken(row: Readonly<Record<string, unknown>> | undefined, key: string, lookup: TokenWithUserLookup): TokenWithUser | null {
+  if (row === undefined) return null
   const rowKey = row['key']
   if (typeof rowKey !== 'string' || !timingSafeEqual(rowKey, key)) return null
   return { token: { key: rowKey, userId: toUserId(row['user_id']), created: toDate(row['created'] as Date | string) }, user: lookup.userOf(row) }
@@ -66,6 +68,8 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
    * Synchronous on SQLite (a value, no promise), a promise on PostgreSQL.
    */
   readonly findWithUser?: (key: string) => MaybePromise<TokenWithUser | null>
+  /** `findWithUser(key) ?? orElse()` in the driver's one answer (for `chainTokenStores`). */
+  readonly [FIND_WITH_USER_OR_ELSE]?: FindWithUserOrElse
   private readonly db: Kysely<TokensDatabase>
   private readonly generateKey: () => string
   private readonly invalidation: InvalidationBus | undefined
@@ -82,6 +86,8 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
       // Keys are at most 40 characters: longer input cannot match, so skip the query. SQLite
       // answers synchronously (no promise), PostgreSQL with the driver's one promise.
       this.findWithUser = (key) => (key.length === 0 || key.length > 40 ? null : lookup.run(digest(key), (row) => joinedToken(row, key, lookup)))
+      this[FIND_WITH_USER_OR_ELSE] = (key, orElse) =>
+        key.length === 0 || key.length > 40 ? orElse() : lookup.run(digest(key), (row) => joinedToken(row, key, lookup) ?? orElse())
     }
   }
 

@@ -21,11 +21,12 @@ export interface TokenRowQuery {
 /** The token row of a digest joined with its user (the user's fields prefixed), read in one statement. */
 export interface TokenWithUserLookup {
   /**
-   * `found(row)` for the token row of `digest` and its user, or `null` when there is no such
-   * row or its user is gone: mapped where the driver hands over the rows, so a lookup makes
-   * no promise on SQLite and one on PostgreSQL. A failure is a rejected promise.
+   * `found(row)` for the token row of `digest` and its user, `found(undefined)` when there is
+   * no such row or its user is gone: mapped where the driver hands over the rows, so a lookup
+   * makes no promise on SQLite and one on PostgreSQL (`found` may answer a promise, which that
+   * one then adopts). A failure is a rejected promise.
    */
-  run<T>(digest: string, found: (row: UserRow) => T | null): MaybePromise<T | null>
+  run<T>(digest: string, found: (row: UserRow | undefined) => T): MaybePromise<T>
   /** The user of a row `run` found. */
   userOf(row: UserRow): StoredUser
 }
@@ -51,14 +52,14 @@ export function prepareTokenWithUser<DB>(db: Kysely<DB>, users: UserTable, query
     return new CompiledStatement<UserRow>(loose, compiled)
   }
   return {
-    run<T>(digest: string, found: (row: UserRow) => T | null): MaybePromise<T | null> {
+    run<T>(digest: string, found: (row: UserRow | undefined) => T): MaybePromise<T> {
       try {
         statement ??= compile()
       } catch (error) {
         return Promise.reject(error as Error)
       }
       // The statement's one parameter is the digest: bound without a values object.
-      return statement.run([digest], (rows) => (rows[0] === undefined ? null : found(rows[0])))
+      return statement.run([digest], (rows) => found(rows[0]))
     },
     userOf: userMapper(users, USER_PREFIX),
   }

@@ -5,6 +5,22 @@ import type { TokenRecord, TokenStore, TokenWithUser } from './token-store.js'
 export type TokenLookup = Pick<TokenStore, 'findByKey' | 'findWithUser' | 'touch'>
 
 /**
+ * Where a store may keep `findWithUser(key)` with a fallback: when it finds nothing, it answers
+ * `orElse()` from inside its own answer (its driver's one promise), so `chainTokenStores` asks
+ * the next store without a `then` of its own. Internal (the Kysely stores have it); a store
+ * without it is chained with a `then`.
+ */
+export const FIND_WITH_USER_OR_ELSE: unique symbol = Symbol('gatehouse.findWithUserOrElse')
+
+/** `findWithUser(key) ?? orElse()`, in the store's own answer. */
+export type FindWithUserOrElse = (key: string, orElse: () => MaybePromise<TokenWithUser | null>) => MaybePromise<TokenWithUser | null>
+
+/** A token lookup that may have `FIND_WITH_USER_OR_ELSE`. */
+interface MaybeOrElse {
+  readonly [FIND_WITH_USER_OR_ELSE]?: FindWithUserOrElse
+}
+
+/**
  * One lookup over several token stores, asked in order until one knows the key: DRF tokens
  * and named tokens on a single `Authorization: Token …` scheme. `findWithUser` is there when
  * every store has it; `touch` tells every store that has one (each ignores tokens not its own).
@@ -36,11 +52,16 @@ export function chainTokenStores(...stores: readonly TokenLookup[]): TokenLookup
   const touch = (token: TokenRecord): MaybePromise<void> => touchFrom(token, 0)
   if (!stores.every((store) => store.findWithUser !== undefined)) return { findByKey, touch }
   const withUser = stores.map((store) => store.findWithUser as (key: string) => MaybePromise<TokenWithUser | null>)
-  // No async loop: a key the first store knows costs its lookup alone (and, for a promise, one `then`).
+  const orElses = stores.map((store) => (store as MaybeOrElse)[FIND_WITH_USER_OR_ELSE])
+  // No async loop: a key the first store knows costs its lookup alone (a store without the
+  // fallback entry point adds one `then` when it answers a promise).
   const findFrom = (key: string, index: number): MaybePromise<TokenWithUser | null> => {
     for (let i = index; i < withUser.length; i++) {
-      const found = (withUser[i] as (key: string) => MaybePromise<TokenWithUser | null>).call(stores[i], key)
-      if (i + 1 === withUser.length) return found
+      const store = stores[i]
+      if (i + 1 === withUser.length) return (withUser[i] as (key: string) => MaybePromise<TokenWithUser | null>).call(store, key)
+      const orElse = orElses[i]
+      if (orElse !== undefined) return orElse.call(store, key, () => findFrom(key, i + 1))
+      const found = (withUser[i] as (key: string) => MaybePromise<TokenWithUser | null>).call(store, key)
       if (found instanceof Promise) return found.then((record) => record ?? findFrom(key, i + 1))
       if (found !== null) return found
     }
