@@ -26,7 +26,7 @@ export interface TokenWithUserLookup {
    * makes no promise on SQLite and one on PostgreSQL (`found` may answer a promise, which that
    * one then adopts). A failure is a rejected promise.
    */
-  run<T>(digest: string, found: (row: UserRow | undefined) => T): MaybePromise<T>
+  run<T>(digest: string, found: (row: UserRow | undefined) => MaybePromise<T>): MaybePromise<T>
   /** The user of a row `run` found. */
   userOf(row: UserRow): StoredUser
 }
@@ -52,14 +52,15 @@ export function prepareTokenWithUser<DB>(db: Kysely<DB>, users: UserTable, query
     return new CompiledStatement<UserRow>(loose, compiled)
   }
   return {
-    run<T>(digest: string, found: (row: UserRow | undefined) => T): MaybePromise<T> {
+    run<T>(digest: string, found: (row: UserRow | undefined) => MaybePromise<T>): MaybePromise<T> {
       try {
         statement ??= compile()
       } catch (error) {
         return Promise.reject(error as Error)
       }
       // The statement's one parameter is the digest: bound without a values object.
-      return statement.run([digest], (rows) => found(rows[0]))
+      // A promise `found` answers is adopted by the driver's (a promise never resolves to a promise).
+      return statement.run([digest], (rows) => found(rows[0])) as MaybePromise<T>
     },
     userOf: userMapper(users, USER_PREFIX),
   }
