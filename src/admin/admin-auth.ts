@@ -1,4 +1,3 @@
-import { csrfSecretOf, maskCsrfSecret, newCsrfSecret } from '../authentication/csrf.js'
 import type { ApiRequest } from '../core/api-request.js'
 import type { ApiResponse } from '../core/api-response.js'
 import { isApiError, NotAuthenticated, Throttled } from '../core/errors.js'
@@ -7,7 +6,6 @@ import type { Permission } from '../core/permission.js'
 import type { RequestContext } from '../core/pipeline.js'
 import type { StoredUser, User } from '../core/user.js'
 import { IsAdminUser } from '../permissions/is-admin-user.js'
-import { csrfCookieHeader } from '../views/session-cookies.js'
 import { h, htmlResponse, redirect, renderPage, type PageFrame } from './admin-page.js'
 import type { ResolvedAdminOptions } from './admin-options.js'
 
@@ -19,12 +17,9 @@ export interface PageCsrf {
   readonly headers: readonly (readonly [string, string])[]
 }
 
-/** The request's CSRF secret (from its cookie), or a new one set on the answer. */
+/** The request's CSRF secret (from its cookie), or a new one set on the answer (Django's `get_token`). */
 export function pageCsrf(req: ApiRequest, options: ResolvedAdminOptions): PageCsrf {
-  const existing = csrfSecretOf(req.cookie(options.cookies.csrfCookieName))
-  if (existing !== null) return { token: maskCsrfSecret(existing), headers: [] }
-  const secret = newCsrfSecret()
-  return { token: maskCsrfSecret(secret), headers: [csrfCookieHeader(secret, req, options.cookies)] }
+  return options.login.csrfToken(req)
 }
 
 /** A logged-in user on an admin page: who, the frame every page shares, and the CSRF headers to send. */

@@ -1,4 +1,4 @@
-import { resolveCsrfOptions, type ResolvedCsrfOptions } from '../authentication/csrf.js'
+import type { ResolvedCsrfOptions } from '../authentication/csrf.js'
 import { SessionAuthentication } from '../authentication/session-authentication.js'
 import type { Api } from '../core/api.js'
 import { ConfigurationError } from '../core/errors.js'
@@ -9,7 +9,8 @@ import type { SessionStore } from '../stores/session-store.js'
 import type { TokenStore } from '../stores/token-store.js'
 import type { UserStore } from '../stores/user-store.js'
 import type { LoginFailureThrottle } from '../throttling/login-failure-throttle.js'
-import { resolveSessionCookies, type ResolvedSessionCookies, type SessionCookieOptions } from '../views/session-cookies.js'
+import type { SessionCookieOptions } from '../views/session-cookies.js'
+import { sessionLogin, type SessionLogin } from '../views/session-login.js'
 
 /** The user store the admin pages need: listing, activation and passwords besides the basics. */
 export type AdminUserStore = UserStore & Required<Pick<UserStore, 'list' | 'setActive' | 'setPassword'>>
@@ -61,10 +62,12 @@ export interface ResolvedAdminOptions {
   readonly prefix: string
   readonly pageSize: number
   readonly siteTitle: string
-  readonly cookies: ResolvedSessionCookies
+  /** The CSRF cookie, header and form field: the session scheme's. */
   readonly csrf: ResolvedCsrfOptions
   /** The session scheme on the pages' stores and cookies: who is logged in, and the CSRF check of their changes. */
   readonly session: SessionAuthentication
+  /** The forms' CSRF tokens, and the login and logout, on the same stores and cookies. */
+  readonly login: SessionLogin
 }
 
 const PREFIX = /^\/(?:[A-Za-z0-9._~-]+\/)*$/
@@ -83,7 +86,7 @@ export function resolveAdminOptions(options: AdminOptions): ResolvedAdminOptions
   if (typeof options.sessions?.get !== 'function') fail('"sessions" must be a SessionStore')
   const pageSize = options.pageSize ?? 50
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000) fail('"pageSize" must be an integer from 1 to 1000')
-  const cookies = resolveSessionCookies(options)
+  const session = new SessionAuthentication({ sessions: options.sessions, users: options.users, ...(options.cookieName === undefined ? {} : { cookieName: options.cookieName }), csrf: options.csrf ?? {} })
   return Object.freeze({
     api: options.api,
     users: options.users,
@@ -96,8 +99,14 @@ export function resolveAdminOptions(options: AdminOptions): ResolvedAdminOptions
     prefix,
     pageSize,
     siteTitle: options.siteTitle ?? 'gatehouse administration',
-    cookies,
-    csrf: resolveCsrfOptions(cookies.csrf),
-    session: new SessionAuthentication({ sessions: options.sessions, users: options.users, cookieName: cookies.cookieName, csrf: cookies.csrf ?? {} }),
+    csrf: session.csrf,
+    session,
+    login: sessionLogin({ ...cookieOptions(options), users: options.users, sessions: options.sessions }),
   })
+}
+
+/** The cookie options among `options` (the rest are the admin's own). */
+function cookieOptions(options: AdminOptions): SessionCookieOptions {
+  const { cookieName, maxAge, secure, domain, csrf, csrfMaxAge } = options
+  return { ...(cookieName === undefined ? {} : { cookieName }), ...(maxAge === undefined ? {} : { maxAge }), ...(secure === undefined ? {} : { secure }), ...(domain === undefined ? {} : { domain }), ...(csrf === undefined ? {} : { csrf }), ...(csrfMaxAge === undefined ? {} : { csrfMaxAge }) }
 }

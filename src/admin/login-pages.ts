@@ -1,11 +1,9 @@
-import { enforceCsrf, newCsrfSecret } from '../authentication/csrf.js'
-import { loginSessionData } from '../authentication/session-auth-hash.js'
+import { enforceCsrf } from '../authentication/csrf.js'
 import type { ApiRequest } from '../core/api-request.js'
 import type { ApiResponse } from '../core/api-response.js'
 import type { Handler } from '../core/view.js'
-import { csrfCookieHeader, expiredSessionCookieHeader, newSessionKey, sessionCookieHeader } from '../views/session-cookies.js'
+import { checkCredentials } from '../views/authenticate-credentials.js'
 import { pageCsrf } from './admin-auth.js'
-import { failureUsername } from '../throttling/login-failure-throttle.js'
 import { formField } from './admin-forms.js'
 import type { ResolvedAdminOptions } from './admin-options.js'
 import { csrfInput, h, htmlResponse, redirect, renderPage } from './admin-page.js'
@@ -65,18 +63,11 @@ export function loginHandlers(options: ResolvedAdminOptions): { GET: Handler; PO
     const password = formField(data, 'password')
     const next = safeNext(formField(data, 'next'), options.prefix)
     if (username === '' || password === '' || username.length > 150) return loginForm(req, options, next, STAFF_LOGIN_MESSAGE, username.slice(0, 150), 200)
-    const check = (): ReturnType<typeof options.users.authenticate> => options.users.authenticate(username, password)
-    const user = options.loginFailures === undefined ? await check() : await options.loginFailures.guard(req, failureUsername(options.users, username), check)
+    const user = await checkCredentials(req, options.users, username, password, options.loginFailures)
     // Not staff answers as a wrong password does (Django's admin): the form says nothing about the account.
     if (user === null || !user.isStaff) return loginForm(req, options, next, STAFF_LOGIN_MESSAGE, username, 200)
-    const previous = req.cookie(options.cookies.cookieName)
-    if (previous !== null && previous !== '') await options.sessions.delete(previous)
-    const key = newSessionKey()
-    // With the user's session auth hash, so a later password change ends this session too.
-    const sessionData = await loginSessionData(options.users, user.id)
-    await options.sessions.save(key, { userId: user.id, data: sessionData, expiresAt: new Date(Date.now() + options.cookies.maxAge * 1000) })
-    // A new CSRF secret with the new session, as Django's login() rotates it.
-    return redirect(next, 303, [sessionCookieHeader(key, req, options.cookies), csrfCookieHeader(newCsrfSecret(), req, options.cookies)])
+    // A new session (the one the request named deleted) and a new CSRF secret, as Django's login().
+    return redirect(next, 303, await options.login.login(req, user.id))
   }
   return { GET, POST }
 }
@@ -86,8 +77,6 @@ export function logoutHandler(options: ResolvedAdminOptions): Handler {
   return async (ctx) => {
     const req = ctx.request
     await enforceCsrf(req, options.csrf)
-    const key = req.cookie(options.cookies.cookieName)
-    if (key !== null && key !== '') await options.sessions.delete(key)
-    return redirect(`${options.prefix}login/`, 303, [expiredSessionCookieHeader(req, options.cookies)])
+    return redirect(`${options.prefix}login/`, 303, await options.login.logout(req))
   }
 }

@@ -57,7 +57,7 @@ export function userActions(options: ResolvedAdminOptions): Readonly<Record<stri
       await options.users.setPassword(user.id, password)
       // The user's sessions end with the change (their session auth hash moved on); a staff
       // member changing their own keeps this one, as Django's admin does.
-      if (user.id === staff.user.id) await updateSessionAuthHash({ sessions: options.sessions, users: options.users }, ctx.request.cookie(options.cookies.cookieName) ?? '')
+      if (user.id === staff.user.id) await updateSessionAuthHash({ sessions: options.sessions, users: options.users }, ctx.request.cookie(options.session.cookieName) ?? '')
       // Refresh tokens outlive a password change unless the API checks the password hash in them
       // (`checkRevokeToken`); the form offers to blacklist them with it.
       const blacklistAll = options.jwtBlacklist?.blacklistAllForUser

@@ -1,6 +1,5 @@
 import type { AuthenticationScheme } from '../authentication/authentication-scheme.js'
-import { enforceCsrf, newCsrfSecret, resolveCsrfOptions } from '../authentication/csrf.js'
-import { loginSessionData } from '../authentication/session-auth-hash.js'
+import { enforceCsrf, resolveCsrfOptions } from '../authentication/csrf.js'
 import { jsonResponse, type ApiResponse } from '../core/api-response.js'
 import type { RequestContext, ViewOptions } from '../core/view.js'
 import { AllowAny } from '../permissions/allow-any.js'
@@ -10,13 +9,8 @@ import type { LoginFailureThrottle } from '../throttling/login-failure-throttle.
 import type { Throttle } from '../throttling/throttle.js'
 import { CREDENTIALS_SCHEMA } from './credentials-schema.js'
 import { authenticateCredentials } from './authenticate-credentials.js'
-import {
-  csrfCookieHeader,
-  newSessionKey,
-  resolveSessionCookies,
-  sessionCookieHeader,
-  type SessionCookieOptions,
-} from './session-cookies.js'
+import { resolveSessionCookies, type SessionCookieOptions } from './session-cookies.js'
+import { sessionLogin } from './session-login.js'
 
 /** Options for `loginView`. */
 export interface LoginViewOptions extends SessionCookieOptions {
@@ -58,22 +52,15 @@ export interface LoginViewOptions extends SessionCookieOptions {
  * route('/api/auth/login/', api.view(loginView({ users, sessions })))
  */
 export function loginView(options: LoginViewOptions): ViewOptions {
-  const { users, sessions } = options
+  const { users } = options
   const cookies = resolveSessionCookies(options)
   const csrf = resolveCsrfOptions(cookies.csrf)
+  const session = sessionLogin(options)
   const post = async (ctx: RequestContext): Promise<ApiResponse> => {
     const req = ctx.request
     await enforceCsrf(req, csrf)
     const user = await authenticateCredentials(req, users, options.loginFailures)
-    const previous = req.cookie(cookies.cookieName)
-    if (previous !== null && previous !== '') await sessions.delete(previous)
-    const key = newSessionKey()
-    const data = await loginSessionData(users, user.id)
-    await sessions.save(key, { userId: user.id, data, expiresAt: new Date(Date.now() + cookies.maxAge * 1000) })
-    return jsonResponse(200, { username: user.username }, [
-      csrfCookieHeader(newCsrfSecret(), req, cookies),
-      sessionCookieHeader(key, req, cookies),
-    ])
+    return jsonResponse(200, { username: user.username }, await session.login(req, user.id))
   }
   return {
     name: options.name ?? 'Login',
