@@ -6,19 +6,12 @@ import type { Permission } from '../core/permission.js'
 import type { RequestContext } from '../core/pipeline.js'
 import type { StoredUser, User } from '../core/user.js'
 import { IsAdminUser } from '../permissions/is-admin-user.js'
+import type { CsrfToken } from '../views/session-login.js'
 import { h, htmlResponse, redirect, renderPage, type PageFrame } from './admin-page.js'
 import type { ResolvedAdminOptions } from './admin-options.js'
 
-/** The CSRF token a page's forms carry, and the cookie to set when the browser had none. */
-export interface PageCsrf {
-  /** A masked token (a new one per page, BREACH-safe) for the forms' hidden field. */
-  readonly token: string
-  /** `Set-Cookie` for a new secret when the request carried no valid one; else empty. */
-  readonly headers: readonly (readonly [string, string])[]
-}
-
-/** The request's CSRF secret (from its cookie), or a new one set on the answer (Django's `get_token`). */
-export function pageCsrf(req: ApiRequest, options: ResolvedAdminOptions): PageCsrf {
+/** The CSRF token a page's forms carry (a new mask per page), and the cookie to set when the browser had none. */
+export function pageCsrf(req: ApiRequest, options: ResolvedAdminOptions): CsrfToken {
   return options.login.csrfToken(req)
 }
 
@@ -26,7 +19,7 @@ export function pageCsrf(req: ApiRequest, options: ResolvedAdminOptions): PageCs
 export interface StaffRequest {
   readonly user: StoredUser
   readonly frame: Omit<PageFrame, 'title'>
-  readonly csrf: PageCsrf
+  readonly csrf: CsrfToken
 }
 
 /** The frame and CSRF token of a page for `user`, who is logged in. */
