@@ -1,11 +1,10 @@
 import { createServer, type RequestListener, type Server } from 'node:http'
-import { getRequestListener, RequestError } from '@hono/node-server'
+import { getRequestListener } from '@hono/node-server'
 import express from 'express'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { jsonResponse } from 'gatehouse'
-import { errorHandler, mountRoutes as mountExpressRoutes, sendApiResponse as sendExpressResponse } from 'gatehouse/express'
-import { djangoRewriteUrl, mountRoutes as mountFastifyRoutes, sendApiResponse as sendFastifyResponse } from 'gatehouse/fastify'
-import { djangoGetPath, mountRoutes as mountHonoRoutes, toResponse, withoutBodilessContentType } from 'gatehouse/hono'
+import { drfRouting as expressRouting, errorHandler, mountRoutes as mountExpressRoutes, notFound } from 'gatehouse/express'
+import { drfRouting as fastifyRouting, mountRoutes as mountFastifyRoutes } from 'gatehouse/fastify'
+import { drfRouting as honoRouting, mountRoutes as mountHonoRoutes, requestErrorHandler, withoutBodilessContentType } from 'gatehouse/hono'
 import { mountRoutes as mountNodeRoutes, router } from 'gatehouse/node'
 import { Hono } from 'hono'
 import type { ReferenceContext } from './context.js'
@@ -34,9 +33,10 @@ export interface BuildAppOptions {
 export const FRAMEWORKS = ['fastify', 'express', 'hono', 'node'] as const
 export type Framework = (typeof FRAMEWORKS)[number]
 
-const NOT_FOUND = jsonResponse(404, { detail: 'Not found.' })
-const MALFORMED = jsonResponse(400, { detail: 'Malformed request.' })
-const INVALID_HOST = jsonResponse(400, { detail: 'Invalid Host header.' })
+/** `mountRoutes`' options: the prefix, when there is one. */
+function mountOptions(options: BuildAppOptions): { prefix?: string } {
+  return options.prefix === undefined ? {} : { prefix: options.prefix }
+}
 
 /** node:http server options with the request and header timeouts every framework shares. */
 function serverTimeouts(options: BuildAppOptions): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
@@ -46,69 +46,32 @@ function serverTimeouts(options: BuildAppOptions): { headersTimeout: number; req
   return { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout) }
 }
 
-/** Builds the reference API on a Fastify instance (not yet listening). */
+/** Builds the reference API on a Fastify instance (not yet listening): DRF's routing rules, then the views. */
 export async function buildApp(ref: ReferenceContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
+    ...fastifyRouting(),
     logger: options.logger ?? false,
     serverFactory: (handler) => createServer(serverTimeouts(options), handler),
-    // Route the percent-decoded path, as Django does (`/api%2Fwhoami/` is `/api/whoami/`).
-    rewriteUrl: djangoRewriteUrl,
-    // A path Fastify cannot decode (`/api/%zz/`) matches no route: DRF's 404, as Django answers.
-    frameworkErrors: (error, _request, reply) => {
-      sendFastifyResponse(reply, error.code === 'FST_ERR_BAD_URL' ? NOT_FOUND : MALFORMED)
-    },
   })
-  await mountFastifyRoutes(app, referenceRoutes(ref), options.prefix === undefined ? {} : { prefix: options.prefix })
+  await mountFastifyRoutes(app, referenceRoutes(ref), mountOptions(options))
   await app.ready()
   return app
 }
 
-/** The reference API as an Express app: the views, then DRF's 404 and error answers. */
+/** The reference API as an Express app: DRF's routing rules, the views, then DRF's 404 and error answers. */
 export function buildExpressApp(ref: ReferenceContext, options: BuildAppOptions = {}): express.Express {
-  const app = express()
+  const app = expressRouting(express())
   app.disable('x-powered-by')
   app.disable('etag')
-  // DRF's URL conf: `/api/whoami` is not `/api/whoami/`, nor `/API/WHOAMI/`.
-  app.set('strict routing', true)
-  app.set('case sensitive routing', true)
-  app.use(decodedPaths)
-  const api = express.Router({ strict: true, caseSensitive: true })
-  mountExpressRoutes(api, referenceRoutes(ref))
-  if (options.prefix === undefined) app.use(api)
-  else app.use(options.prefix, api)
-  app.use((_req, res) => sendExpressResponse(res, NOT_FOUND))
+  mountExpressRoutes(app, referenceRoutes(ref), mountOptions(options))
+  app.use(notFound)
   app.use(errorHandler())
   return app
 }
 
-/**
- * Django (and Fastify, Hono and gatehouse's node:http router) route on the percent-decoded
- * path, so `/api/who%61mi/` is `/api/whoami/`; Express routes on the raw one. This puts the
- * decoded path, re-encoded segment by segment, where Express's router looks. Links keep
- * the path the client sent (`req.originalUrl`).
- */
-function decodedPaths(req: express.Request, _res: express.Response, next: express.NextFunction): void {
-  const query = req.url.indexOf('?')
-  const path = query === -1 ? req.url : req.url.slice(0, query)
-  if (path.includes('%')) {
-    try {
-      const decoded = decodeURIComponent(path).split('/').map(encodeURIComponent).join('/')
-      req.url = decoded + (query === -1 ? '' : req.url.slice(query))
-    } catch {
-      // A malformed escape matches no route: the 404 below answers it.
-    }
-  }
-  next()
-}
-
-/** The reference API as a Hono app: the views, then DRF's 404. */
+/** The reference API as a Hono app: DRF's routing rules (and 404), then the views. */
 export function buildHonoApp(ref: ReferenceContext, options: BuildAppOptions = {}): Hono {
-  // The path as sent, percent-decoded as Django routes it (`%2F` included, `/./` kept).
-  const app = new Hono({ strict: true, getPath: djangoGetPath })
-  if (options.prefix === undefined) mountHonoRoutes(app, referenceRoutes(ref))
-  else app.route(options.prefix, mountHonoRoutes(new Hono({ strict: true }), referenceRoutes(ref)))
-  app.notFound(() => toResponse(NOT_FOUND))
-  return app
+  return mountHonoRoutes(honoRouting(new Hono()), referenceRoutes(ref), mountOptions(options))
 }
 
 /** The request listener of the reference API on `framework` (Fastify builds its own server). */
@@ -117,15 +80,10 @@ function listenerFor(framework: Exclude<Framework, 'fastify'>, ref: ReferenceCon
     case 'express':
       return buildExpressApp(ref, options)
     case 'hono':
-      // @hono/node-server would add `Content-Type: text/plain` to the logout's 204.
-      return withoutBodilessContentType(
-        getRequestListener(buildHonoApp(ref, options).fetch, {
-          // The request could not become a Web Request (a malformed Host): DRF's 400, not an empty one.
-          errorHandler: (error) => (error instanceof RequestError ? toResponse(INVALID_HOST) : undefined),
-        }),
-      )
+      // @hono/node-server would add `Content-Type: text/plain` to the logout's 204, and answer a malformed Host with an empty 400.
+      return withoutBodilessContentType(getRequestListener(buildHonoApp(ref, options).fetch, { errorHandler: requestErrorHandler }))
     case 'node':
-      return router(referenceRoutes(ref), options.prefix === undefined ? {} : { prefix: options.prefix })
+      return router(referenceRoutes(ref), mountOptions(options))
   }
 }
 

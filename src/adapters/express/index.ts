@@ -5,7 +5,7 @@ import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
 import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
 import { ConfigurationError, ParseError } from '../../core/errors.js'
-import { Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
+import { Guard, resolveGuard, type GuardOptions, type GuardResult } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { patchVary } from '../../core/response-middleware.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
@@ -139,19 +139,22 @@ export function policies(api: Api, options?: PoliciesOptions): RequestHandler
 export function policies(source: Api | Guard, options: PoliciesOptions = {}): RequestHandler {
   const guard = resolveGuard(source, options, ADAPTER_KEYS)
   const adapterOptions: ExpressOptions = options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }
+  const proceed = (result: GuardResult, req: Request, res: Response, next: NextFunction): void => {
+    if (result.response !== null) return writeNodeResponse(res, result.response, guard.settings)
+    const context = result.context
+    req.user = context.user
+    req.auth = context.auth
+    req.gatehouse = context
+    for (const header of context.vary) res.vary(header)
+    next()
+  }
   const middleware = (req: Request, res: Response, next: NextFunction): void => {
-    Promise.resolve(guard.run(toApiRequest(req, adapterOptions)))
-      .then((result) => {
-        if (result.response !== null) return writeNodeResponse(res, result.response, guard.settings)
-        const context = result.context
-        req.user = context.user
-        req.auth = context.auth
-        req.gatehouse = context
-        for (const header of context.vary) res.vary(header)
-        next()
-      })
-      // Never an unhandled rejection: what is left goes to Express's error chain.
-      .catch(next)
+    const result = guard.run(toApiRequest(req, adapterOptions))
+    // Policies that all answered synchronously go on now, without a promise of ours (Express
+    // catches what the next handlers throw; a throw here reaches its error chain too).
+    if (!(result instanceof Promise)) return proceed(result, req, res, next)
+    // Never an unhandled rejection: what is left goes to Express's error chain.
+    result.then((settled) => proceed(settled, req, res, next)).catch(next)
   }
   // Found on its route by `openApiRoutes(app)`.
   return markPolicies(middleware, guard, { ...options, name: source instanceof Guard ? undefined : options.name })
@@ -220,21 +223,99 @@ export function errorHandler(api?: Api): ErrorRequestHandler {
 /** The part of an Express app or router `mountRoutes` uses. */
 export type RouteTarget = Pick<Router, 'use'>
 
+/** Options of `mountRoutes`. */
+export interface MountOptions extends ExpressOptions {
+  /**
+   * A path the routes are mounted under (`'/v1'`: `route('/books/', …)` answers `/v1/books/`),
+   * as `target.use(prefix, …)` would mount them. @default none
+   */
+  readonly prefix?: string
+}
+
+const NOT_FOUND = jsonResponse(404, { detail: 'Not found.' })
+
+/**
+ * DRF's `404 {"detail": "Not found."}` as Express middleware: `app.use(notFound)` after your
+ * routes and before `errorHandler`, for the requests no route answered.
+ */
+export function notFound(_req: Request, res: Response): void {
+  sendApiResponse(res, NOT_FOUND)
+}
+
+/** The Express app `drfRouting` configures: its settings and its router (Express 4 keeps it in `_router`). */
+interface RoutedApp {
+  set(name: string, value: unknown): unknown
+  use(handler: RequestHandler): unknown
+  readonly lazyrouter?: () => void
+  readonly _router?: { readonly strict?: unknown; readonly caseSensitive?: unknown }
+  readonly router?: { readonly strict?: unknown; readonly caseSensitive?: unknown }
+}
+
+/**
+ * Applies DRF's routing rules to an Express app: routes match case-sensitively (`/API/BOOKS/`
+ * is not `/api/books/`) and with the trailing slash significant (`strict routing`), and on the
+ * percent-decoded path as Django routes it (`/api/who%61mi/` and `/api%2Fwhoami/` are
+ * `/api/whoami/`; a malformed escape matches nothing). Links keep the path the client sent
+ * (`req.originalUrl`). Call it on a new app, before any route or middleware (Express fixes its
+ * router's options when the first one is added; a later call throws). Finish the app with
+ * `app.use(notFound)` and `app.use(errorHandler(api))` after your routes.
+ *
+ * @example
+ * const app = drfRouting(express())
+ * mountRoutes(app, [route('/api/books/:id/', book)])
+ * app.use(notFound)
+ * app.use(errorHandler(api))
+ */
+export function drfRouting<A extends express.Application>(app: A): A {
+  const routed = app as unknown as RoutedApp
+  routed.set('strict routing', true)
+  routed.set('case sensitive routing', true)
+  // Express 4 makes its router on demand (`lazyrouter`); Express 5's `app.router` getter does.
+  routed.lazyrouter?.()
+  const router = typeof routed.lazyrouter === 'function' ? routed._router : routed.router
+  if (router?.strict !== true || router.caseSensitive !== true) {
+    throw new ConfigurationError('ERR_INVALID_ROUTE', 'drfRouting(app) must be called before any route or middleware is added to the app')
+  }
+  routed.use(decodedPaths)
+  return app
+}
+
+/**
+ * Puts the percent-decoded path, re-encoded segment by segment, where Express's router looks:
+ * Express routes on the raw path, Django on the decoded one (`%2F` included).
+ */
+function decodedPaths(req: Request, _res: Response, next: NextFunction): void {
+  const url = req.url
+  const query = url.indexOf('?')
+  const path = query === -1 ? url : url.slice(0, query)
+  if (path.includes('%')) {
+    try {
+      req.url = decodeURIComponent(path).split('/').map(encodeURIComponent).join('/') + (query === -1 ? '' : url.slice(query))
+    } catch {
+      // A malformed escape matches no route: the app's 404 answers it.
+    }
+  }
+  next()
+}
+
 /**
  * Mounts DRF-style views: each route answers every method with its view (which answers
  * 405 itself), with Express's `:name` parameters passed into `ApiRequest.params`. The routes
  * sit on a router of their own that matches as DRF's URL conf does, whatever `target`'s
  * options: case-sensitively (`/API/WHOAMI/` is not `/api/whoami/`) and with the trailing
- * slash significant. Requests no route matches go on to `target`'s next handler.
+ * slash significant. Requests no route matches go on to `target`'s next handler. `options.prefix`
+ * mounts them under a path (`{ prefix: '/v1' }`).
  */
-export function mountRoutes<T extends RouteTarget>(target: T, routes: readonly Route[], options: ExpressOptions = {}): T {
+export function mountRoutes<T extends RouteTarget>(target: T, routes: readonly Route[], options: MountOptions = {}): T {
   const drfRoutes = express.Router({ caseSensitive: true, strict: true })
   for (const r of routes) {
     const handler = viewHandler(r.view, options)
     // A parameter the route's converter refuses (`{ id: 'int' }` and `/abc/`): no route, as in Django.
     drfRoutes.all(r.path, r.params === undefined ? handler : (req, res, next) => (routeParamsMatch(r, req.params as Record<string, string>) ? handler(req, res, next) : next()))
   }
-  target.use(drfRoutes)
+  const prefix = (options.prefix ?? '').replace(/\/$/, '')
+  if (prefix === '') target.use(drfRoutes)
+  else target.use(prefix, drfRoutes)
   return target
 }
 

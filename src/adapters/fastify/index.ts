@@ -58,6 +58,47 @@ export function djangoRewriteUrl(req: { readonly url?: string | undefined }): st
   return `${routingPath(path)}${target.slice(path.length)}`
 }
 
+/** DRF's 404 for a path no route matches: `404 {"detail": "Not found."}`. */
+const NOT_FOUND = jsonResponse(404, { detail: 'Not found.' })
+const MALFORMED = jsonResponse(400, { detail: 'Malformed request.' })
+
+/**
+ * DRF's routing rules as Fastify server options (they are read when the instance is made):
+ * `rewriteUrl` routes the percent-decoded path (`djangoRewriteUrl`: `/api%2Fwhoami/` is
+ * `/api/whoami/`, dot segments as sent), and `frameworkErrors` answers a path Fastify cannot
+ * decode (`/api/%zz/`) with DRF's `404 {"detail": "Not found."}`, as Django finds no route for
+ * it, and Fastify's other request errors with `400 {"detail": "Malformed request."}`. Fastify
+ * already routes case-sensitively with the trailing slash significant; `mountRoutes` answers
+ * unknown paths below its prefix with DRF's 404 (set `notFound` for the rest of the app).
+ *
+ * @example
+ * const app = Fastify({ ...drfRouting(), logger: true })
+ * await mountRoutes(app, [route('/api/books/:id/', book)])
+ */
+export function drfRouting(): DrfRouting {
+  return { rewriteUrl: djangoRewriteUrl, frameworkErrors: answerFrameworkError }
+}
+
+/** What `drfRouting()` returns: the two Fastify server options it sets. */
+export interface DrfRouting {
+  /** Fastify's `rewriteUrl`: `djangoRewriteUrl`. */
+  readonly rewriteUrl: (req: { readonly url?: string | undefined }) => string
+  /** Fastify's `frameworkErrors`: DRF's 404 for an undecodable path, `400 Malformed request.` for the rest. */
+  readonly frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void
+}
+
+function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  writeResponse(reply, error.code === 'FST_ERR_BAD_URL' ? NOT_FOUND : MALFORMED)
+}
+
+/**
+ * A Fastify not-found handler answering DRF's `404 {"detail": "Not found."}`:
+ * `app.setNotFoundHandler(notFound)` for paths outside the prefix `mountRoutes` answers below.
+ */
+export function notFound(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return writeResponse(reply, NOT_FOUND)
+}
+
 /**
  * The absolute request URL: the request target's path appended to the origin of the Host
  * header, never resolved as a URL (`//evil.example/x` is a path; an absolute-form target keeps
@@ -224,7 +265,7 @@ function mountOne(app: FastifyInstance, r: Route, views: Map<string, ApiView>): 
 function installDrfScope(app: FastifyInstance, views: ReadonlyMap<string, ApiView>): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
-  app.setNotFoundHandler((_request, reply) => writeResponse(reply, jsonResponse(404, { detail: 'Not found.' })))
+  app.setNotFoundHandler(notFound)
   const fallback = errorHandler()
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const view = views.get(request.routeOptions.url ?? '')
@@ -232,7 +273,7 @@ function installDrfScope(app: FastifyInstance, views: ReadonlyMap<string, ApiVie
     // (405 or 401/403, as DRF); it has no QUERY handler that would read the body.
     if (error.code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE') {
       // No view: the not-found route got it, and it is DRF's 404 like any other method.
-      if (view === undefined) return writeResponse(reply, jsonResponse(404, { detail: 'Not found.' }))
+      if (view === undefined) return writeResponse(reply, NOT_FOUND)
       const url = requestUrl(request)
       if (url === null) return sendWire(reply, INVALID_HOST_RESPONSE, view.settings)
       return sendWire(reply, await view.handle(fastifyApiRequest(request, url, undefined)), view.settings)

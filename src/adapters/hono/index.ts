@@ -2,7 +2,7 @@ import type { Context, ErrorHandler, Hono, MiddlewareHandler, Next } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status'
 import type { ApiRequest } from '../../core/api-request.js'
-import type { ApiResponse } from '../../core/api-response.js'
+import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
 import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
 import { PayloadTooLarge } from '../../core/errors.js'
@@ -10,7 +10,7 @@ import { Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { DEFAULT_SETTINGS, type Settings } from '../../core/settings.js'
 import { requestUrlOf } from '../../core/request/request-url.js'
-import { WRITE_FAILED_WIRE, wireResponse, type WireResponse } from '../../core/sendable-response.js'
+import { WRITE_FAILED_RESPONSE, WRITE_FAILED_WIRE, wireResponse, type WireResponse } from '../../core/sendable-response.js'
 import type { ApiView } from '../../core/view.js'
 import { createApiRequest } from '../../core/request/request-factory.js'
 import { routeParamsMatch, type Route } from '../../core/route.js'
@@ -18,6 +18,7 @@ import { routingPath, targetPath } from '../../core/request/url-decoding.js'
 import type { User } from '../../core/user.js'
 import { describedRoutes, markPolicies, markView, type DescribedRoute, type OpenApiRouteOptions } from '../../openapi/policy-route.js'
 import { clientAddress, type ConnInfoReader } from './client-address.js'
+import { incomingOf, nodeHeaders, type IncomingLike } from './node-server-request.js'
 
 /** How the Hono adapter reads a request. */
 export interface HonoOptions {
@@ -103,9 +104,14 @@ async function readBody(c: Context, limit: number): Promise<Uint8Array | null> {
  * The absolute request URL by the rule every adapter follows: the path and query the runtime
  * parsed, on the origin of the `Host` header (an absolute-form target, `GET http://evil/x`,
  * which @hono/node-server makes the request's URL, does not change the host). `null` when the
- * Host header is not a bare `host[:port]`.
+ * Host header is not a bare `host[:port]`. On @hono/node-server it is built from the node
+ * request as the node:http adapter builds it, without Hono's Web `Headers` (made on first use).
  */
-function requestUrl(c: Context): URL | null {
+function requestUrl(c: Context, incoming: IncomingLike | null): URL | null {
+  if (incoming !== null) {
+    const protocol = incoming.socket?.encrypted === true ? 'https' : 'http'
+    return requestUrlOf(protocol, incoming.headers.host, incoming.url ?? '/')
+  }
   const url = new URL(c.req.url)
   const host = c.req.raw.headers.get('host')
   if (host === null || host === url.host) return url
@@ -113,19 +119,20 @@ function requestUrl(c: Context): URL | null {
 }
 
 /**
- * Translates a Hono request into an `ApiRequest`: Web headers as they are, the URL Hono
- * built, the route's parameters, the client's address (see `HonoOptions.getConnInfo`).
- * The body is read only when a policy or view asks for it. `null` when the Host header cannot
- * form a URL (answer 400).
+ * Translates a Hono request into an `ApiRequest`: the request's headers (on
+ * @hono/node-server, node's own, as the other adapters read them), the URL, the route's
+ * parameters, the client's address (see `HonoOptions.getConnInfo`). The body is read only
+ * when a policy or view asks for it. `null` when the Host header cannot form a URL (answer 400).
  */
 export function toApiRequest(c: Context, options: HonoOptions = {}): ApiRequest | null {
-  const url = requestUrl(c)
+  const incoming = incomingOf(c)
+  const url = requestUrl(c, incoming)
   if (url === null) return null
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   return createApiRequest({
     method: c.req.method,
     url,
-    headers: c.req.raw.headers,
+    headers: incoming === null ? c.req.raw.headers : nodeHeaders(incoming.headers),
     remoteAddress: clientAddress(c, options.getConnInfo),
     params: options.params ?? (c.req.param() as Record<string, string>),
     readBody: () => readBody(c, limit),
@@ -136,6 +143,20 @@ export function toApiRequest(c: Context, options: HonoOptions = {}): ApiRequest 
 function toHeaders(headers: WireResponse['headers']): Headers {
   const out = new Headers()
   for (const [name, value] of headers) out.append(name, value)
+  return out
+}
+
+/**
+ * The response headers as a `Response` takes them: a plain record when no name repeats (which
+ * @hono/node-server writes with one `writeHead`, never making a `Headers`), else `Headers`.
+ */
+function headersInit(headers: WireResponse['headers']): Record<string, string> | Headers {
+  const out: Record<string, string> = {}
+  for (const [name, value] of headers) {
+    const key = name.toLowerCase()
+    if (Object.hasOwn(out, key)) return toHeaders(headers)
+    out[key] = value
+  }
   return out
 }
 
@@ -153,7 +174,7 @@ function logFailure(settings: Settings, c: Context | null, error: unknown): void
 /** A Web `Response` from checked parts; a status a Web `Response` refuses (1xx, over 599) is the logged 500. */
 function webResponse(wire: WireResponse, settings: Settings, c: Context | null): Response {
   try {
-    return new Response(wire.body ?? null, { status: wire.status, headers: toHeaders(wire.headers) })
+    return new Response(wire.body ?? null, { status: wire.status, headers: headersInit(wire.headers) })
   } catch (error) {
     logFailure(settings, c, error)
     return new Response(WRITE_FAILED_WIRE.body ?? null, { status: WRITE_FAILED_WIRE.status, headers: toHeaders(WRITE_FAILED_WIRE.headers) })
@@ -285,18 +306,68 @@ function rawPathOf(url: string): string {
   return start === -1 ? '/' : targetPath(url.slice(start))
 }
 
+const NOT_FOUND = jsonResponse(404, { detail: 'Not found.' })
+
+/** DRF's `404 {"detail": "Not found."}` as Hono's not-found handler: `app.notFound(notFound)` (`drfRouting` sets it). */
+export function notFound(): Response {
+  return toResponse(NOT_FOUND)
+}
+
 /**
- * Mounts each route's `ApiView` for every method (`app.all`), so the view answers DRF's
- * 405 itself; the route's `:name` parameters reach `ApiRequest.params`.
+ * Applies DRF's routing rules to a Hono app: the path routed is the one the client sent,
+ * percent-decoded as Django decodes it (`djangoGetPath`: `/api%2Fwhoami/` is `/api/whoami/`,
+ * `/./` kept as sent), with the trailing slash significant (what Hono's `strict: true` means),
+ * and a path no route matches is DRF's `404 {"detail": "Not found."}` (`notFound`). Hono
+ * already routes case-sensitively. Call it on the app that serves (not on a sub-app mounted
+ * with `app.route()`, whose path and 404 are the parent's). On @hono/node-server, also wrap
+ * the listener: `withoutBodilessContentType(getRequestListener(app.fetch, { errorHandler: requestErrorHandler }))`.
+ *
+ * @example
+ * const app = drfRouting(new Hono())
+ * mountRoutes(app, [route('/api/books/:id/', book)])
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any Hono app, whatever its env and schema
-export function mountRoutes<A extends Hono<any, any, any>>(app: A, routes: readonly Route[], options: HonoOptions = {}): A {
+export function drfRouting<A extends Hono<any, any, any>>(app: A): A {
+  // What `new Hono({ strict: true, getPath })` does (Hono's constructor assigns its options to
+  // the instance, and reads `getPath` on every request); `getPath` is typed read-only.
+  Object.assign(app, { getPath: djangoGetPath })
+  app.notFound(notFound)
+  return app
+}
+
+/**
+ * @hono/node-server's `errorHandler` option (`getRequestListener(app.fetch, { errorHandler: requestErrorHandler })`):
+ * a request it cannot turn into a Web `Request` (a malformed `Host`, a backslash in the path)
+ * is DRF's `400 {"detail": "Invalid Host header."}` rather than an empty 400; any other error
+ * (the app's `fetch` threw) is a logged `500 {"detail": "A server error occurred."}` (an
+ * `errorHandler` that returns nothing would leave the client waiting).
+ */
+export function requestErrorHandler(error: unknown): Response {
+  if (error instanceof Error && error.name === 'RequestError') return toResponse(INVALID_HOST_RESPONSE)
+  DEFAULT_SETTINGS.logError(error, { method: 'unknown', path: 'unknown' })
+  return toResponse(WRITE_FAILED_RESPONSE)
+}
+
+/** Options of `mountRoutes`. */
+export interface MountOptions extends HonoOptions {
+  /** A path the routes are mounted under (`'/v1'`: `route('/books/', …)` answers `/v1/books/`). @default none */
+  readonly prefix?: string
+}
+
+/**
+ * Mounts each route's `ApiView` for every method (`app.all`), so the view answers DRF's
+ * 405 itself; the route's `:name` parameters reach `ApiRequest.params`. `options.prefix`
+ * mounts them under a path.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any Hono app, whatever its env and schema
+export function mountRoutes<A extends Hono<any, any, any>>(app: A, routes: readonly Route[], options: MountOptions = {}): A {
+  const prefix = (options.prefix ?? '').replace(/\/$/, '')
   for (const r of routes) {
     const handler = viewHandler(r.view, options)
     // A parameter the route's converter refuses (`{ id: 'int' }` and `/abc/`): no route, as in Django.
     const converted = async (c: Context, next: Next): Promise<Response | void> => (routeParamsMatch(r, c.req.param() as Record<string, string>) ? handler(c) : next())
     // Marked for `openApiRoutes(app)`: the route describes the view.
-    app.all(r.path, markView(r.params === undefined ? handler : converted, r.view))
+    app.all(`${prefix}${r.path}`, markView(r.params === undefined ? handler : converted, r.view))
   }
   return app
 }

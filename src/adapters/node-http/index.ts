@@ -3,7 +3,7 @@ import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
 import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
-import { Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
+import { Guard, resolveGuard, type GuardOptions, type GuardResult } from '../../core/guard.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { createApiRequest } from '../../core/request/request-factory.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
@@ -63,10 +63,14 @@ export function toApiRequest(req: IncomingMessage, options?: NodeHttpOptions): A
 /** @deprecated Pass the parameters as `options.params`. */
 export function toApiRequest(req: IncomingMessage, options: NodeHttpOptions | undefined, params: Readonly<Record<string, string>> | undefined): ApiRequest | null
 export function toApiRequest(req: IncomingMessage, options: NodeHttpOptions = {}, params?: Readonly<Record<string, string>>): ApiRequest | null {
+  return nodeApiRequest(req, options, params ?? options.params)
+}
+
+/** `toApiRequest` with the route's parameters apart from the options (no options object per request). */
+function nodeApiRequest(req: IncomingMessage, options: NodeHttpOptions, routeParams: Readonly<Record<string, string>> | undefined): ApiRequest | null {
   const url = requestUrl(req, options)
   if (url === null) return null
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
-  const routeParams = params ?? options.params
   return createApiRequest({
     method: req.method ?? 'GET',
     url,
@@ -88,6 +92,14 @@ export function writeResponse(res: ServerResponse, response: ApiResponse): void 
 }
 
 const NOT_FOUND = jsonResponse(404, { detail: 'Not found.' })
+
+/**
+ * A listener answering DRF's `404 {"detail": "Not found."}`, for the requests your own routing
+ * found no handler for (`router` already answers unknown paths so).
+ */
+export function notFound(_req: IncomingMessage, res: ServerResponse): Promise<void> {
+  return answer(res, NOT_FOUND)
+}
 
 /**
  * A node:http request listener. A listener gatehouse made also takes the request's path
@@ -113,7 +125,7 @@ function serveView(
   params: Readonly<Record<string, string>> | undefined,
 ): Promise<void> {
   try {
-    const request = toApiRequest(req, params === undefined ? options : { ...options, params })
+    const request = nodeApiRequest(req, options, params)
     if (request === null) {
       writeNodeResponse(res, INVALID_HOST_RESPONSE, view.settings)
       return DONE
@@ -267,15 +279,29 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): No
         if (found === null) return answer(res, requestUrl(req, adapterOptions) === null ? INVALID_HOST_RESPONSE : NOT_FOUND)
         params ??= found.params
       }
-      return Promise.resolve(guard.run(toApiRequest(req, params === undefined ? adapterOptions : { ...adapterOptions, params }))).then(
-        (result) => {
-          if (result.response !== null) return writeNodeResponse(res, result.response, guard.settings)
-          return runOwn(handler, result.context, req, res)
-        },
-        (error: unknown) => lastResort(error, req, res),
-      )
+      try {
+        const result = guard.run(nodeApiRequest(req, adapterOptions, params))
+        // Policies that all answered synchronously: the handler runs now, without a promise of ours.
+        if (!(result instanceof Promise)) {
+          const done = afterPolicies(result, handler, guard, req, res)
+          return done instanceof Promise ? done : DONE
+        }
+        return result.then(
+          (settled) => afterPolicies(settled, handler, guard, req, res),
+          (error: unknown) => lastResort(error, req, res),
+        )
+      } catch (error) {
+        lastResort(error, req, res)
+        return DONE
+      }
     })
   return markPolicies(middleware, guard, { ...options, name: source instanceof Guard ? undefined : options.name })
+}
+
+/** Answers a refusal, or runs the app's handler on a request the policies let through. */
+function afterPolicies(result: GuardResult, handler: OwnHandler, guard: Guard, req: IncomingMessage, res: ServerResponse): Promise<void> | void {
+  if (result.response !== null) return writeNodeResponse(res, result.response, guard.settings)
+  return runOwn(handler, result.context, req, res)
 }
 
 /** Runs the app's handler on a request its policies let through; its errors are answered in DRF's shape. */

@@ -1,0 +1,34 @@
+/**
+ * The node:http request under @hono/node-server, read directly: its Web `Request` makes a
+ * `Headers` from the raw headers on first use, a cost per request the other adapters do not
+ * pay, and a view reads a few headers only. Types only from node:http: this module is part of
+ * the Web-standard core (`gatehouse/hono` runs on Bun, Deno and Workers too).
+ */
+import type { IncomingHttpHeaders } from 'node:http'
+import type { Context } from 'hono'
+import type { HeaderBag } from '../../core/api-request.js'
+
+/** The parts of node's `IncomingMessage` read here. */
+export interface IncomingLike {
+  readonly url?: string | undefined
+  readonly headers: IncomingHttpHeaders
+  readonly socket?: { readonly encrypted?: unknown } | undefined
+}
+
+/** The node:http request @hono/node-server passes as `c.env.incoming`, or `null` on another server (Bun, Deno, Workers). */
+export function incomingOf(c: Context): IncomingLike | null {
+  const incoming = (c.env as { incoming?: Partial<IncomingLike> } | undefined)?.incoming
+  if (typeof incoming !== 'object' || incoming === null) return null
+  return typeof incoming.headers === 'object' && incoming.headers !== null && typeof incoming.url === 'string' ? (incoming as IncomingLike) : null
+}
+
+/** Node's parsed request headers as a `HeaderBag` (repeated headers joined with `, `), as the node:http adapter reads them. */
+export function nodeHeaders(headers: IncomingHttpHeaders): HeaderBag {
+  return {
+    get(name: string): string | null {
+      const value = headers[name.toLowerCase()]
+      if (value === undefined) return null
+      return Array.isArray(value) ? value.join(', ') : value
+    },
+  }
+}
