@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { equalBytes, timingSafeEqual } from './timing-safe-equal.js'
+import { equalBytes, equalDigests, timingSafeEqual } from './timing-safe-equal.js'
 
 /** `bytes` with the byte at `index` changed by `delta` (1..255), so it differs there only. */
 function flipped(bytes: Uint8Array, index: number, delta = 1): Uint8Array {
@@ -45,6 +45,40 @@ describe('equalBytes', () => {
         const index = at % bytes.length
         expect(equalBytes(bytes, flipped(bytes, index, delta))).toBe(false)
         expect(equalBytes(bytes, Uint8Array.from(bytes))).toBe(true)
+      }),
+    )
+  })
+})
+
+describe('equalDigests', () => {
+  const HEX = 'f'.repeat(8) + '0123456789abcdef'.repeat(3) + '0'.repeat(8)
+  /** `text` with the character at `index` replaced by another hex digit. */
+  const changed = (text: string, index: number): string => text.slice(0, index) + (text[index] === 'a' ? 'b' : 'a') + text.slice(index + 1)
+
+  it('is true for equal texts, including empty ones', () => {
+    expect(equalDigests(HEX, `${HEX}`)).toBe(true)
+    expect(equalDigests('', '')).toBe(true)
+  })
+
+  it.each([
+    ['the first', 0],
+    ['a middle', 32],
+    ['the last', 63],
+  ])('is false when only %s character differs', (_, index) => {
+    expect(equalDigests(HEX, changed(HEX, index))).toBe(false)
+    expect(equalDigests(changed(HEX, index), HEX)).toBe(false)
+  })
+
+  it('is false for different lengths, a prefix of the other included', () => {
+    expect(equalDigests(HEX, HEX.slice(0, 63))).toBe(false)
+    expect(equalDigests('', HEX)).toBe(false)
+  })
+
+  it('is false whenever any one character differs, at any position (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 1, maxLength: 128 }), fc.nat(), (text, at) => {
+        expect(equalDigests(text, changed(text, at % text.length))).toBe(false)
+        expect(equalDigests(text, text.split('').join(''))).toBe(true)
       }),
     )
   })

@@ -14,6 +14,18 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /**
+ * Compares two texts of the same length (hex digests) in time that depends on the length only,
+ * as `equalBytes` does for bytes: every character is visited, no early exit. Unequal lengths
+ * answer `false` at once, so callers compare values of a public length.
+ */
+export function equalDigests(a: string, b: string): boolean {
+  if (a.length !== b.length) return false
+  let difference = 0
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i)
+  return difference === 0
+}
+
+/**
  * Compares two secrets in constant time. Both sides are hashed first so that
  * neither the content nor the length of the secret leaks through timing.
  */

@@ -5,7 +5,8 @@ import { ConfigurationError } from '../core/errors.js'
 import type { UserId } from '../core/user.js'
 import { LocalInvalidationBus } from '../stores/local-invalidation-bus.js'
 import { runTokenStoreSuite } from '../testing/index.js'
-import { KyselyTokenStore } from './kysely-token-store.js'
+import { chainTokenStores } from '../stores/token-store-chain.js'
+import { KyselyTokenStore, tokenRow } from './kysely-token-store.js'
 import { KyselyUserStore } from './kysely-user-store.js'
 import { DEFAULT_USER_TABLE, type UserTable } from './user-table.js'
 import { backendUnavailable } from '../../test/helpers/requirements.js'
@@ -49,6 +50,20 @@ for (const backend of BACKENDS) {
       const found = await joined.findWithUser?.(key)
       expect(found?.user).toEqual({ id: staff.id, username: 'joined-staff', isActive: false, isStaff: true, isSuperuser: false, isAuthenticated: true })
       expect(found?.token).toEqual(await joined.findByKey(key))
+    })
+
+    it("a row found by the key's digest counts only when its own key is the presented one (a row whose digest names another key is no match)", async () => {
+      const users = new KyselyUserStore({ db: t.db })
+      const joined = new KyselyTokenStore({ db: t.db, joinUsers: users.userTable })
+      const owner = await users.create({ username: 'digest-mismatch', password: null })
+      const presented = 'a'.repeat(40)
+      // The digest of the presented key, on a row that holds another key (a tampered or mistaken row).
+      await t.db.insertInto('gatehouse_tokens').values({ ...tokenRow('b'.repeat(40), owner.id, new Date()), key_digest: tokenRow(presented, owner.id, new Date()).key_digest }).execute()
+      expect(await joined.findWithUser?.(presented)).toBeNull()
+      expect(await joined.findByKey(presented)).toBeNull()
+      expect(await chainTokenStores(joined, { findByKey: async () => null, findWithUser: () => null }).findWithUser?.(presented)).toBeNull()
+      await t.db.updateTable('gatehouse_tokens').set({ key: presented }).where('user_id', '=', owner.id).execute()
+      expect((await joined.findWithUser?.(presented))?.user.id).toBe(owner.id)
     })
 
     it('joinUsers must be a well-formed UserTable: anything else is a ConfigurationError at construction', () => {

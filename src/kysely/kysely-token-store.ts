@@ -3,7 +3,7 @@ import type { MaybePromise } from '../core/maybe-promise.js'
 import type { UserId } from '../core/user.js'
 import { generateTokenKey } from '../crypto/random.js'
 import { sha256Hex } from '../crypto/sha256.js'
-import { timingSafeEqual } from '../crypto/timing-safe-equal.js'
+import { equalDigests, timingSafeEqual } from '../crypto/timing-safe-equal.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import type { TokenRecord, TokenStore, TokenWithUser } from '../stores/token-store.js'
 import { FIND_WITH_USER_OR_ELSE, type FindWithUserOrElse } from '../stores/token-store-chain.js'
@@ -21,11 +21,16 @@ export function tokenRow<Id extends UserId>(key: string, userId: Id, created: Da
   return { key, key_digest: digest(key), user_id: userId, created: created.toISOString() }
 }
 
-/** The token and user of a joined row, or `null` when there is none or its key is not exactly `key`. */
-function joinedToken(row: Readonly<Record<string, unknown>> | undefined, key: string, lookup: TokenWithUserLookup): TokenWithUser | null {
+/**
+ * The token and user of a joined row, or `null` when there is none or its key is not exactly
+ * the presented one, whose digest (`keyDigest`) found the row: the row's key is hashed and the
+ * digests compared in constant time (what `timingSafeEqual` does, without hashing the presented
+ * key a second time).
+ */
+function joinedToken(row: Readonly<Record<string, unknown>> | undefined, key: string, keyDigest: string, lookup: TokenWithUserLookup): TokenWithUser | null {
   if (row === undefined) return null
   const rowKey = row['key']
-  if (typeof rowKey !== 'string' || !timingSafeEqual(rowKey, key)) return null
+  if (typeof rowKey !== 'string' || !equalDigests(digest(rowKey), keyDigest)) return null
   return { token: { key: rowKey, userId: toUserId(row['user_id']), created: toDate(row['created'] as Date | string) }, user: lookup.userOf(row) }
 }
 
@@ -85,9 +90,16 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
       const lookup = prepareTokenWithUser(this.db, users, { table: 'gatehouse_tokens', columns: ['key', 'user_id', 'created'], digestColumn: 'key_digest' })
       // Keys are at most 40 characters: longer input cannot match, so skip the query. SQLite
       // answers synchronously (no promise), PostgreSQL with the driver's one promise.
-      this.findWithUser = (key) => (key.length === 0 || key.length > 40 ? null : lookup.run(digest(key), (row) => joinedToken(row, key, lookup)))
-      this[FIND_WITH_USER_OR_ELSE] = (key, orElse) =>
-        key.length === 0 || key.length > 40 ? orElse() : lookup.run(digest(key), (row) => joinedToken(row, key, lookup) ?? orElse())
+      this.findWithUser = (key) => {
+        if (key.length === 0 || key.length > 40) return null
+        const keyDigest = digest(key)
+        return lookup.run(keyDigest, (row) => joinedToken(row, key, keyDigest, lookup))
+      }
+      this[FIND_WITH_USER_OR_ELSE] = (key, orElse) => {
+        if (key.length === 0 || key.length > 40) return orElse()
+        const keyDigest = digest(key)
+        return lookup.run(keyDigest, (row) => joinedToken(row, key, keyDigest, lookup) ?? orElse())
+      }
     }
   }
 
