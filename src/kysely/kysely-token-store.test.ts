@@ -56,13 +56,14 @@ for (const backend of BACKENDS) {
       const users = new KyselyUserStore({ db: t.db })
       const joined = new KyselyTokenStore({ db: t.db, joinUsers: users.userTable })
       const owner = await users.create({ username: 'digest-mismatch', password: null })
+      const ownerId = owner.id as number
       const presented = 'a'.repeat(40)
       // The digest of the presented key, on a row that holds another key (a tampered or mistaken row).
-      await t.db.insertInto('gatehouse_tokens').values({ ...tokenRow('b'.repeat(40), owner.id, new Date()), key_digest: tokenRow(presented, owner.id, new Date()).key_digest }).execute()
+      await t.db.insertInto('gatehouse_tokens').values({ ...tokenRow('b'.repeat(40), ownerId, new Date()), key_digest: tokenRow(presented, ownerId, new Date()).key_digest }).execute()
       expect(await joined.findWithUser?.(presented)).toBeNull()
       expect(await joined.findByKey(presented)).toBeNull()
       expect(await chainTokenStores(joined, { findByKey: async () => null, findWithUser: () => null }).findWithUser?.(presented)).toBeNull()
-      await t.db.updateTable('gatehouse_tokens').set({ key: presented }).where('user_id', '=', owner.id).execute()
+      await t.db.updateTable('gatehouse_tokens').set({ key: presented }).where('user_id', '=', ownerId).execute()
       expect((await joined.findWithUser?.(presented))?.user.id).toBe(owner.id)
     })
 
