@@ -19,6 +19,7 @@ export const API_ERROR_CODES = Object.freeze({
   user_not_found: 401,
   user_inactive: 401,
   no_active_account: 401,
+  password_changed: 401,
   invalid_token: 401,
   permission_denied: 403,
   not_found: 404,
