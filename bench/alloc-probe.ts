@@ -6,30 +6,26 @@
  * timing of scavenges do not move it) and promises created (a V8 promise hook, on only inside
  * a window, and only when GH_PROBE_PROMISES=1: it slows every promise).
  */
-import { GCProfiler, getHeapStatistics, promiseHooks } from 'node:v8'
+import { promiseHooks } from 'node:v8'
+import { openHeapWindow } from './per-call.js'
 
-let window: { profiler: GCProfiler; heap: number; promises: number; stopHook: (() => void) | null } | null = null
+let window: { heap: { close(): number }; promises: { count: number; stop: (() => void) | null } } | null = null
 
 process.on('SIGUSR2', () => {
   if (window === null) {
-    const profiler = new GCProfiler()
-    const opened = { profiler, heap: 0, promises: 0, stopHook: null as (() => void) | null }
+    const promises = { count: 0, stop: null as (() => void) | null }
     if (process.env['GH_PROBE_PROMISES'] === '1') {
-      opened.stopHook = promiseHooks.onInit((): void => {
-        opened.promises++
+      promises.stop = promiseHooks.onInit((): void => {
+        promises.count++
       }) as () => void
     }
-    profiler.start()
-    opened.heap = getHeapStatistics().used_heap_size
-    window = opened
+    window = { heap: openHeapWindow(), promises }
     process.stdout.write('alloc-probe open\n')
     return
   }
   const closing = window
   window = null
-  const heap = getHeapStatistics().used_heap_size
-  closing.stopHook?.()
-  let freed = 0
-  for (const gc of closing.profiler.stop()?.statistics ?? []) freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize
-  process.stdout.write(`alloc-probe ${JSON.stringify({ bytes: heap - closing.heap + freed, promises: closing.promises })}\n`)
+  const bytes = closing.heap.close()
+  closing.promises.stop?.()
+  process.stdout.write(`alloc-probe ${JSON.stringify({ bytes, promises: closing.promises.count })}\n`)
 })

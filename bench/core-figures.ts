@@ -7,16 +7,15 @@
  *
  *   DATABASE_URL=postgres://… npx tsx bench/core-figures.ts [--db sqlite|postgres|both] [--count 3000] [--sites]
  *
- * Bytes: heap growth plus what every collection in between freed (`v8.GCProfiler`), as
- * `stages.ts` counts them; promises: a V8 promise hook, on only while counting.
+ * Bytes and promises are counted as every benchmark script counts them (`per-call.ts`).
  */
-import { GCProfiler, getHeapStatistics, promiseHooks } from 'node:v8'
 import { openReferenceContext } from '../examples/reference-api/context.js'
 import { articleRoutes } from '../examples/reference-api/routes/articles.js'
 import { createApiRequest } from '../src/core/request/request-factory.js'
 import { serializeBody } from '../src/core/api-response.js'
 import type { ApiRequest } from '../src/index.js'
 import { freshPostgres, freshSqlite } from '../test/helpers/databases.js'
+import { bytesPerCall, promisesPerCall } from './per-call.js'
 import { BOB_TOKEN } from './wrk.js'
 
 const HOST = '127.0.0.1:8000'
@@ -50,25 +49,11 @@ for (const db of dbs) {
     }
     for (let i = 0; i < Math.max(200, count / 10); i++) await once()
     const where = new Map<string, number>()
-    let promises = 0
-    const stop = promiseHooks.onInit(() => {
-      promises++
-      if (!sites) return
-      const stack = (new Error().stack ?? '').split('\n').slice(2, 5).map((line) => line.trim().replace(/^at /, '')).join(' < ')
-      where.set(stack, (where.get(stack) ?? 0) + 1)
-    })
     const counted = Math.min(count, 500)
-    for (let i = 0; i < counted; i++) await once()
-    stop()
-    const profiler = new GCProfiler()
-    profiler.start()
-    const before = getHeapStatistics().used_heap_size
-    for (let i = 0; i < count; i++) await once()
-    const after = getHeapStatistics().used_heap_size
-    let freed = 0
-    for (const gc of profiler.stop()?.statistics ?? []) freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize
+    const promises = await promisesPerCall(counted, once, sites ? where : undefined)
+    const bytes = await bytesPerCall(count, once)
     // The loop's own `async` wrapper and its `await` are counted too (2 promises, a few hundred bytes).
-    console.log(`${db}: ${((after - before + freed) / count).toFixed(0)} bytes and ${(promises / counted).toFixed(1)} promises per request (whole core, ${count} requests)`)
+    console.log(`${db}: ${bytes.toFixed(0)} bytes and ${promises.toFixed(1)} promises per request (whole core, ${count} requests)`)
     if (sites) for (const [stack, n] of [...where].sort((a, b) => b[1] - a[1])) console.log(`  ${(n / counted).toFixed(1)}  ${stack}`)
   } finally {
     await ref.close()

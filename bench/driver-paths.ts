@@ -5,32 +5,18 @@
  *
  *   DATABASE_URL=postgres://… npx tsx bench/driver-paths.ts [--count 5000] [--rounds 3]
  */
-import { GCProfiler, getHeapStatistics, promiseHooks } from 'node:v8'
 import { sql } from 'kysely'
 import { openDatabase } from '../src/kysely/database.js'
 import { CompiledStatement } from '../src/kysely/prepared-query.js'
 import { freshPostgres, freshSqlite } from '../test/helpers/databases.js'
+import { bytesPerCall, cpuPerCall, promisesPerCall } from './per-call.js'
 
 const count = Number(process.argv[process.argv.indexOf('--count') + 1] || 5000)
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1] || 3)
 
 async function measure(fn: () => Promise<unknown>): Promise<{ cpu: number; bytes: number; promises: number }> {
   for (let i = 0; i < count / 5; i++) await fn()
-  const cpu0 = process.cpuUsage()
-  for (let i = 0; i < count; i++) await fn()
-  const cpuUsed = process.cpuUsage(cpu0)
-  const profiler = new GCProfiler()
-  profiler.start()
-  const h0 = getHeapStatistics().used_heap_size
-  for (let i = 0; i < count; i++) await fn()
-  const h1 = getHeapStatistics().used_heap_size
-  let freed = 0
-  for (const gc of profiler.stop()?.statistics ?? []) freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize
-  let promises = 0
-  const stop = promiseHooks.onInit(() => void promises++)
-  for (let i = 0; i < 1000; i++) await fn()
-  stop()
-  return { cpu: (cpuUsed.user + cpuUsed.system) / count, bytes: (h1 - h0 + freed) / count, promises: promises / 1000 }
+  return { cpu: await cpuPerCall(count, fn), bytes: await bytesPerCall(count, fn), promises: await promisesPerCall(1000, fn) }
 }
 
 for (const kind of ['sqlite', 'postgres'] as const) {

@@ -28,13 +28,13 @@
  */
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
-import { GCProfiler, getHeapStatistics, promiseHooks } from 'node:v8'
 import { openReferenceContext, type ReferenceContext } from '../examples/reference-api/context.js'
 import { articleRoutes, formatCreated } from '../examples/reference-api/routes/articles.js'
 import { ArrayPageSource, PageNumberPagination, type ApiRequest, type ApiView, type PageSource, type RequestContext } from '../src/index.js'
 import { createApiRequest } from '../src/core/request/request-factory.js'
 import { serializeBody } from '../src/core/api-response.js'
 import { freshPostgres, freshSqlite, type TestDatabase } from '../test/helpers/databases.js'
+import { bytesPerCall, cpuPerCall, promisesPerCall } from './per-call.js'
 import { BOB_TOKEN } from './wrk.js'
 
 interface Options {
@@ -125,45 +125,6 @@ async function handHandle(q: HandQueries, header: string, host: string, rawPage:
     previous: page === 1 ? null : page === 2 ? base : `${base}?page=${page - 1}`,
     results: rows.map((r) => ({ id: r['id'], title: r['title'], author: r['author'], score: r['score'], created: formatCreated(r['created'] as Date | string) })),
   })
-}
-
-/** CPU µs per call of `fn`, over `count` sequential calls. */
-async function cpuPerCall(count: number, fn: () => Promise<unknown> | unknown): Promise<number> {
-  const start = process.cpuUsage()
-  for (let i = 0; i < count; i++) await fn()
-  const used = process.cpuUsage(start)
-  return (used.user + used.system) / count
-}
-
-/**
- * Bytes allocated on the JavaScript heap per call of `fn`, over `count` sequential calls: the
- * heap's growth plus what every collection in between freed (`v8.GCProfiler` reports each one's
- * heap before and after), so neither load nor when a scavenge happens to run moves it.
- */
-async function bytesPerCall(count: number, fn: () => Promise<unknown> | unknown): Promise<number> {
-  const profiler = new GCProfiler()
-  profiler.start()
-  const before = getHeapStatistics().used_heap_size
-  for (let i = 0; i < count; i++) await fn()
-  const after = getHeapStatistics().used_heap_size
-  let freed = 0
-  for (const gc of profiler.stop()?.statistics ?? []) freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize
-  return (after - before + freed) / count
-}
-
-/** Promises created per call of `fn` (a V8 promise hook, on only while this runs: it slows every promise). */
-async function promisesPerCall(count: number, fn: () => Promise<unknown> | unknown): Promise<number> {
-  let created = 0
-  const stop = promiseHooks.onInit(() => {
-    created++
-  })
-  try {
-    for (let i = 0; i < count; i++) await fn()
-  } finally {
-    stop()
-  }
-  // The loop's own `await` of each call's result makes one promise per call when the call returns none.
-  return created / count
 }
 
 function median(values: readonly number[]): number {
