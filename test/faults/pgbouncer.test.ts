@@ -6,39 +6,19 @@
  * do not keep answering, and the process recovers by itself.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sql, type Kysely } from 'kysely'
-import pg from 'pg'
 import { startInstance, type Instance } from '../../scripts/multi-instance.js'
-import { openDatabase } from '../../src/kysely/database.js'
 import { pgbouncerAvailable, startPgbouncer, type ThrowawayPgbouncer } from '../helpers/throwaway-pgbouncer.js'
 import { unavailable } from '../helpers/requirements.js'
+import { BOB_TOKEN, blockTokenLookup, get, openRetried, TIMEOUT_MS, until200 as until200Within } from './fault-requests.js'
 import { startThrowawayPostgres, throwawayServersAvailable, type ThrowawayServer } from './throwaway-servers.js'
 
-const BOB_TOKEN = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
-const TIMEOUT_MS = 1500
-/** A request must be answered within the store timeout plus this much slack, or it hangs. */
-const ANSWER_WITHIN_MS = TIMEOUT_MS * 2 + 3000
 const token = { Authorization: `Token ${BOB_TOKEN}` }
-
-async function get(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) })
-  const text = await response.text()
-  return { status: response.status, body: text === '' ? null : (JSON.parse(text) as unknown) }
-}
 
 /**
  * Polls until `path` answers 200. Generous: after a failed server login PgBouncer waits its
  * `server_login_retry` (15 s as installed) before it tries the server again.
  */
-async function until200(base: string, path: string, headers: Record<string, string>): Promise<void> {
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    const { status } = await get(base, path, headers).catch(() => ({ status: 0 }))
-    if (status === 200) return
-    if (Date.now() > deadline) throw new Error(`${path} did not recover (last status ${status})`)
-    await new Promise((ok) => setTimeout(ok, 200))
-  }
-}
+const until200 = (base: string, path: string, headers: Record<string, string>): Promise<number> => until200Within(base, path, headers, 60_000)
 
 describe.skipIf(unavailable('throwaway PostgreSQL and PgBouncer', throwawayServersAvailable() && pgbouncerAvailable()))('PostgreSQL down, frozen or cut off behind PgBouncer (throwaway servers)', () => {
   let server: ThrowawayServer
@@ -48,22 +28,6 @@ describe.skipIf(unavailable('throwaway PostgreSQL and PgBouncer', throwawayServe
   const statuses = new Map<number, number>()
   const count = (status: number): void => {
     statuses.set(status, (statuses.get(status) ?? 0) + 1)
-  }
-
-  /** The test's own direct connection (not through the pooler), retried while the server comes back. */
-  const openDirect = async (): Promise<Kysely<Record<string, never>>> => {
-    const deadline = Date.now() + 30_000
-    for (;;) {
-      const { db } = await openDatabase<Record<string, never>>(server.url, { poolSize: 1 })
-      try {
-        await sql`select 1`.execute(db)
-        return db
-      } catch (error) {
-        await db.destroy()
-        if (Date.now() > deadline) throw error
-        await new Promise((ok) => setTimeout(ok, 200))
-      }
-    }
   }
 
   beforeAll(async () => {
@@ -124,25 +88,13 @@ describe.skipIf(unavailable('throwaway PostgreSQL and PgBouncer', throwawayServe
   }, 120_000)
 
   it('a backend cut off mid-query behind the pooler (PgBouncer reports the lost server connection): 503, and the process lives on', async () => {
-    const direct = await openDirect()
+    // The test's own direct connection (not through the pooler), to find the waiting backend.
+    const direct = await openRetried<Record<string, never>>(server.url, 1)
     // Lock the tokens table so the token lookup is in flight on a server connection.
-    const holder = new pg.Client({ connectionString: server.url })
-    holder.on('error', () => undefined)
-    await holder.connect()
+    const lock = await blockTokenLookup(server.url)
     try {
-      await holder.query('BEGIN')
-      await holder.query('LOCK TABLE gatehouse_tokens IN ACCESS EXCLUSIVE MODE')
       const inFlight = get(instance.baseUrl, '/api/schemes/token/', token)
-      const deadline = Date.now() + 10_000
-      let backend: number | undefined
-      while (backend === undefined) {
-        const waiting = await sql<{ pid: number }>`
-          select pid from pg_stat_activity
-          where wait_event_type = 'Lock' and query like 'select%gatehouse_tokens%'`.execute(direct)
-        backend = waiting.rows[0]?.pid
-        if (Date.now() > deadline) throw new Error('the token lookup never waited on the lock')
-        await new Promise((ok) => setTimeout(ok, 50))
-      }
+      const backend = await lock.waitingBackend(direct)
       await direct.destroy()
       // SIGKILL: the socket closes with no goodbye, as when the server host dies (PostgreSQL then restarts its other backends).
       process.kill(backend, 'SIGKILL')
@@ -150,7 +102,7 @@ describe.skipIf(unavailable('throwaway PostgreSQL and PgBouncer', throwawayServe
       count(answer.status)
       expect(answer).toEqual({ status: 503, body: { detail: expect.stringMatching(/unavailable/i) } })
     } finally {
-      await holder.end().catch(() => undefined)
+      await lock.release()
     }
     await until200(instance.baseUrl, '/api/schemes/token/', token)
     expect(instance.child.exitCode).toBeNull()

@@ -8,39 +8,16 @@ import { sql, type Kysely } from 'kysely'
 import pg from 'pg'
 import { startInstance, type Instance } from '../../scripts/multi-instance.js'
 import { isStoreUnavailable } from '../../src/core/store-faults.js'
-import { openDatabase } from '../../src/kysely/database.js'
 import { KyselySessionStore } from '../../src/kysely/kysely-session-store.js'
 import { KyselyTokenStore } from '../../src/kysely/kysely-token-store.js'
 import { KyselyUserStore } from '../../src/kysely/kysely-user-store.js'
 import { SESSION_AUTH_HASH_KEY } from '../../src/authentication/session-auth-hash.js'
 import type { AuthDatabase } from '../../src/kysely/schema.js'
+import { BOB_TOKEN, blockTokenLookup, get, openRetried, TIMEOUT_MS, until200 } from './fault-requests.js'
 import { startThrowawayPostgres, throwawayServersAvailable, type ThrowawayServer } from './throwaway-servers.js'
 import { unavailable } from '../helpers/requirements.js'
 
-const BOB_TOKEN = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
-const TIMEOUT_MS = 1500
-/** A request must be answered within the store timeout plus this much slack, or it hangs. */
-const ANSWER_WITHIN_MS = TIMEOUT_MS * 2 + 3000
 const SESSION_KEY = 'faulttestsession0000000000000000'
-
-async function get(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) })
-  const text = await response.text()
-  return { status: response.status, body: text === '' ? null : (JSON.parse(text) as unknown) }
-}
-
-/** Polls until `path` answers 200 (the store is back and the pool reconnected). */
-async function until200(base: string, path: string, headers: Record<string, string>): Promise<number> {
-  const deadline = Date.now() + 30_000
-  let attempts = 0
-  for (;;) {
-    attempts++
-    const { status } = await get(base, path, headers).catch(() => ({ status: 0 }))
-    if (status === 200) return attempts
-    if (Date.now() > deadline) throw new Error(`${path} did not recover (last status ${status})`)
-    await new Promise((ok) => setTimeout(ok, 200))
-  }
-}
 
 describe.skipIf(unavailable('throwaway PostgreSQL and Redis servers', throwawayServersAvailable()))('PostgreSQL down or slow (throwaway server)', () => {
   let server: ThrowawayServer
@@ -55,21 +32,7 @@ describe.skipIf(unavailable('throwaway PostgreSQL and Redis servers', throwawayS
     return row.rows[0] as { tokens: number; sessions: number; users: number }
   }
   /** The test's own connection, for counting rows (closed while the server is down). */
-  const openAdmin = async (): Promise<Kysely<AuthDatabase>> => {
-    // Retried: right after a start or a crash-restart the server may still refuse or drop connections.
-    const deadline = Date.now() + 30_000
-    for (;;) {
-      const db = (await openDatabase<AuthDatabase>(server.url, { poolSize: 2 })).db
-      try {
-        await sql`select 1`.execute(db)
-        return db
-      } catch (error) {
-        await db.destroy()
-        if (Date.now() > deadline) throw error
-        await new Promise((ok) => setTimeout(ok, 200))
-      }
-    }
-  }
+  const openAdmin = (): Promise<Kysely<AuthDatabase>> => openRetried<AuthDatabase>(server.url, 2)
   const token = { Authorization: `Token ${BOB_TOKEN}` }
   const session = { Cookie: `sessionid=${SESSION_KEY}` }
 
@@ -188,28 +151,15 @@ describe.skipIf(unavailable('throwaway PostgreSQL and Redis servers', throwawayS
 
   it('a request whose connection is cut mid-query gets 503 and the process lives on', async () => {
     // Lock the tokens table so the token lookup is in flight on a checked-out connection.
-    const holder = new pg.Client({ connectionString: server.url })
-    holder.on('error', () => undefined)
-    await holder.connect()
-    await holder.query('BEGIN')
-    await holder.query('LOCK TABLE gatehouse_tokens IN ACCESS EXCLUSIVE MODE')
+    const lock = await blockTokenLookup(server.url)
     const inFlight = get(instance.baseUrl, '/api/schemes/token/', token)
-    const deadline = Date.now() + 10_000
-    let backend: number | undefined
-    while (backend === undefined) {
-      const waiting = await sql<{ pid: number }>`
-        select pid from pg_stat_activity
-        where wait_event_type = 'Lock' and query like 'select%gatehouse_tokens%'`.execute(admin)
-      backend = waiting.rows[0]?.pid
-      if (Date.now() > deadline) throw new Error('the token lookup never waited on the lock')
-      await new Promise((ok) => setTimeout(ok, 50))
-    }
+    const backend = await lock.waitingBackend(admin)
     // SIGKILL the backend: its socket closes with no goodbye message, as when a network
     // link or the server host dies. (PostgreSQL then restarts its other processes too.)
     await admin.destroy()
     process.kill(backend, 'SIGKILL')
     expect((await inFlight).status).toBe(503)
-    await holder.end().catch(() => undefined)
+    await lock.release()
     await until200(instance.baseUrl, '/api/schemes/token/', token)
     admin = await openAdmin()
     expect(instance.child.exitCode).toBeNull()
