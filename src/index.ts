@@ -4,14 +4,14 @@
 // the HTML and query helpers and the request plumbing for adapters (`gatehouse/http`), the
 // adapters, the Kysely and Redis stores and the store suites are subpath exports, so that an
 // app loads only the features it imports (no `jose` without JWT).
-export type { ApiRequest, HeaderBag, RequestData } from './core/api-request.js'
+export type { ApiRequest, HeaderBag, RequestData, RequestNotes } from './core/api-request.js'
 export type { ApiResponse } from './core/api-response.js'
 export { jsonResponse, emptyResponse, withHeaders } from './core/api-response.js'
 export type { User, StoredUser, UserId } from './core/user.js'
 export { anonymousUser } from './core/user.js'
 export { normalizeUsername } from './core/username.js'
 export { validatePassword, passwordValidatorsHelpTexts, defaultPasswordValidators, MinimumLengthValidator, UserAttributeSimilarityValidator, CommonPasswordValidator, NumericPasswordValidator, type PasswordValidator, type PasswordUser } from './passwords/password-validation.js'
-export type { PolicyContext, ViewInfo } from './core/policy-context.js'
+export type { PolicyContext, PolicySettings, ViewInfo } from './core/policy-context.js'
 export { API_ERROR_CODES, CONFIGURATION_ERROR_CODES, type ApiErrorCode, type ConfigurationErrorCode } from './core/error-codes.js'
 export { ApiError, isApiError, ValidationError, ParseError, AuthenticationFailed, NotAuthenticated, PermissionDenied, NotFound, MethodNotAllowed, NotAcceptable, UnsupportedMediaType, PayloadTooLarge, Throttled, ServiceUnavailable, WrappedSchemeError, ConfigurationError, type ErrorDetail, type ApiErrorOptions, type ErrorHeader } from './core/errors.js'
 export { renderApiError } from './core/exception-handler.js'

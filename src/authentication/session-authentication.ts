@@ -37,8 +37,6 @@ export class SessionAuthentication implements AuthenticationScheme<null> {
   readonly csrf: ResolvedCsrfOptions
   private readonly sessions: Pick<SessionStore, 'get'>
   private readonly users: Pick<UserStore, 'findById' | 'sessionAuthHash'>
-  /** Requests whose session cookie this scheme looked up and found no live session for. */
-  private readonly stale = new WeakSet<ApiRequest>()
 
   constructor(options: SessionAuthenticationOptions) {
     this.sessions = options.sessions
@@ -51,14 +49,14 @@ export class SessionAuthentication implements AuthenticationScheme<null> {
     const key = req.cookie(this.cookieName)
     if (key === null || key === '') return null
     const session = await this.sessions.get(key)
-    if (session === null) this.stale.add(req)
+    if (session === null) this.noteStale(req)
     if (session === null || session.userId === null) return null
     const [user, hash] = await Promise.all([this.users.findById(session.userId), this.users.sessionAuthHash?.(session.userId)])
     if (user === null || !user.isActive) return null
     // The password changed since this session logged in (or it predates the hash): no longer a login.
     if (hash !== undefined && (hash === null || !sessionAuthHashMatches(session.data, hash))) {
       // Django flushes such a session, and its middleware then deletes the cookie.
-      this.stale.add(req)
+      this.noteStale(req)
       return null
     }
     if (!CSRF_SAFE_METHODS.includes(req.method)) await enforceCsrf(req, this.csrf)
@@ -71,7 +69,12 @@ export class SessionAuthentication implements AuthenticationScheme<null> {
    * False when it was not read (another scheme answered first) or named a session.
    */
   foundNoSession(req: ApiRequest): boolean {
-    return this.stale.has(req)
+    return req.notes?.staleCookies?.includes(this.cookieName) === true
+  }
+
+  private noteStale(req: ApiRequest): void {
+    const notes = req.notes
+    if (notes !== undefined) (notes.staleCookies ??= []).push(this.cookieName)
   }
 
   /**

@@ -69,6 +69,7 @@ function withMethod(request: ApiRequest, method: string): ApiRequest {
     params: request.params,
     cookie: (name) => request.cookie(name),
     body: () => request.body(),
+    ...(request.notes === undefined ? {} : { notes: request.notes }),
   }
 }
 

@@ -10,6 +10,22 @@ export interface HeaderBag {
 export type RequestData = unknown
 
 /**
+ * What one request's steps tell the steps after them, kept on the request (as DRF keeps state
+ * on its `Request`) rather than in side tables keyed by it. Schemes see the request alone, so
+ * this is where they read the view's settings and leave word for the response middleware.
+ */
+export interface RequestNotes {
+  /** The `numProxies` of the view or guard answering the request; `undefined` until its policies start. */
+  numProxies: number | undefined
+  /**
+   * Cookies a scheme read that hold no live credential (a session cookie naming no session, or
+   * one from before the password changed): `StaleSessionCookie` deletes them, as Django's
+   * session middleware does.
+   */
+  staleCookies: string[] | undefined
+}
+
+/**
  * The only request shape gatehouse's policies ever see. Adapters build it from
  * their framework's request; nothing in the core imports a framework.
  */
@@ -37,4 +53,9 @@ export interface ApiRequest {
    * Throws `ParseError` (400) or `UnsupportedMediaType` (415) with DRF's messages. Parsed once, lazily.
    */
   body(): Promise<RequestData>
+  /**
+   * The request's notes (see `RequestNotes`), made by `createApiRequest`. A request built by
+   * hand without them still works; its schemes just cannot leave word for later steps.
+   */
+  readonly notes?: RequestNotes
 }

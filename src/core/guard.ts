@@ -1,6 +1,5 @@
 import type { ApiRequest } from './api-request.js'
 import type { ApiResponse } from './api-response.js'
-import type { Api } from './api.js'
 import type { AuthenticationScheme } from './authentication-scheme.js'
 import { errorResponse, INVALID_HOST_RESPONSE } from './error-answer.js'
 import { ConfigurationError } from './errors.js'
@@ -169,11 +168,19 @@ export function answerHandlerError(error: unknown, context: RequestState): ApiRe
 }
 
 /**
+ * What makes guards: an `Api` (`createApi`). Named here by its shape so that this file does not
+ * import `api.ts`, which imports it.
+ */
+export interface GuardFactory {
+  guard(options?: GuardOptions): Guard
+}
+
+/**
  * The guard an adapter's `policies(source, options)` runs: `source` itself when it is a
  * `Guard`, else `source.guard(options)` with the adapter's own option keys (`bodyLimit`…)
  * left out, resolved once when the middleware is declared.
  */
-export function resolveGuard(source: Api | Guard, options: GuardOptions, adapterKeys: readonly string[]): Guard {
+export function resolveGuard(source: GuardFactory | Guard, options: GuardOptions, adapterKeys: readonly string[]): Guard {
   if (source instanceof Guard) return source
   const guardOptions: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(options)) if (!adapterKeys.includes(key)) guardOptions[key] = value

@@ -6,7 +6,6 @@ import { isApiError, NotAuthenticated, ParseError, PermissionDenied, Throttled, 
 import type { MaybePromise } from './maybe-promise.js'
 import type { Permission } from './permission.js'
 import type { PolicyContext, ViewInfo } from './policy-context.js'
-import { rememberSettings } from './request-settings.js'
 import type { Settings } from './settings.js'
 import type { Throttle, ThrottleDecision } from './throttle.js'
 import type { User } from './user.js'
@@ -132,7 +131,8 @@ export function runPolicies(
   format: Format,
   params: Readonly<Record<string, string>>,
 ): MaybePromise<RequestContext> {
-  rememberSettings(req, settings)
+  // For schemes, which see the request alone (a failed-login throttle finds the client with it).
+  if (req.notes !== undefined) req.notes.numProxies = settings.numProxies
   return authenticateFrom(0, req, settings, view, progress, format, params)
 }
 

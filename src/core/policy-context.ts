@@ -8,10 +8,21 @@ export interface ViewInfo {
   readonly throttleScope: string | null
 }
 
-/** What permissions and throttles see: the request and its identity. */
+/** The part of a view's settings that policies read (the pipeline passes the whole `Settings`). */
+export interface PolicySettings {
+  /** Trusted proxies in front of the app: how a throttle finds the client address in `X-Forwarded-For`. */
+  readonly numProxies: number
+}
+
+/** What permissions and throttles see: the request, its identity and the view's settings. */
 export interface PolicyContext {
   readonly request: ApiRequest
   readonly user: User
   readonly auth: unknown
   readonly view: ViewInfo
+  /**
+   * The settings of the view or guard answering the request: always set on the contexts the
+   * pipeline builds; a context built by hand may leave them out (a throttle then trusts no proxy).
+   */
+  readonly settings?: PolicySettings
 }

@@ -4,7 +4,7 @@
  * `SQLITE_…`); what it lacks is an array of parameters (spread here) and `busy`: running a
  * statement again invalidates an open iteration, so the adapter tracks that for the cache.
  */
-import type { SqliteConnection, SqliteConnectionStatement, SqliteOpenOptions } from './sqlite-connection.js'
+import type { SqliteConnection, SqliteConnectionStatement, SqliteOpenOptions } from './sqlite-connection-shape.js'
 
 /** The part of bun:sqlite's `Statement` the adapter uses. */
 interface BunStatement {

@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { parseDatabaseUrl, redactUrl, withStatementCache } from './database.js'
-import { openSqliteConnection, type SqliteConnection } from './sqlite-connection.js'
+import { openSqliteConnection } from './sqlite-connection.js'
+import type { SqliteConnection } from './sqlite-connection-shape.js'
 
 /** An in-memory database on the runtime's own driver (better-sqlite3 on Node 20, bun:sqlite, node:sqlite). */
 async function memory(): Promise<SqliteConnection> {

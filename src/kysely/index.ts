@@ -48,4 +48,4 @@ export {
 export { prepareQuery, parameterRef, type PreparedQuery, type QueryParameters, type Compilable } from './prepared-query.js'
 export { preparePageSource, type PreparedPageSourceOptions, type OptionalQueryParameters } from './prepared-page-source.js'
 export { StaleStatementError } from './direct-driver.js'
-export type { CliConfig, CliHookContext } from '../cli/cli-config.js'
+export type { CliConfig, CliHookContext } from './cli-config-types.js'

@@ -6,7 +6,7 @@
  * and an error's SQLite code is a number (`errcode`), named here in `code` as
  * better-sqlite3 names it.
  */
-import type { SqliteConnection, SqliteConnectionStatement, SqliteOpenOptions } from './sqlite-connection.js'
+import type { SqliteConnection, SqliteConnectionStatement, SqliteOpenOptions } from './sqlite-connection-shape.js'
 import { sqliteCodeName } from './sqlite-error-codes.js'
 
 /** The part of node:sqlite's `StatementSync` the adapter uses. */

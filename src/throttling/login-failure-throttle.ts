@@ -1,6 +1,5 @@
 import type { ApiRequest } from '../core/api-request.js'
 import { ConfigurationError, Throttled } from '../core/errors.js'
-import { settingsOf } from '../core/request-settings.js'
 import { randomBytes } from '../crypto/random.js'
 import { sha256Hex } from '../crypto/sha256.js'
 import { bytesToBase64Url } from '../core/encoding/base64.js'
@@ -292,7 +291,7 @@ export class LoginFailureThrottle {
 
   /** The request's client address for the keys, with the option's or the API's `numProxies`. */
   private client(req: ApiRequest): string {
-    return clientIdent(req, this.numProxies ?? settingsOf(req)?.numProxies ?? 0, this.ipv6Prefix)
+    return clientIdent(req, this.numProxies ?? req.notes?.numProxies ?? 0, this.ipv6Prefix)
   }
 
   private budgets(req: ApiRequest, username: string): Budget[] {

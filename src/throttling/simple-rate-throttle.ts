@@ -40,12 +40,6 @@ export function throttleWait(hit: ThrottleHit, now: number, rate: Rate): number 
   return remainingMs / 1000 / free
 }
 
-/** The numProxies of the view's settings, when the pipeline passed them along. */
-function settingsNumProxies(ctx: PolicyContext): number {
-  const value = (ctx as { readonly settings?: { readonly numProxies?: unknown } }).settings?.numProxies
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : 0
-}
-
 /**
  * DRF's `SimpleRateThrottle`: a sliding-window log per cache key, kept in a
  * `ThrottleStore`. Subclasses say which key a request counts against
@@ -86,7 +80,7 @@ export abstract class SimpleRateThrottle implements Throttle {
 
   /** The client's identity for keys (DRF's `get_ident`), honouring `numProxies`. */
   getIdent(ctx: PolicyContext): string {
-    return clientIdent(ctx.request, this.numProxies ?? settingsNumProxies(ctx), this.ipv6Prefix)
+    return clientIdent(ctx.request, this.numProxies ?? ctx.settings?.numProxies ?? 0, this.ipv6Prefix)
   }
 
   /**

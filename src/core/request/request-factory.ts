@@ -86,5 +86,6 @@ export function createApiRequest(raw: RawRequest): ApiRequest {
       body ??= raw.readBody().then((bytes) => parseBody(raw.headers.get('content-type'), bytes, raw.maxFormFields === undefined ? {} : { maxFormFields: raw.maxFormFields }))
       return body
     },
+    notes: { numProxies: undefined, staleCookies: undefined },
   }
 }
