@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createApi, IsAuthenticated, jsonResponse, route } from './index.js'
+import { createApi, IsAuthenticated, jsonResponse, MinimumLengthValidator, route, type AuthenticationScheme } from './index.js'
 import { router } from './adapters/node-http/index.js'
 import { KyselySessionStore } from './kysely/kysely-session-store.js'
 import { openDatabase } from './kysely/database.js'
@@ -33,9 +33,9 @@ interface AppDb extends AuthDatabase {
 const TTL_MS = 10 * 60_000
 const POLL = { timeout: 10_000, interval: 25 }
 
-/** An HTTP server answering `GET /me/` with the schemes `auth` built, behind `IsAuthenticated`. */
-async function serve(auth: Gatehouse): Promise<{ server: Server; url: string }> {
-  const api = createApi({ authentication: auth.authentication, allowedHosts: ['127.0.0.1'] })
+/** An HTTP server answering `GET /me/` with the schemes `auth` built (or `authentication`), behind `IsAuthenticated`. */
+async function serve(auth: Gatehouse, authentication: readonly AuthenticationScheme[] = auth.authentication): Promise<{ server: Server; url: string }> {
+  const api = createApi({ authentication, allowedHosts: ['127.0.0.1'] })
   const me = api.view({ permissions: [new IsAuthenticated()], handlers: { GET: async (ctx) => jsonResponse(200, { username: ctx.user.username }) } })
   const server = createServer(router([route('/me/', me)]))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -107,6 +107,27 @@ describe('createGatehouse on SQLite, without Redis', () => {
     const opened = await createGatehouse({ database: freshSqlite().url, users: { scrypt: SCRYPT } })
     await opened.close()
     await expect(opened.db.selectFrom('gatehouse_users').selectAll().execute()).rejects.toThrow()
+  })
+
+  it("hands passwordValidators to the user store and loginFailures to Basic, counted in the throttle store", async () => {
+    const own = freshSqlite()
+    const rules = [new MinimumLengthValidator({ minLength: 12 })]
+    const guarded = await createGatehouse({ database: own.url, users: { scrypt: SCRYPT, passwordValidators: rules }, loginFailures: '2/min' })
+    const basicOnly = await serve(guarded, [guarded.schemes.basic])
+    try {
+      // What the admin's forms and validatePassword read.
+      expect(guarded.users.passwordValidators).toEqual(rules)
+      expect(guarded.loginFailures).toBeDefined()
+      await guarded.users.create({ username: 'carol', password: 'pass-word-1' })
+      const wrong = `Basic ${btoa('carol:wrong')}`
+      const statuses = [(await whoami(basicOnly.url, wrong)).status, (await whoami(basicOnly.url, wrong)).status, (await whoami(basicOnly.url, wrong)).status]
+      // Two failures allowed a minute: the third guess is throttled, not checked.
+      expect(statuses).toEqual([401, 401, 429])
+    } finally {
+      await new Promise((resolve) => basicOnly.server.close(resolve))
+      await guarded.close()
+      await own.drop()
+    }
   })
 })
 

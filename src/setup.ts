@@ -9,6 +9,7 @@ import { MemoryTokenCache } from './authentication/memory-token-cache.js'
 import { SessionAuthentication } from './authentication/session-authentication.js'
 import { TokenAuthentication } from './authentication/token-authentication.js'
 import type { ScryptParams } from './crypto/passwords.js'
+import type { PasswordValidator } from './passwords/password-validation.js'
 import type { PasswordHasher } from './crypto/password-hasher.js'
 import { openDatabase, type Database, type OpenDatabaseOptions } from './kysely/database.js'
 import { KyselyNamedTokenStore } from './kysely/kysely-named-token-store.js'
@@ -26,6 +27,7 @@ import { chainTokenStores } from './stores/token-store-chain.js'
 import type { UserCreatedHook } from './stores/user-created-hook.js'
 import type { ReservingThrottleStore, ThrottleStore } from './throttling/throttle-store.js'
 import { MemoryThrottleStore } from './throttling/memory-throttle-store.js'
+import { LoginFailureThrottle, type LoginFailureThrottleOptions } from './throttling/login-failure-throttle.js'
 
 /**
  * What {@link createGatehouse} builds its stores from. `DB` is your database's type when it
@@ -61,12 +63,22 @@ export interface GatehouseOptions<DB extends AuthDatabase = AuthDatabase> {
    * on every change through the invalidation bus. Unset: no cache, every token request reads SQL.
    */
   readonly tokenCache?: { readonly ttlMs: number; readonly maxEntries?: number } | undefined
-  /** The user store's password cost, hasher and creation hook (`KyselyUserStore`'s options). */
+  /**
+   * The user store's password cost, hasher, creation hook and password rules (`KyselyUserStore`'s
+   * options; the admin's forms read `passwordValidators` from the store).
+   */
   readonly users?: {
     readonly scrypt?: ScryptParams
     readonly passwordHasher?: PasswordHasher
     readonly onUserCreated?: UserCreatedHook
+    readonly passwordValidators?: readonly PasswordValidator[]
   }
+  /**
+   * Failed-login throttling (`LoginFailureThrottle`) counted in the throttle store: a rate such as
+   * `'5/min'`, or the throttle's options but `store`. It guards Basic here; hand the built
+   * `loginFailures` to the token obtain and login views too. Unset: off.
+   */
+  readonly loginFailures?: string | Omit<LoginFailureThrottleOptions, 'store'> | undefined
   /** `BasicAuthentication`'s realm. @default 'api' */
   readonly realm?: string
 }
@@ -90,6 +102,8 @@ export interface Gatehouse<DB extends AuthDatabase = AuthDatabase> {
   readonly invalidation: InvalidationBus
   /** The token cache, when `tokenCache` was given. */
   readonly tokenCache: MemoryTokenCache | undefined
+  /** Failed-login throttling on `throttleStore`, when `loginFailures` was given; Basic already uses it. */
+  readonly loginFailures: LoginFailureThrottle | undefined
   /** The Redis client the stores use, or `null` without Redis. */
   readonly redis: RedisClient | RedisClusterClient | null
   /** The schemes on these stores: `token` reads DRF tokens, then named tokens (one cache for both). */
@@ -157,7 +171,11 @@ export async function createGatehouse<DB extends AuthDatabase = AuthDatabase>(op
     const tokenCache = options.tokenCache === undefined ? undefined : new MemoryTokenCache({ ...options.tokenCache, invalidation })
     const token = new TokenAuthentication({ tokens: chainTokenStores(tokens, namedTokens), users, cache: tokenCache })
     const session = new SessionAuthentication({ sessions, users })
-    const basic = new BasicAuthentication({ users, realm: options.realm ?? 'api' })
+    const loginFailures =
+      options.loginFailures === undefined
+        ? undefined
+        : new LoginFailureThrottle(typeof options.loginFailures === 'string' ? { store: throttleStore, rate: options.loginFailures } : { ...options.loginFailures, store: throttleStore })
+    const basic = new BasicAuthentication({ users, realm: options.realm ?? 'api', loginFailures })
     const openedRedis = ownsRedis ? redis : null
     return {
       database,
@@ -169,6 +187,7 @@ export async function createGatehouse<DB extends AuthDatabase = AuthDatabase>(op
       throttleStore,
       invalidation,
       tokenCache,
+      loginFailures,
       redis,
       schemes: { token, session, basic },
       authentication: [token, session],

@@ -1,32 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
-import { BasicAuthentication } from 'gatehouse'
-import { SessionAuthentication, StaleSessionCookie } from 'gatehouse'
-import { TokenAuthentication } from 'gatehouse'
-import { createApi, type Api } from 'gatehouse'
-import { openDatabase, type Database } from 'gatehouse/kysely'
-import { KyselySessionStore } from 'gatehouse/kysely'
-import { KyselyTokenStore } from 'gatehouse/kysely'
-import { KyselyNamedTokenStore } from 'gatehouse/kysely'
-import { chainTokenStores } from 'gatehouse'
-import { KyselyUserStore } from 'gatehouse/kysely'
-import { authMigrations, migrate } from 'gatehouse/kysely'
-import { jwtBlacklistMigrations, KyselyJwtBlacklistStore } from 'gatehouse/kysely'
-import { createRedisClient, type RedisClient } from 'gatehouse/redis'
-import { createRedisClusterClient, parseRedisClusterNodes, type RedisClusterClient } from 'gatehouse/redis'
-import { RedisSessionStore } from 'gatehouse/redis'
-import { RedisThrottleStore } from 'gatehouse/redis'
-import { RedisInvalidationBus } from 'gatehouse/redis'
-import { LocalInvalidationBus, MemoryTokenCache } from 'gatehouse'
+import { createApi, PageNumberPagination, StaleSessionCookie, parseRate, type Api, type CountStrategy, type Rate, type ScryptParams } from 'gatehouse'
+import { jwtBlacklistMigrations, KyselyJwtBlacklistStore, migrate, type Database } from 'gatehouse/kysely'
+import { createRedisClusterClient, parseRedisClusterNodes } from 'gatehouse/redis'
+import { createGatehouse, type Gatehouse } from 'gatehouse/setup'
 import { JwtCodec, JWT_ALGORITHMS, resolveJwtSettings, type JwtAlgorithm, type JwtSettings } from 'gatehouse/jwt'
 import { OAuth2Authentication } from 'gatehouse/oauth2'
-import { PageNumberPagination, type CountStrategy } from 'gatehouse'
-import type { SessionStore } from 'gatehouse'
-import { MemoryThrottleStore } from 'gatehouse'
-import type { ReservingThrottleStore, ThrottleStore } from 'gatehouse'
-import { LoginFailureThrottle } from 'gatehouse'
-import { parseRate, type Rate } from 'gatehouse'
-import type { ScryptParams } from 'gatehouse'
 import { articleMigrations, type ReferenceDatabase } from './database.js'
 import { seedIfEmpty } from './seed.js'
 
@@ -263,33 +242,32 @@ function databaseTimeouts(config: ReferenceConfig): { connectTimeoutMs?: number;
   return ms === undefined ? {} : { connectTimeoutMs: Math.max(1, Math.ceil(ms / 2)), statementTimeoutMs: ms }
 }
 
-/** Everything the reference API's routes share: the database, the stores and the API settings. */
+/**
+ * Everything the reference API's routes share: gatehouse's stores and schemes (built by
+ * `createGatehouse`), the JWT codec and blacklist, the secrets and the API settings.
+ */
 export interface ReferenceContext {
   readonly database: Database<ReferenceDatabase>
   readonly db: Kysely<ReferenceDatabase>
-  readonly users: KyselyUserStore<ReferenceDatabase>
-  readonly tokens: KyselyTokenStore<ReferenceDatabase>
+  readonly users: Gatehouse['users']
+  readonly tokens: Gatehouse['tokens']
   /** The safer token mode (`/api/auth/tokens/`): named tokens, kept as digests, prefixed `gth_`. */
-  readonly namedTokens: KyselyNamedTokenStore<ReferenceDatabase>
-  /** SQL sessions, or Redis ones when `redisUrl` is set. */
-  readonly sessions: SessionStore
-  /** Where throttle counters live: Redis when `redisUrl` is set, else this process's memory. */
-  readonly throttleStore: ThrottleStore
+  readonly namedTokens: Gatehouse['namedTokens']
+  /** SQL sessions, or Redis ones when `redisUrl` or `redisClusterNodes` is set. */
+  readonly sessions: Gatehouse['sessions']
+  /** Where throttle counters live: Redis when `redisUrl` or `redisClusterNodes` is set, else this process's memory. */
+  readonly throttleStore: Gatehouse['throttleStore']
   /** Failed-login throttling shared by Basic, token obtain and login; `undefined` when off. */
-  readonly loginFailures: LoginFailureThrottle | undefined
+  readonly loginFailures: Gatehouse['loginFailures']
   /** The Redis client when `redisUrl` or `redisClusterNodes` is set (closed by `close()`), else `null`. */
-  readonly redis: RedisClient | RedisClusterClient | null
+  readonly redis: Gatehouse['redis']
   /** The JWT codec when `jwtSigningKey` is set (the `/api/jwt/` routes are on), else `null`. */
   readonly jwt: JwtCodec | null
   /** simplejwt's token blacklist, in SQL (`gatehouse_jwt_tokens`). */
   readonly jwtBlacklist: KyselyJwtBlacklistStore<ReferenceDatabase>
   /** The OAuth 2.0 resource-server scheme when `oauthIssuer` is set, else `null`. */
   readonly oauth2: OAuth2Authentication | null
-  readonly schemes: {
-    readonly token: TokenAuthentication
-    readonly session: SessionAuthentication
-    readonly basic: BasicAuthentication
-  }
+  readonly schemes: Gatehouse['schemes']
   /** Signing secrets (cursors): the first signs, all verify. */
   readonly secrets: readonly string[]
   /** Settings of the reference API: Token, Session, Basic; page number with page size 10. */
@@ -310,56 +288,55 @@ function oauthScheme(config: ReferenceConfig): OAuth2Authentication | null {
   })
 }
 
-/** Runs gatehouse's and the reference API's migrations. */
-export async function migrateReference(database: Database<ReferenceDatabase>): Promise<void> {
-  await migrate(database.db, authMigrations(database.dialect), 'gatehouse_migrations')
+/** Runs the reference API's own migrations (gatehouse's own are run by `createGatehouse`). */
+async function migrateReference(database: Database<ReferenceDatabase>): Promise<void> {
   await migrate(database.db, articleMigrations(database.dialect), 'reference_api_migrations')
   await migrate(database.db, jwtBlacklistMigrations(database.dialect), 'gatehouse_jwt_migrations')
 }
 
-/** Opens the database, migrates it, seeds it when empty, and builds the stores and settings. */
+/** Opens the database and Redis with `createGatehouse`, migrates, seeds when empty, and builds the settings. */
 export async function openReferenceContext(config: ReferenceConfig = {}): Promise<ReferenceContext> {
   if (config.redisUrl !== undefined && config.redisClusterNodes !== undefined) {
     throw new Error('set REDIS_URL (one Redis server) or REDIS_CLUSTER_NODES (a Redis Cluster), not both')
   }
-  const database = await openDatabase<ReferenceDatabase>(config.databaseUrl, databaseTimeouts(config))
+  const oauth2 = oauthScheme(config)
+  const redisOptions =
+    config.redisTimeoutMs === undefined ? {} : { commandTimeoutMs: config.redisTimeoutMs, connectTimeoutMs: config.redisTimeoutMs }
+  // createGatehouse connects (and closes) a Redis URL itself; a cluster client is made here and closed by close().
+  const cluster = config.redisClusterNodes === undefined ? null : createRedisClusterClient(config.redisClusterNodes, redisOptions)
+  let auth: Gatehouse<ReferenceDatabase>
   let secrets: readonly string[]
   try {
-    await migrateReference(database)
-    await seedIfEmpty(database.db, database.dialect, config.scrypt)
-    secrets = config.secrets ?? [await storedSecret(database.db)]
+    auth = await createGatehouse<ReferenceDatabase>({
+      database: config.databaseUrl,
+      databaseOptions: databaseTimeouts(config),
+      redis: cluster ?? config.redisUrl,
+      redisOptions,
+      ...(config.redisPrefix === undefined ? {} : { redisPrefix: config.redisPrefix }),
+      tokenCache: config.tokenCacheTtlMs === undefined ? undefined : { ttlMs: config.tokenCacheTtlMs, maxEntries: 10_000 },
+      users: config.scrypt === undefined ? {} : { scrypt: config.scrypt },
+      loginFailures: config.loginFailures,
+    })
   } catch (error) {
-    await database.close()
+    await cluster?.close()
     throw error
   }
-  const redisPrefix = config.redisPrefix ?? 'gatehouse:'
-  const redisTimeouts =
-    config.redisTimeoutMs === undefined ? {} : { commandTimeoutMs: config.redisTimeoutMs, connectTimeoutMs: config.redisTimeoutMs }
-  const redis =
-    config.redisClusterNodes !== undefined
-      ? createRedisClusterClient(config.redisClusterNodes, redisTimeouts)
-      : config.redisUrl === undefined
-        ? null
-        : createRedisClient(config.redisUrl, redisTimeouts)
-  const invalidation = redis === null ? new LocalInvalidationBus() : new RedisInvalidationBus({ redis, prefix: redisPrefix })
-  const users = new KyselyUserStore({ db: database.db, invalidation, ...(config.scrypt === undefined ? {} : { scrypt: config.scrypt }) })
-  const tokens = new KyselyTokenStore({ db: database.db, joinUsers: users.userTable, invalidation })
-  const namedTokens = new KyselyNamedTokenStore({ db: database.db, joinUsers: users.userTable, invalidation })
-  const tokenCache = config.tokenCacheTtlMs === undefined ? undefined : new MemoryTokenCache({ ttlMs: config.tokenCacheTtlMs, maxEntries: 10_000, invalidation })
-  const sessions: SessionStore =
-    redis === null ? new KyselySessionStore({ db: database.db }) : new RedisSessionStore({ redis, prefix: `${redisPrefix}session:` })
-  const throttleStore: ThrottleStore & ReservingThrottleStore =
-    redis === null ? new MemoryThrottleStore() : new RedisThrottleStore({ redis, prefix: redisPrefix })
-  const loginFailures =
-    config.loginFailures === undefined
-      ? undefined
-      : new LoginFailureThrottle({ store: throttleStore, rate: config.loginFailures })
-  const schemes = {
-    // DRF tokens first (a 44-character gth_ token is skipped there without a query), then named tokens.
-    token: new TokenAuthentication({ tokens: chainTokenStores(tokens, namedTokens), users, cache: tokenCache }),
-    session: new SessionAuthentication({ sessions, users }),
-    basic: new BasicAuthentication({ users, realm: 'api', loginFailures }),
+  const close = async (): Promise<void> => {
+    try {
+      await auth.close()
+    } finally {
+      await cluster?.close()
+    }
   }
+  try {
+    await migrateReference(auth.database)
+    await seedIfEmpty(auth.db, auth.database.dialect, config.scrypt)
+    secrets = config.secrets ?? [await storedSecret(auth.db)]
+  } catch (error) {
+    await close()
+    throw error
+  }
+  const { schemes } = auth
   const api = createApi({
     authentication: [schemes.token, schemes.session, schemes.basic],
     pagination: new PageNumberPagination(config.count === undefined ? {} : { count: config.count }),
@@ -370,15 +347,15 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
     responseMiddleware: [new StaleSessionCookie({ session: schemes.session })],
   })
   return {
-    database,
-    db: database.db,
-    users,
-    tokens,
-    namedTokens,
-    sessions,
-    throttleStore,
-    loginFailures,
-    redis,
+    database: auth.database,
+    db: auth.db,
+    users: auth.users,
+    tokens: auth.tokens,
+    namedTokens: auth.namedTokens,
+    sessions: auth.sessions,
+    throttleStore: auth.throttleStore,
+    loginFailures: auth.loginFailures,
+    redis: auth.redis,
     schemes,
     jwt:
       config.jwtSigningKey === undefined
@@ -391,18 +368,10 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
               ...(config.jwtVerifyingKey === undefined ? {} : { verifyingKey: config.jwtVerifyingKey }),
             }),
           ),
-    jwtBlacklist: new KyselyJwtBlacklistStore({ db: database.db }),
-    oauth2: oauthScheme(config),
+    jwtBlacklist: new KyselyJwtBlacklistStore({ db: auth.db }),
+    oauth2,
     secrets,
     api,
-    close: async () => {
-      try {
-        tokenCache?.close()
-        if (invalidation instanceof RedisInvalidationBus) await invalidation.close()
-        await redis?.close()
-      } finally {
-        await database.close()
-      }
-    },
+    close,
   }
 }
