@@ -115,5 +115,18 @@ for (const backend of BACKENDS) {
         await other.close()
       }
     })
+
+    if (backend.name === 'postgres') it("a migration may run past a request's statement timeout, and leaves the pool's timeout as it was", async () => {
+      // Requests wait 400 ms here (the server's timeout 300 ms); the migration runs 1 s.
+      const tight = await openDatabase<unknown>(test.url, { poolSize: 1, statementTimeoutMs: 400 })
+      try {
+        await migrate(tight.db, { slow: { up: async (d) => void (await sql`select pg_sleep(1)`.execute(d)) } })
+        expect(await recorded(tight.db)).toEqual(['slow'])
+        const shown = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(tight.db)
+        expect(shown.rows[0]?.statement_timeout).toBe('300ms')
+      } finally {
+        await tight.close()
+      }
+    })
   })
 }

@@ -67,11 +67,13 @@ class MigrationRunError extends Error {
  * adapter's migration lock (SQLite's single connection; on PostgreSQL the same advisory lock,
  * taken as a transaction lock so that it works through a transaction pooler) and
  * `supportsTransactionalDdl` (all pending migrations in one transaction where the database can).
+ * `serverTimeoutMs`: PostgreSQL's `statement_timeout` inside the migrations' transaction (`SET LOCAL`).
  */
 export async function runMigrations(
   db: Kysely<unknown>,
   migrations: Readonly<Record<string, Migration>>,
   tableName: string,
+  serverTimeoutMs?: number,
 ): Promise<MigrationResultSet> {
   const lockTable = `${tableName}_lock`
   const locks = db as unknown as Kysely<Record<string, LockRow>>
@@ -120,6 +122,8 @@ export async function runMigrations(
       // not a session, so Kysely's session lock would be taken on one server connection and
       // "released" on another, left held for the next run to wait on.
       const locked = async (trx: Kysely<unknown>): Promise<MigrationResultSet> => {
+        // Before the lock, so waiting for another run's migrations is bounded by it too.
+        if (serverTimeoutMs !== undefined) await sql`set local statement_timeout = ${sql.lit(serverTimeoutMs)}`.execute(trx)
         await sql`select pg_advisory_xact_lock(${sql.lit(POSTGRES_LOCK_KEY)}::bigint)`.execute(trx)
         return run(trx)
       }

@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect, sql, type ColumnDefinitionBuilder } from 'kyse
 import type { DialectName } from './dialect-name.js'
 import { guardedPoolOf } from './dialects.js'
 import { runMigrations as applyMigrations, type Migration, type MigrationResultSet } from './migration-runner.js'
+import { serverTimeoutFor } from './statement-timeout.js'
 import { checkUserTable, type UserTable } from './user-table.js'
 
 function timestampType(dialect: DialectName): 'timestamptz' | 'text' {
@@ -154,14 +155,15 @@ export async function migrate<DB>(
     ? (db as unknown as Kysely<unknown>)
     : new Kysely<unknown>({ dialect: new PostgresDialect({ pool: pool.withStatementTimeout(MIGRATION_STATEMENT_TIMEOUT_MS) }), plugins: [...db.getExecutor().plugins] })
   try {
-    return await runMigrations(migrationDb, migrations, tableName)
+    // The server's side of the long wait, for the migrations' transaction only (SET LOCAL).
+    return await runMigrations(migrationDb, migrations, tableName, pool === undefined ? undefined : serverTimeoutFor(MIGRATION_STATEMENT_TIMEOUT_MS))
   } finally {
     if (migrationDb !== (db as unknown)) await migrationDb.destroy()
   }
 }
 
-async function runMigrations(db: Kysely<unknown>, migrations: Record<string, Migration>, tableName: string): Promise<MigrationResultSet> {
-  const result = await applyMigrations(db, migrations, tableName)
+async function runMigrations(db: Kysely<unknown>, migrations: Record<string, Migration>, tableName: string, serverTimeoutMs: number | undefined): Promise<MigrationResultSet> {
+  const result = await applyMigrations(db, migrations, tableName, serverTimeoutMs)
   if (result.error !== undefined) {
     const failed = result.results?.find((r) => r.status === 'Error')
     throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${String(result.error)}`, {

@@ -7,6 +7,7 @@
  * statements with one warning, and every statement still answers.
  */
 import { sql } from 'kysely'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { freshPostgres, postgresAvailable, type TestDatabase } from '../../test/helpers/databases.js'
 import { pgbouncerAvailable, startPgbouncer, type ThrowawayPgbouncer } from '../../test/helpers/throwaway-pgbouncer.js'
@@ -139,6 +140,37 @@ describe.skipIf(unavailable('PostgreSQL (DATABASE_URL=postgres://…)', postgres
       running = false
       await busy.catch(() => undefined)
       await Promise.all([first.close(), second.close(), traffic.close(), direct.close()])
+      await migrated.drop()
+    }
+  }, 120_000)
+
+  it('migrations without pgbouncer=true, through a PgBouncer that drops the timeout startup parameters unseen: two apps starting at once both migrate, and no statement_timeout of theirs stays on the server connection', async () => {
+    const migrated = await freshPostgres()
+    // One server connection: every client's statements land on it, so a session SET would stay there for all of them.
+    const single = await startPgbouncer(migrated.url, { ignoreStartupParameters: ['statement_timeout', 'idle_in_transaction_session_timeout'], serverConnections: 1 })
+    const url = single.through(migrated.url)
+    const options = { poolSize: 2, connectTimeoutMs: 20_000, statementTimeoutMs: 20_000 }
+    const [a, b] = await Promise.all([openDatabase(url, options), openDatabase(url, options)])
+    const probe = new pg.Client({ connectionString: url })
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      // As an app starts: gatehouse's migrations, then its own, each run in a transaction of its own.
+      const app = { '0001_books': { up: async (db: Parameters<typeof migrate>[0]) => sql`create table books (id int)`.execute(db).then(() => undefined) } }
+      const start = async (db: typeof a.db): Promise<string[]> => [
+        ...((await migrate(db, authMigrations('postgres'))).results ?? []).map((r) => r.status),
+        ...((await migrate(db, app, 'app_migrations')).results ?? []).map((r) => r.status),
+      ]
+      const [fromA, fromB] = await Promise.all([start(a.db), start(b.db)])
+      // Each migration applied by exactly one of the two.
+      expect([...fromA, ...fromB].sort()).toEqual(['Success', 'Success', 'Success', 'Success', 'Success'])
+      await probe.connect()
+      // What the next client of the pooler gets: the server's default, not the migrations' 10 minutes.
+      expect((await probe.query<{ statement_timeout: string }>('show statement_timeout')).rows[0]?.statement_timeout).toBe('0')
+    } finally {
+      warn.mockRestore()
+      await probe.end().catch(() => undefined)
+      await Promise.all([a.close(), b.close()])
+      await single.stop()
       await migrated.drop()
     }
   }, 120_000)

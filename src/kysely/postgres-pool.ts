@@ -243,9 +243,12 @@ export class GuardedPostgresPool implements PostgresPool {
   }
 
   /**
-   * A pool over the same connections whose statements may each run `ms` (client side; the
-   * server's `statement_timeout` follows), for work that runs long on purpose (migrations).
-   * Ending it ends nothing: the connections belong to this pool.
+   * A pool over the same connections whose statements may each wait `ms` on the client side,
+   * for work that runs long on purpose (migrations). They run unnamed and never `SET` the
+   * server's timeout: a transaction raises its own with `SET LOCAL`, which ends with it even
+   * behind a transaction pooler that dropped the startup parameters unseen (a session `SET`
+   * would stay on a server connection other clients get). Ending it ends nothing: the
+   * connections belong to this pool.
    */
   withStatementTimeout(ms: number): PostgresPool {
     const views = new WeakMap<GuardedClient, PostgresPoolClient>()
@@ -256,7 +259,7 @@ export class GuardedPostgresPool implements PostgresPool {
         if (view === undefined) {
           view = {
             query: ((sqlOrCursor: unknown, parameters?: readonly unknown[]) =>
-              typeof sqlOrCursor === 'string' ? guarded.run(sqlOrCursor, parameters ?? [], ms) : guarded.query(sqlOrCursor as never)) as PostgresPoolClient['query'],
+              typeof sqlOrCursor === 'string' ? guarded.runAsIs(sqlOrCursor, parameters ?? [], ms) : guarded.query(sqlOrCursor as never)) as PostgresPoolClient['query'],
             release: () => guarded.release(),
           }
           views.set(guarded, view)
@@ -353,6 +356,15 @@ export class GuardedClient implements PostgresPoolClient {
       if (error != null) return done(error)
       this.serverTimeout = wanted
       this.send(this.configOf(text, values), clientMs, done)
+    })
+  }
+
+  /** `text` unnamed, waiting `waitMs` on the client side, with the server's timeout as the connection has it. */
+  runAsIs(text: string, values: readonly unknown[], waitMs: number): Promise<PgResult> {
+    return new Promise((resolve, reject) => {
+      const done: Done<PgResult> = (error, result) => (error == null ? resolve(result as PgResult) : reject(error as Error))
+      if (this.broken !== null) done(new StoreUnavailable('postgres', 'query', this.broken))
+      else this.send({ text, values }, waitMs, done)
     })
   }
 
