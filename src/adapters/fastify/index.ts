@@ -203,7 +203,6 @@ export function sendApiResponse(reply: FastifyReply, response: ApiResponse): Fas
   return writeResponse(reply, response)
 }
 
-/** The ApiRequest of a Fastify request; `null` when its Host cannot form a URL. */
 function apiRequestOf(request: FastifyRequest): ApiRequest | null {
   const url = requestUrl(request)
   return url === null ? null : fastifyApiRequest(request, url, undefined)
@@ -241,9 +240,8 @@ function mountOne(app: FastifyInstance, r: Route, views: Map<string, ApiView>): 
     method: [...app.supportedMethods],
     url: path,
     exposeHeadRoute: false,
-    // Read by @fastify/swagger when the app registers it: the view's operations, described
-    // without a route `schema` (which would make Fastify validate and serialize).
-    // (Typed by @fastify/swagger's augmentation when it is installed; the build does not load it.)
+    // For @fastify/swagger: the view's operations without a route `schema`, which would make
+    // Fastify validate and serialize (the cast: its type augmentation is not loaded here).
     config: { swaggerTransform: swaggerTransformFor(view) } as NonNullable<RouteOptions['config']>,
     // Marked for `openApiRoutes(app)`: the route describes the view.
     handler: markView(
@@ -289,15 +287,13 @@ function installDrfScope(app: FastifyInstance, views: ReadonlyMap<string, ApiVie
   })
 }
 
-/** Options of the views plugin `mountRoutes` registers. */
 interface ViewsPluginOptions {
-  /** The views to mount (`route('/books/:id/', view)`); paths are relative to `prefix`. */
+  /** Paths relative to `prefix`. */
   readonly routes: readonly Route[]
   /** Fastify's own register prefix; the DRF 404 answers only below it. */
   readonly prefix?: string
 }
 
-/** The encapsulated scope of `mountRoutes`. */
 const viewsPlugin: FastifyPluginAsync<ViewsPluginOptions> = async (scope, options) => {
   const views = new Map<string, ApiView>()
   installDrfScope(scope, views)
@@ -487,7 +483,6 @@ function keepOtherBodies(app: FastifyInstance): void {
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body: Buffer, done) => done(null, keepUnparsed(body)))
 }
 
-/** `text` is JSON as JavaScript reads it. */
 function isJson(text: string): boolean {
   try {
     JSON.parse(text)
@@ -511,9 +506,8 @@ export interface DrfErrorsOptions {
  * refuses is judged by DRF's parser once the route's `policies()` passed (a refusal comes
  * first, with its `Vary`), or before the handler of a route without them; a body refused only
  * for `__proto__` or `constructor` (Fastify's `onProtoPoisoning` options) keeps Fastify's
- * answer. Not encapsulated
- * (like a `fastify-plugin`): register it on the root instance before your routes and before a
- * JSON parser of your own, which it would replace.
+ * answer. Not encapsulated (like a `fastify-plugin`): register it on the root instance before
+ * your routes and before a JSON parser of your own, which it would replace.
  *
  * @example
  * await app.register(drfErrors, { api })
