@@ -116,8 +116,7 @@ describe('TokenAuthentication: one lookup when the token store has findWithUser'
   ])('Token %s → %s, through findWithUser alone', async (key, expected) => {
     const tokens = new JoinedTokenStore()
     const scheme = new TokenAuthentication({ tokens, users: noUsers })
-    const outcome = await scheme
-      .authenticate(buildRequest({ headers: { Authorization: `Token ${key}` } }))
+    const outcome = await Promise.resolve(scheme.authenticate(buildRequest({ headers: { Authorization: `Token ${key}` } })))
       .then((r) => r?.user.username, (e: unknown) => (e as AuthenticationFailed).detail)
     expect(outcome).toBe(expected)
     expect(tokens.joined).toEqual([key])
@@ -146,7 +145,7 @@ describe('TokenAuthentication: cache option', () => {
     const tokens = new FakeTokenStore([[BOB, 2], [CAROL, 3]])
     const scheme = new TokenAuthentication({ tokens, users: new FakeUserStore(), cache })
     const run = (key: string): Promise<unknown> =>
-      scheme.authenticate(buildRequest({ headers: { Authorization: `Token ${key}` } })).then((r) => r?.user.username, (e: unknown) => (e as AuthenticationFailed).detail)
+      Promise.resolve(scheme.authenticate(buildRequest({ headers: { Authorization: `Token ${key}` } }))).then((r) => r?.user.username, (e: unknown) => (e as AuthenticationFailed).detail)
     expect(await run(BOB)).toBe('bob')
     tokens.tokens.delete(BOB)
     expect(await run(BOB)).toBe('bob') // from the cache: the store was not asked again

@@ -36,6 +36,8 @@ export interface TokenAuthenticationOptions {
 export class TokenAuthentication implements AuthenticationScheme<TokenRecord> {
   readonly name: string
   readonly keyword: string
+  /** `keyword` lower-cased once: the header's keyword is matched case-insensitively. */
+  private readonly lowerKeyword: string
   private readonly tokens: Pick<TokenStore, 'findByKey' | 'findWithUser' | 'touch'>
   private readonly users: Pick<UserStore, 'findById'>
   private readonly cache: TokenCache | undefined
@@ -47,6 +49,7 @@ export class TokenAuthentication implements AuthenticationScheme<TokenRecord> {
     this.users = options.users
     this.cache = options.cache
     this.keyword = options.keyword ?? 'Token'
+    this.lowerKeyword = this.keyword.toLowerCase()
     this.name = `TokenAuthentication(${this.keyword})`
     this.loader = (key) => this.lookup(key)
     this.accept = (found) => this.acceptFound(found)
@@ -55,11 +58,14 @@ export class TokenAuthentication implements AuthenticationScheme<TokenRecord> {
   /** `acceptFound`, bound once (a lookup's continuation without a closure per request). */
   private readonly accept: (found: TokenWithUser | null) => MaybePromise<Authenticated<TokenRecord>>
 
-  /** No async wrapper: the lookup's own promise carries the answer; a refusal is a rejection. */
-  authenticate(req: ApiRequest): Promise<Authenticated<TokenRecord> | null> {
+  /**
+   * The request's token and user: synchronous when the store (or the cache) answered
+   * synchronously, else the lookup's own promise (no async wrapper). A refusal is always a
+   * rejection, never a throw.
+   */
+  authenticate(req: ApiRequest): MaybePromise<Authenticated<TokenRecord> | null> {
     try {
-      const result = this.authenticateNow(req)
-      return result instanceof Promise ? result : Promise.resolve(result)
+      return this.authenticateNow(req)
     } catch (error) {
       return Promise.reject(error as Error)
     }
@@ -67,7 +73,8 @@ export class TokenAuthentication implements AuthenticationScheme<TokenRecord> {
 
   private authenticateNow(req: ApiRequest): MaybePromise<Authenticated<TokenRecord> | null> {
     const parts = splitAuthorizationHeader(req.headers.get('authorization'))
-    if (parts.length === 0 || parts[0]?.toLowerCase() !== this.keyword.toLowerCase()) return null
+    const first = parts[0]
+    if (first === undefined || (first !== this.keyword && first.toLowerCase() !== this.lowerKeyword)) return null
     if (parts.length === 1) throw new AuthenticationFailed('Invalid token header. No credentials provided.')
     if (parts.length > 2) {
       throw new AuthenticationFailed('Invalid token header. Token string should not contain spaces.')

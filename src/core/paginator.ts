@@ -194,9 +194,10 @@ export interface Paginator<State = unknown> {
   /**
    * DRF's `paginate_queryset`: reads the request's paging parameters and fetches one page.
    * `null` means pagination is off for this request (no page size): serve the plain list.
-   * Invalid parameters throw `NotFound` with DRF's message.
+   * Invalid parameters throw `NotFound` with DRF's message (or reject with it). May answer
+   * synchronously when the source did (`MaybePromise`: `await` reads both).
    */
-  paginate<T>(source: PageSource<T>, req: ApiRequest, options?: PaginateOptions): Promise<Page<T, State> | null>
+  paginate<T>(source: PageSource<T>, req: ApiRequest, options?: PaginateOptions): MaybePromise<Page<T, State> | null>
   /** DRF's `get_paginated_response`: the response for a page whose items were serialized to `data`. */
   paginatedResponse(page: Page<unknown, State>, data: readonly unknown[]): ApiResponse
   /** DRF's `get_html_context`. */

@@ -72,6 +72,8 @@ const VARY_PREFIXES = new WeakMap<readonly AuthenticationScheme[], readonly (rea
 
 /** The `Vary` values of `schemes[0..n)`, shared and frozen (built once per scheme list). */
 export function consultedVary(schemes: readonly AuthenticationScheme[], n: number): readonly string[] {
+  // Most views share one list (the API's): the last one asked for is checked first.
+  if (schemes === lastVary.schemes) return lastVary.prefixes[n] ?? EMPTY
   let prefixes = VARY_PREFIXES.get(schemes)
   if (prefixes === undefined) {
     const built: (readonly string[])[] = []
@@ -79,25 +81,24 @@ export function consultedVary(schemes: readonly AuthenticationScheme[], n: numbe
     prefixes = Object.freeze(built)
     VARY_PREFIXES.set(schemes, prefixes)
   }
+  lastVary = { schemes, prefixes }
   return prefixes[n] ?? EMPTY
 }
 
+let lastVary: { readonly schemes: readonly AuthenticationScheme[] | null; readonly prefixes: readonly (readonly string[])[] } = { schemes: null, prefixes: [] }
+
 const EMPTY: readonly string[] = Object.freeze([])
 
-/** Calls one scheme, wrapping what is not an `ApiError` so it surfaces as a server error naming the scheme. */
+/**
+ * Calls one scheme; a synchronous throw that is not an `ApiError` is wrapped so it surfaces as
+ * a server error naming the scheme (a rejection is wrapped where the promise is continued).
+ */
 function callScheme(scheme: AuthenticationScheme, req: ApiRequest): MaybePromise<Authenticated | null> {
-  let result: MaybePromise<Authenticated | null>
   try {
-    result = scheme.authenticate(req)
+    return scheme.authenticate(req)
   } catch (error) {
     throw wrapSchemeError(scheme, error)
   }
-  if (result instanceof Promise) {
-    return result.then(undefined, (error: unknown) => {
-      throw wrapSchemeError(scheme, error)
-    })
-  }
-  return result
 }
 
 function wrapSchemeError(scheme: AuthenticationScheme, error: unknown): unknown {
@@ -151,10 +152,16 @@ function authenticateFrom(
     progress.consulted = i + 1
     const result = callScheme(scheme, req)
     if (result instanceof Promise) {
-      return result.then((found) =>
-        found === null
-          ? authenticateFrom(i + 1, req, settings, view, progress, format, params)
-          : identified(progress, contextOf(req, found, scheme, view, settings, consultedVary(schemes, i + 1), format, params)),
+      // One continuation for both outcomes: only the scheme's own rejection is wrapped, not
+      // what the permissions after it throw.
+      return result.then(
+        (found) =>
+          found === null
+            ? authenticateFrom(i + 1, req, settings, view, progress, format, params)
+            : identified(progress, contextOf(req, found, scheme, view, settings, consultedVary(schemes, i + 1), format, params)),
+        (error: unknown) => {
+          throw wrapSchemeError(scheme, error)
+        },
       )
     }
     if (result !== null) return identified(progress, contextOf(req, result, scheme, view, settings, consultedVary(schemes, i + 1), format, params))

@@ -25,6 +25,16 @@ describe('splitAuthorizationHeader', () => {
   ] as const)('%j → %j', (header, parts) => {
     expect(splitAuthorizationHeader(header)).toEqual(parts)
   })
+
+  it('is the split on runs of ASCII whitespace, empty parts dropped (property)', () => {
+    const unit = fc.constantFrom(' ', '\t', '\n', '\v', '\f', '\r', 'a', 'B', '=', '\xa0', '\x1c', '\x85', 'é', '😀')
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 40 }), (header) => {
+        expect(splitAuthorizationHeader(header)).toEqual(header.split(/[ \t\r\n\v\f]+/).filter((part) => part !== ''))
+      }),
+      { numRuns: 2000 },
+    )
+  })
 })
 
 describe('lenientBase64Decode (Python base64.b64decode without validate)', () => {

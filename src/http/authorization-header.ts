@@ -7,7 +7,24 @@ import { latin1Decode, latin1Encode } from '../core/encoding/text.js'
  */
 export function splitAuthorizationHeader(header: string | null): string[] {
   if (header === null) return []
-  return header.split(/[ \t\r\n\v\f]+/).filter((part) => part !== '')
+  // One scan, no regex: a part is a run of characters other than ASCII whitespace.
+  const parts: string[] = []
+  let start = -1
+  for (let i = 0; i < header.length; i++) {
+    if (isHeaderSpace(header.charCodeAt(i))) {
+      if (start !== -1) parts.push(header.slice(start, i))
+      start = -1
+    } else if (start === -1) {
+      start = i
+    }
+  }
+  if (start !== -1) parts.push(start === 0 ? header : header.slice(start))
+  return parts
+}
+
+/** Space, tab, LF, VT, FF, CR: what DRF's `.split()` of the header bytes splits on. */
+function isHeaderSpace(code: number): boolean {
+  return code === 0x20 || (code >= 0x09 && code <= 0x0d)
 }
 
 // In the core (pagination's cursors read it too); re-exported for the header's readers.

@@ -196,7 +196,7 @@ for (const backend of BACKENDS) {
       const named = new KyselyNamedTokenStore({ db: t.db, joinUsers: users.userTable, invalidation: bus })
       const cache = new MemoryTokenCache({ ttlMs: 3_600_000, invalidation: bus })
       const scheme = new TokenAuthentication({ tokens: chainTokenStores(drfTokens, named), users, cache })
-      const auth = (key: string): Promise<unknown> => scheme.authenticate(buildRequest({ headers: { Authorization: `Token ${key}` } }))
+      const auth = (key: string): Promise<unknown> => Promise.resolve(scheme.authenticate(buildRequest({ headers: { Authorization: `Token ${key}` } })))
       const user = await users.create({ username: `named-auth-${++made}`, password: null })
       const drf = await drfTokens.getOrCreate(user.id)
       const { key, info } = await named.create(user.id, { name: 'cli' })

@@ -184,7 +184,7 @@ for (const backend of BACKENDS) {
     it('statements per request: exact sends count + page; cachedMs the page only once cached; none the page only', async () => {
       const run = async (paginator: PageNumberPagination, query: string): Promise<string[]> => {
         statements.length = 0
-        await paginator.paginate(source('alice', true), getRequest(query)).catch((error: unknown) => {
+        await Promise.resolve(paginator.paginate(source('alice', true), getRequest(query))).catch((error: unknown) => {
           if ((error as { status?: number }).status !== 404) throw error
         })
         return statements.map((s) => (/^select count/.test(s) ? 'count' : /^explain/.test(s) ? 'explain' : /limit/.test(s) ? 'page' : s))
@@ -218,7 +218,7 @@ for (const backend of BACKENDS) {
           countQuery: (db as unknown as Kysely<{ count_gate: { id: number } }>).selectFrom('count_gate').select('id'),
         })
         statements.length = 0
-        const pending = new PageNumberPagination({ pageSize: 10 }).paginate(gated, getRequest('?page=2'))
+        const pending = Promise.resolve(new PageNumberPagination({ pageSize: 10 }).paginate(gated, getRequest('?page=2')))
         let settled = false
         void pending.finally(() => {
           settled = true

@@ -1,4 +1,5 @@
 import type { ApiRequest } from '../core/api-request.js'
+import type { MaybePromise } from '../core/maybe-promise.js'
 import { jsonResponse, type ApiResponse } from '../core/api-response.js'
 import type { HtmlContext, HtmlTemplates, Page, PageSource, PaginateOptions, Paginator } from '../core/paginator.js'
 import { resolveTemplate, type ControlTemplate, type TemplateName } from '../core/html/control-templates.js'
@@ -70,7 +71,7 @@ export abstract class BasePagination<State = unknown> implements Paginator<State
     return fallback
   }
 
-  abstract paginate<T>(source: PageSource<T>, req: ApiRequest, options?: PaginateOptions): Promise<Page<T, State> | null>
+  abstract paginate<T>(source: PageSource<T>, req: ApiRequest, options?: PaginateOptions): MaybePromise<Page<T, State> | null>
 
   abstract htmlContext(page: Page<unknown, State>): HtmlContext
 

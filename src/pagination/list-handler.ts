@@ -54,18 +54,32 @@ export function paginatedList<T>(
   serialize: (row: T, ctx: RequestContext) => unknown,
   options: PaginatedListOptions = {},
 ): Promise<ApiResponse> {
-  let source = unordered
-  let ordering: readonly OrderingField[] | null = null
   try {
-    if (options.ordering !== undefined) ({ source, ordering } = options.ordering.apply(unordered, ctx.request))
+    const answer = listAnswer(ctx, paginator, unordered, serialize, options)
+    return answer instanceof Promise ? answer : Promise.resolve(answer)
   } catch (error) {
     return Promise.reject(error as Error)
   }
+}
+
+/**
+ * `paginatedList`'s answer, synchronous when the paginator (and so the source) answered
+ * synchronously: what `listHandler` returns, with no promise of its own. May throw.
+ */
+function listAnswer<T>(
+  ctx: RequestContext,
+  paginator: Paginator | null,
+  unordered: PageSource<T>,
+  serialize: (row: T, ctx: RequestContext) => unknown,
+  options: PaginatedListOptions,
+): MaybePromise<ApiResponse> {
+  let source = unordered
+  let ordering: readonly OrderingField[] | null = null
+  if (options.ordering !== undefined) ({ source, ordering } = options.ordering.apply(unordered, ctx.request))
   if (paginator === null) return plainList(ctx, source, serialize)
-  // No async wrapper: the page's own promise carries the answer.
-  return paginator
-    .paginate(source, ctx.request, { defaultPageSize: ctx.settings.pageSize, ordering })
-    .then((page) => (page === null ? plainList(ctx, source, serialize) : pageAnswer(ctx, paginator, page, serialize, options)))
+  const page = paginator.paginate(source, ctx.request, { defaultPageSize: ctx.settings.pageSize, ordering })
+  if (page instanceof Promise) return page.then((p) => (p === null ? plainList(ctx, source, serialize) : pageAnswer(ctx, paginator, p, serialize, options)))
+  return page === null ? plainList(ctx, source, serialize) : pageAnswer(ctx, paginator, page, serialize, options)
 }
 
 /** DRF: no paginator or no page size → the plain list, a bare JSON array. */
@@ -104,8 +118,8 @@ export function listHandler<T>(options: ListHandlerOptions<T>): Handler {
   const handle = (ctx: RequestContext): MaybePromise<ApiResponse> => {
     const source = options.source(ctx)
     return source instanceof Promise
-      ? source.then((s) => paginatedList(ctx, ctx.settings.pagination, s, serialize, listOptions))
-      : paginatedList(ctx, ctx.settings.pagination, source, serialize, listOptions)
+      ? source.then((s) => listAnswer(ctx, ctx.settings.pagination, s, serialize, listOptions))
+      : listAnswer(ctx, ctx.settings.pagination, source, serialize, listOptions)
   }
   const openApi = {
     list: itemSchema === undefined ? {} : { item: itemSchema },

@@ -73,11 +73,13 @@ export class PageNumberPagination extends BasePagination<PageNumberState> {
     this.countStrategy = this.counter.strategy
   }
 
-  paginate<T>(source: PageSource<T>, req: ApiRequest, options: PaginateOptions = {}): Promise<Page<T, PageNumberState> | null> {
-    // One promise for the page, made by the source's (no async wrapper around it); a refusal is a rejection.
+  /**
+   * The request's page: synchronous when the source answered synchronously, else the source's
+   * own promise (no async wrapper around it). A refusal is always a rejection, never a throw.
+   */
+  paginate<T>(source: PageSource<T>, req: ApiRequest, options: PaginateOptions = {}): MaybePromise<Page<T, PageNumberState> | null> {
     try {
-      const page = this.pageOf(source, req, options)
-      return page instanceof Promise ? page : Promise.resolve(page)
+      return this.pageOf(source, req, options)
     } catch (error) {
       return Promise.reject(error as Error)
     }

@@ -10,8 +10,12 @@ export { parseQuery, unquotePlus }
 
 const SAFE = /[A-Za-z0-9_.\-~]/
 
-/** Parsed queries by URL object (a URL's search can be reassigned: the text is kept to compare). */
-const PARSED = new WeakMap<URL, { readonly search: string; readonly params: ReadonlyMap<string, readonly string[]> }>()
+/**
+ * The last query parsed, by URL object (a URL's search can be reassigned: the text is kept to
+ * compare): a request's parameters are read one after another (a filter, the page, the page
+ * size), so one entry serves them without a weak-map entry per request.
+ */
+let lastParsed: { readonly url: URL; readonly search: string; readonly params: ReadonlyMap<string, readonly string[]> } | null = null
 const ALL_SAFE = /^[A-Za-z0-9_.\-~]*$/
 
 /** Python's `quote_plus(value, safe='')`, as `urlencode` applies it. */
@@ -30,17 +34,18 @@ export function quotePlus(text: string): string {
 /** Django's `QueryDict.get`: the *last* value of `key`, or `null` when absent. */
 export function queryParam(url: URL, key: string): string | null {
   // A request's query is read several times (filters, page, page size): parse it once per URL.
-  let query = PARSED.get(url)
-  if (query === undefined || query.search !== url.search) {
-    query = { search: url.search, params: parseQuery(url.search) }
-    PARSED.set(url, query)
-  }
+  const search = url.search
+  let query = lastParsed
+  if (query === null || query.url !== url || query.search !== search) query = lastParsed = { url, search, params: parseQuery(search) }
   const values = query.params.get(key)
   return values === undefined ? null : (values[values.length - 1] ?? null)
 }
 
 /** The absolute URL as DRF's `build_absolute_uri()` sees it: origin, path and the query as received. */
 export function absoluteUrl(url: URL): string {
+  // An http(s) URL without credentials or fragment is its own `href` (kept by the URL: no new string).
+  const href = url.href
+  if ((href.startsWith('http://') || href.startsWith('https://')) && url.username === '' && url.password === '' && url.hash === '') return href
   return `${url.origin}${url.pathname}${url.search}`
 }
 
@@ -97,18 +102,34 @@ export interface QueryParamTemplate {
   remove(): string
 }
 
+/** A `QueryParamTemplate` as strings: `head + quoted value + tail`, and the URL without the key. */
+class SplitQuery implements QueryParamTemplate {
+  constructor(
+    private readonly head: string,
+    private readonly tail: string,
+    private readonly removed: string,
+  ) {}
+
+  replace(value: string | number | bigint): string {
+    return `${this.head}${quotePlus(String(value))}${this.tail}`
+  }
+
+  remove(): string {
+    return this.removed
+  }
+}
+
 export function queryParamTemplate(url: string, key: string): QueryParamTemplate {
   const hash = url.indexOf('#')
   const bare = hash === -1 ? url : url.slice(0, hash)
   const q = bare.indexOf('?')
   const base = q === -1 ? bare : bare.slice(0, q)
-  // Nothing but `key` (or nothing at all) in the query: the common `?page=N`.
-  const query = parseQuery(q === -1 ? '' : bare.slice(q + 1))
-  query.delete(key)
   const quotedKey = quotePlus(key)
-  if (query.size === 0) {
-    return { replace: (value) => `${base}?${quotedKey}=${quotePlus(String(value))}`, remove: () => base }
-  }
+  // Nothing but `key` (or nothing at all) in the query: the common `?page=N`, without parsing it.
+  if (q === -1 || onlyKey(bare, q + 1, key)) return new SplitQuery(`${base}?${quotedKey}=`, '', base)
+  const query = parseQuery(bare.slice(q + 1))
+  query.delete(key)
+  if (query.size === 0) return new SplitQuery(`${base}?${quotedKey}=`, '', base)
   const keys = [...query.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   const before: string[] = []
   const after: string[] = []
@@ -116,7 +137,16 @@ export function queryParamTemplate(url: string, key: string): QueryParamTemplate
   const head = `${base}?${before.map((pair) => `${pair}&`).join('')}${quotedKey}=`
   const tail = after.map((pair) => `&${pair}`).join('')
   const removed = `${base}?${[...before, ...after].join('&')}`
-  return { replace: (value) => `${head}${quotePlus(String(value))}${tail}`, remove: () => removed }
+  return new SplitQuery(head, tail, removed)
+}
+
+/**
+ * True when the query `text.slice(from)` is one `key=<value>` pair and nothing else, with a
+ * key of safe characters (what `parseQuery` would read as that key alone).
+ */
+function onlyKey(text: string, from: number, key: string): boolean {
+  if (!text.startsWith(key, from) || text.charCodeAt(from + key.length) !== 0x3d /* = */) return false
+  return text.indexOf('&', from) === -1 && ALL_SAFE.test(key)
 }
 
 /** DRF's `remove_query_param`: `key` dropped, the query re-encoded with keys sorted. */
@@ -138,6 +168,14 @@ function digitValue(ch: string): number {
 
 const PY_INT = /^[+-]?\p{Nd}+(?:_\p{Nd}+)*$/u
 
+function isAsciiDigits(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x30 || code > 0x39) return false
+  }
+  return true
+}
+
 /**
  * Python's `int(text)` for a base-10 string: surrounding whitespace (what CPython's `int()`
  * skips: `str.isspace()`'s set without U+001C–U+001F, so U+0085 but not U+FEFF, unlike
@@ -147,6 +185,8 @@ const PY_INT = /^[+-]?\p{Nd}+(?:_\p{Nd}+)*$/u
  */
 export function parsePythonInt(text: string): bigint | null {
   const trimmed = stripWith(text, isPythonIntSpace)
+  // The usual page number or size: a few ASCII digits, read at once.
+  if (trimmed.length > 0 && trimmed.length <= 15 && isAsciiDigits(trimmed)) return BigInt(trimmed)
   if (trimmed.length > 4300 || !PY_INT.test(trimmed)) return null
   let value = 0n
   let sign = 1n

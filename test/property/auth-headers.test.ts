@@ -11,6 +11,7 @@ import { BasicAuthentication } from '../../src/authentication/basic-authenticati
 import { SessionAuthentication } from '../../src/authentication/session-authentication.js'
 import { TokenAuthentication } from '../../src/authentication/token-authentication.js'
 import { AuthenticationFailed, isApiError, PermissionDenied } from '../../src/core/errors.js'
+import type { MaybePromise } from '../../src/core/maybe-promise.js'
 import { parseCookies } from '../../src/core/request/request-factory.js'
 import { lenientBase64Decode, splitAuthorizationHeader } from '../../src/http/authorization-header.js'
 import { buildRequest } from '../helpers/build-request.js'
@@ -50,7 +51,7 @@ const tokens = new FakeTokenStore([
   ['ca7013ca7013ca7013ca7013ca7013ca7013ca70', 3],
 ])
 
-async function outcome(promise: Promise<{ user: { username: string | null } } | null>): Promise<string> {
+async function outcome(promise: MaybePromise<{ user: { username: string | null } } | null>): Promise<string> {
   try {
     const result = await promise
     return result === null ? 'null' : `user:${result.user.username}`

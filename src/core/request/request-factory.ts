@@ -1,4 +1,4 @@
-import type { ApiRequest, HeaderBag, RequestData } from '../api-request.js'
+import type { ApiRequest, HeaderBag, RequestData, RequestNotes } from '../api-request.js'
 import { parseBody } from './body-parser.js'
 import { isPythonSpace, stripWith } from './python-strip.js'
 import { djangoPath } from './url-decoding.js'
@@ -52,6 +52,7 @@ export function parseCookies(header: string | null): Readonly<Record<string, str
 }
 
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
+const NO_COOKIES: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>)
 
 function isEmpty(record: Readonly<Record<string, string>>): boolean {
   for (const key in record) if (Object.hasOwn(record, key)) return false
@@ -66,26 +67,53 @@ function withDjangoPath(url: URL): URL {
   return copy
 }
 
+/**
+ * The framework-free request: one object per request, its methods on the prototype (no
+ * closure per request), the cookies and the body read only when asked.
+ */
+class CoreApiRequest implements ApiRequest {
+  readonly method: string
+  readonly url: URL
+  readonly headers: HeaderBag
+  readonly remoteAddress: string | null
+  readonly params: Readonly<Record<string, string>>
+  readonly #raw: RawRequest
+  #cookies: Readonly<Record<string, string>> | null = null
+  #body: Promise<RequestData> | null = null
+  readonly notes: RequestNotes = { numProxies: undefined, staleCookies: undefined }
+
+  constructor(raw: RawRequest) {
+    this.method = raw.method.toUpperCase()
+    this.url = withDjangoPath(raw.url)
+    this.headers = raw.headers
+    this.remoteAddress = raw.remoteAddress
+    this.params = raw.params === undefined || isEmpty(raw.params) ? NO_PARAMS : Object.freeze({ ...raw.params })
+    this.#raw = raw
+  }
+
+  cookie(name: string): string | null {
+    let cookies = this.#cookies
+    if (cookies === null) {
+      const header = this.#raw.headers.get('cookie')
+      // Most API requests carry no Cookie header: one shared empty record for them.
+      cookies = this.#cookies = header === null || header === '' ? NO_COOKIES : parseCookies(header)
+    }
+    return Object.hasOwn(cookies, name) ? (cookies[name] ?? null) : null
+  }
+
+  body(): Promise<RequestData> {
+    if (this.#body !== null) return this.#body
+    const raw = this.#raw
+    const parsed = raw.parsedBody?.() ?? null
+    this.#body =
+      parsed !== null
+        ? Promise.resolve(parsed.data)
+        : raw.readBody().then((bytes) => parseBody(raw.headers.get('content-type'), bytes, raw.maxFormFields === undefined ? {} : { maxFormFields: raw.maxFormFields }))
+    return this.#body
+  }
+}
+
 /** Builds the framework-free request every policy sees. Shared by all adapters. */
 export function createApiRequest(raw: RawRequest): ApiRequest {
-  let cookies: Readonly<Record<string, string>> | null = null
-  let body: Promise<RequestData> | null = null
-  return {
-    method: raw.method.toUpperCase(),
-    url: withDjangoPath(raw.url),
-    headers: raw.headers,
-    remoteAddress: raw.remoteAddress,
-    params: raw.params === undefined || isEmpty(raw.params) ? NO_PARAMS : Object.freeze({ ...raw.params }),
-    cookie(name: string): string | null {
-      cookies ??= parseCookies(raw.headers.get('cookie'))
-      return Object.hasOwn(cookies, name) ? (cookies[name] ?? null) : null
-    },
-    body(): Promise<RequestData> {
-      const parsed = body === null ? (raw.parsedBody?.() ?? null) : null
-      if (parsed !== null) body = Promise.resolve(parsed.data)
-      body ??= raw.readBody().then((bytes) => parseBody(raw.headers.get('content-type'), bytes, raw.maxFormFields === undefined ? {} : { maxFormFields: raw.maxFormFields }))
-      return body
-    },
-    notes: { numProxies: undefined, staleCookies: undefined },
-  }
+  return new CoreApiRequest(raw)
 }
