@@ -1,8 +1,6 @@
-// gatehouse/setup: one call from a database (and optionally Redis) to every store, the token
-// cache, the invalidation bus and the schemes, wired once (better-auth's `betterAuth({ database })`).
-// Each piece stays constructible alone from gatehouse/kysely and gatehouse/redis; this file only
-// does the wiring an app would otherwise repeat: one bus handed to every store and the cache,
-// the token store joined to the user table, Redis prefixes that match the command line's.
+// Every piece stays constructible alone from gatehouse/kysely and gatehouse/redis; this file only
+// wires what an app would repeat: one bus for every store and the cache, the token store joined
+// to the user table, Redis prefixes that match the command line's.
 import type { Kysely } from 'kysely'
 import { BasicAuthentication } from './authentication/basic-authentication.js'
 import { MemoryTokenCache } from './authentication/memory-token-cache.js'

@@ -108,7 +108,7 @@ export class JwtCodec {
     const payload = await this.decodeVerified(token)
     await beforeVerify?.(payload)
     const s = this.settings
-    // simplejwt's Token.verify: exp required, jti required, type checked.
+    // simplejwt's Token.verify.
     this.checkTimeClaim(payload, 'exp')
     if (!(s.jtiClaim in payload)) throw new TokenError(TOKEN_MESSAGES.noId)
     if (type !== null) {

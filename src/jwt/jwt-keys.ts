@@ -20,7 +20,6 @@ export interface PublicJwk {
   readonly [member: string]: string
 }
 
-/** Is `algorithm` one that signs with a key pair (`RS*`, `ES*`)? */
 export function isAsymmetric(algorithm: JwtAlgorithm): boolean {
   return !algorithm.startsWith('HS')
 }
@@ -84,12 +83,10 @@ export function publicKeyOf(pem: string, algorithm: JwtAlgorithm): KeyObject {
   return key
 }
 
-/** The public half of a private key. */
 export function publicHalf(privateKey: KeyObject, algorithm: JwtAlgorithm): KeyObject {
   return keyCrypto(algorithm).createPublicKey(privateKey)
 }
 
-/** Do two public keys hold the same key? */
 export function sameKey(a: KeyObject, b: KeyObject): boolean {
   return a.equals(b)
 }

@@ -161,7 +161,7 @@ function resolveKeys(settings: JwtSettings, algorithm: JwtAlgorithm): Pick<Resol
     if (verifyingKey !== undefined || jwkUrl !== undefined) throw invalid(`JWT settings "verifyingKey" and "jwkUrl" are for RS*/ES* algorithms, not ${algorithm} (whose signingKey also verifies)`)
     const key = new TextEncoder().encode(signingKey)
     const minimum = HMAC_KEY_BYTES[algorithm] ?? 64
-    // RFC 7518 §3.2: an HMAC key at least the hash's size; PyJWT 2.10 warns below it, here it is refused.
+    // PyJWT 2.10 only warns below the RFC's minimum; here it is refused.
     if (key.length < minimum) throw invalid(`JWT setting "signingKey" for ${algorithm} must be at least ${minimum} bytes (it is ${key.length}); a Django SECRET_KEY is 50`)
     return { signingKey: key, verifyingKey: key, publicJwk: null, jwkUrl: undefined }
   }

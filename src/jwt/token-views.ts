@@ -165,7 +165,6 @@ const SERIALIZER_FIELDS: Readonly<Record<keyof typeof DESCRIPTIONS, ActionFields
   'Token Refresh Sliding': { token: input('Token') },
 }
 
-/** The shared parts of a token view's options. */
 function tokenView(options: JwtViewOptions, name: keyof typeof DESCRIPTIONS, post: Handler): ViewOptions {
   return {
     name,

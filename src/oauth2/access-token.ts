@@ -13,7 +13,6 @@ export interface OAuth2AccessTokenInit {
   readonly scopes: readonly string[]
 }
 
-/** A string claim, or `null`. */
 function stringClaim(claims: Readonly<Record<string, unknown>>, name: string): string | null {
   const value = claims[name]
   return typeof value === 'string' && value !== '' ? value : null
@@ -71,7 +70,6 @@ export function accessTokenOf(value: unknown): OAuth2AccessToken | null {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[ACCESS_TOKEN_BRAND] === true ? (value as OAuth2AccessToken) : null
 }
 
-/** Remembers the realm `token` was verified under. */
 export function rememberRealm(token: OAuth2AccessToken, realm: string): void {
   REALMS.set(token, realm)
 }

@@ -9,7 +9,6 @@ export interface ProviderMetadata {
   readonly introspectionEndpoint: string | null
 }
 
-/** Options of `Discovery`. */
 export interface DiscoveryOptions {
   readonly issuer: string
   /** Where the metadata is; `undefined`: OpenID Connect Discovery's place, then RFC 8414's. */
@@ -52,7 +51,6 @@ export class Discovery {
 
   constructor(private readonly options: DiscoveryOptions) {}
 
-  /** The metadata, or a `ProviderUnavailable`. */
   get(): Promise<ProviderMetadata> {
     if (this.metadata !== null) return Promise.resolve(this.metadata)
     if (this.pending !== null) return this.pending

@@ -5,7 +5,6 @@ import { fetchProviderJson, ProviderUnavailable, type FetchLimits } from './prov
 /** How the resource server authenticates to the introspection endpoint (RFC 6749 §2.3.1). */
 export type IntrospectionAuthMethod = 'client_secret_basic' | 'client_secret_post'
 
-/** Options of `Introspector`. */
 export interface IntrospectorOptions {
   /** The endpoint (from discovery: may itself throw `ProviderUnavailable`). */
   readonly endpoint: () => Promise<string>
@@ -45,7 +44,6 @@ export class Introspector {
 
   constructor(private readonly options: IntrospectorOptions) {}
 
-  /** How many introspection requests were made. */
   get requests(): number {
     return this.requestCount
   }

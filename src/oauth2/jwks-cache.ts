@@ -2,7 +2,6 @@ import { createLocalJWKSet, errors, type FlattenedJWSInput, type JWK, type JWSHe
 import type { ProviderOutageLog } from './outage-log.js'
 import { fetchProviderJson, ProviderUnavailable, type FetchLimits } from './provider-fetch.js'
 
-/** Options of `JwksCache`. */
 export interface JwksCacheOptions {
   /** The JWKS URL (from discovery: may itself throw `ProviderUnavailable`). */
   readonly uri: () => Promise<string>

@@ -133,7 +133,6 @@ const MESSAGES = Object.freeze({
   inactiveUser: 'The user of the access token is inactive.',
 })
 
-/** The failure message for a jose error from verifying a JWT. */
 function joseMessage(error: errors.JOSEError): string {
   if (error instanceof errors.JWTExpired) return MESSAGES.expired
   if (error instanceof errors.JWTClaimValidationFailed) {
@@ -155,13 +154,11 @@ function normalizedType(typ: unknown): string | undefined {
   return lower.startsWith('application/') ? lower.slice('application/'.length) : lower
 }
 
-/** The strings of an `aud` claim. */
 function audiences(aud: unknown): readonly string[] {
   if (typeof aud === 'string') return [aud]
   return Array.isArray(aud) ? aud.filter((a): a is string => typeof a === 'string') : []
 }
 
-/** A positive finite number option, or a `ConfigurationError`. */
 function nonNegative(value: number | undefined, fallback: number, name: string): number {
   const n = value ?? fallback
   if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) throw new ConfigurationError('ERR_INVALID_SETTING', `${name} must be a finite number >= 0, got ${String(value)}`)

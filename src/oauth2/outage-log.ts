@@ -16,7 +16,6 @@ export class ProviderOutageLog {
     this.write(`gatehouse: OAuth 2.0 provider ${this.issuer} unavailable (${reason}); requests that need it answer 503 until it answers`)
   }
 
-  /** A request to the provider succeeded. */
   answered(): void {
     if (!this.down) return
     this.down = false

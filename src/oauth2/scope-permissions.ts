@@ -14,7 +14,6 @@ function insufficientScope(ctx: PolicyContext, scopes: readonly string[]): reado
   return [['WWW-Authenticate', bearerChallenge(realmOf(token), { error: 'insufficient_scope', scope: scopes.join(' ') })]]
 }
 
-/** The scopes, each checked as an RFC 6749 scope token. */
 function checkedScopes(scopes: readonly string[]): readonly string[] {
   return Object.freeze(scopes.map(checkedScope))
 }

@@ -23,7 +23,6 @@ export interface NamedTokenIssuerOptions {
   readonly maxPerUser?: number | null
 }
 
-/** knox's default token lifetime: 10 hours. */
 const DEFAULT_EXPIRES_IN = 10 * 3600
 
 /** django-rest-knox's answer once a user holds `TOKEN_LIMIT_PER_USER` tokens. */

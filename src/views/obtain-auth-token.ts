@@ -86,6 +86,13 @@ function tokenResponseSchema(extraFields: TokenResponseFields | undefined): Json
   }
 }
 
+/** DRF's `AuthTokenSerializer`: the credentials it reads and the token it answers. */
+const TOKEN_SERIALIZER_FIELDS: ActionFields = {
+  username: { type: 'string', required: true, read_only: false, label: 'Username' },
+  password: { type: 'string', required: true, read_only: false, label: 'Password' },
+  token: { type: 'string', required: false, read_only: true, label: 'Token' },
+}
+
 /**
  * DRF's `ObtainAuthToken` as view options: `POST` a JSON, urlencoded or multipart
  * body with `username` and `password`, get `200 {"token": "<key>"}` (created when
@@ -100,13 +107,6 @@ function tokenResponseSchema(extraFields: TokenResponseFields | undefined): Json
  * api.view(obtainAuthTokenView({ users, tokens, throttles: [loginThrottle] }))
  * api.view(obtainAuthTokenView({ users, tokens, extraFields: userIdAndUsername }))
  */
-/** DRF's `AuthTokenSerializer`: the credentials it reads and the token it answers. */
-const TOKEN_SERIALIZER_FIELDS: ActionFields = {
-  username: { type: 'string', required: true, read_only: false, label: 'Username' },
-  password: { type: 'string', required: true, read_only: false, label: 'Password' },
-  token: { type: 'string', required: false, read_only: true, label: 'Token' },
-}
-
 export function obtainAuthTokenView(options: ObtainAuthTokenOptions): ViewOptions {
   const { users, tokens, extraFields } = options
   const post = async (ctx: RequestContext): Promise<ApiResponse> => {
@@ -132,7 +132,6 @@ export function obtainAuthTokenView(options: ObtainAuthTokenOptions): ViewOption
         },
       }),
     },
-    // DRF's AuthTokenSerializer, as OPTIONS describes it.
     actions: { POST: TOKEN_SERIALIZER_FIELDS },
     permissions: [],
     throttles: options.throttles ?? [],

@@ -6,7 +6,6 @@ import type { SessionStore } from '../stores/session-store.js'
 import type { UserStore } from '../stores/user-store.js'
 import { csrfCookieHeader, expiredSessionCookieHeader, newSessionKey, resolveSessionCookies, sessionCookieHeader, type SessionCookieOptions } from './session-cookies.js'
 
-/** A response header to send: name and value (`Set-Cookie` here). */
 type Header = readonly [name: string, value: string]
 
 /** Options for `sessionLogin`: the stores and the cookies (the same as `SessionAuthentication`'s and `loginView`'s). */
