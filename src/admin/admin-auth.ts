@@ -22,7 +22,6 @@ export interface StaffRequest {
   readonly csrf: CsrfToken
 }
 
-/** The frame and CSRF token of a page for `user`, who is logged in. */
 function signedIn(req: ApiRequest, user: StoredUser, options: ResolvedAdminOptions): StaffRequest {
   const csrf = pageCsrf(req, options)
   return { user, csrf, frame: { prefix: options.prefix, siteTitle: options.siteTitle, staff: { username: user.username, csrfToken: csrf.token, csrfField: options.csrf.formField } } }

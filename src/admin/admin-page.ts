@@ -61,7 +61,6 @@ ${body}
 /** The stylesheet's version in its URL, so a changed sheet is fetched again. */
 export const STYLESHEET_VERSION = createHash('sha256').update(ADMIN_STYLESHEET).digest('hex').slice(0, 8)
 
-/** The hidden CSRF field of a form. */
 export function csrfInput(field: string, token: string): string {
   return `<input type="hidden" name="${h(field)}" value="${h(token)}">`
 }

@@ -50,10 +50,8 @@ export function mayRevealKey(staff: User, target: StoredUser): boolean {
   return staff.id === target.id || staff.isSuperuser === true
 }
 
-/** The message of a refused change to a staff or superuser account. */
 export const SUPERUSERS_ONLY = 'Only a superuser can change a staff or superuser account.'
 
-/** The message of a refused token key of another user. */
 export const KEYS_SUPERUSERS_ONLY = 'Only a superuser can be shown a token key of another user.'
 
 /** Object permission of the actions on an account (`checkObjectPermissions(ctx, account)`): `mayChange`. */
@@ -70,7 +68,6 @@ export const REVEAL_KEY: Permission = Object.freeze<Permission>({
   message: KEYS_SUPERUSERS_ONLY,
 })
 
-/** The admin path of a user's page. */
 export function userPath(options: ResolvedAdminOptions, id: UserId): string {
   return `${options.prefix}users/${encodeURIComponent(String(id))}/`
 }

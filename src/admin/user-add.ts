@@ -13,7 +13,6 @@ import { page, staffPage, userPath } from './staff-pages.js'
 /** Django's username rule: 1 to 150 letters, digits and `@.+-_` (Unicode letters and digits included). */
 const USERNAME = /^[\p{L}\p{N}_.@+-]{1,150}$/u
 
-/** What the form holds. */
 interface AddValues {
   readonly username: string
   readonly isStaff: boolean

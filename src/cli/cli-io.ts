@@ -1,5 +1,3 @@
-/** Where the command line reads and writes, and how an expected failure is told. */
-
 /** Where the command line reads and writes; the process's own streams by default. */
 export interface CliIo {
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean }

@@ -1,8 +1,3 @@
-/**
- * What every command is lent by `buildCli`: its output, and the resolution of the shared
- * options (`store-options.ts`) into a migrated or read-only database and a bus that tells
- * running servers.
- */
 import type { StoredUser } from '../core/user.js'
 import type { Database } from '../kysely/database.js'
 import { KyselyUserStore } from '../kysely/kysely-user-store.js'
@@ -17,7 +12,10 @@ import { withDatabase, withReadOnlyDatabase } from './database-access.js'
 import { withInvalidation } from './invalidation-access.js'
 import type { ConfigOption, DatabaseOption, InvalidationOptions } from './store-options.js'
 
-/** A command's output and its shared options, resolved. */
+/**
+ * What `buildCli` lends every command: its output, and the shared options (`store-options.ts`)
+ * resolved into a migrated or read-only database and a bus that tells running servers.
+ */
 export interface CommandKit {
   readonly io: CliIo
   /** Writes one line to stdout. */
@@ -53,7 +51,6 @@ async function loadConfig(options: ConfigOption, io: CliIo): Promise<CliConfig |
   }
 }
 
-/** The kit of a command line writing to `io`. */
 export function commandKit(io: CliIo): CommandKit {
   return {
     io,

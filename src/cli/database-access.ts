@@ -47,7 +47,6 @@ export async function openReadOnly(options: DatabaseOption, io: CliIo): Promise<
   return openDatabase<AuthDatabase>(url, { ...CLI_TIMEOUTS, readOnly: true })
 }
 
-/** Which of `tables` the database lacks. */
 export async function missingTables(database: Database<AuthDatabase>, tables: readonly string[]): Promise<string[]> {
   const present = new Set((await database.db.introspection.getTables()).map((t) => t.name))
   return tables.filter((t) => !present.has(t))

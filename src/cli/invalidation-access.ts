@@ -1,7 +1,3 @@
-/**
- * How a command tells running servers of a change: Redis pub/sub (`--redis` or `REDIS_URL`,
- * on `--channel` or the channel the servers derive), or nobody, with a warning.
- */
 import { invalidationChannel } from '../redis/invalidation-channel.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import { nonEmpty, type CliIo } from './cli-io.js'

@@ -1,7 +1,3 @@
-/**
- * The new password of `create-user` and `changepassword`: from the environment, the first
- * line of stdin, or asked twice on a terminal without echo. Never a command-line argument.
- */
 import { createInterface } from 'node:readline'
 import { CliError, type CliIo } from './cli-io.js'
 

@@ -14,7 +14,6 @@ export interface PasswordValidationOption {
   readonly skipPasswordValidation?: boolean
 }
 
-/** Adds `--skip-password-validation` to `command`. */
 export function addPasswordValidationOption(command: Command): Command {
   return command.addOption(
     new Option('--skip-password-validation', "store the password even if the password validators refuse it (Django's \"Bypass password validation\")"),

@@ -21,7 +21,6 @@ export interface ConfigOption {
   readonly config?: string
 }
 
-/** Adds `--database` to `command`. */
 export function addDatabaseOption(command: Command): Command {
   return command.addOption(new Option('--database <url>', 'database URL: sqlite:<path>, file:<path> or postgres://… (default: $DATABASE_URL)'))
 }
@@ -43,7 +42,6 @@ export function addStoreOptions(command: Command): Command {
   return addInvalidationOptions(addDatabaseOption(command))
 }
 
-/** Adds `--config` to `command`. */
 export function addConfigOption(command: Command): Command {
   return command.addOption(
     new Option(

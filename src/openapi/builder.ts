@@ -51,7 +51,6 @@ export interface OpenApiTarget {
   }
 }
 
-/** Options of `OpenApiBuilder`. */
 export interface OpenApiBuilderOptions {
   /** List `text/html` beside JSON in the answers of views that render HTML. @default false */
   readonly html?: boolean

@@ -4,8 +4,7 @@ import type { Handler } from '../core/view.js'
 /**
  * A copy of `handler` carrying `description` for OpenAPI documents (merged over what it
  * already says: `listHandler`'s `list`, a previous `describeHandler`; `parameters` are
- * appended to the ones it already lists). The handler runs
- * exactly as before.
+ * appended to the ones it already lists). The handler runs exactly as before.
  *
  * @example
  * handlers: { POST: describeHandler(createBook, { status: 201, requestBody: bookInput, response: book }) }

@@ -40,17 +40,15 @@ export interface OpenApiDocument {
 /**
  * The OpenAPI 3.1 document of `routes`, for any framework: DRF-style views
  * (`route(path, view)`) and the app's own routes guarded by `policies()` (`openApiRoutes(app)`
- * finds both on Fastify, Express and Hono; `policyRoute` declares one on node:http), one
- * description path for both. An operation per handler, with
- * its security requirements (from the view's schemes and permissions), pagination
- * parameters and paginated response (from its paginator), path parameters, request body
- * and the error responses its schemes, policies and body can give. Every piece describes
- * itself through an optional method of its own interface
- * (`AuthenticationScheme.openApiSecurity` / `openApiErrorStatuses`, `Paginator.openApiParameters` /
- * `openApiResponse`, `Permission.openApiAllowsAnonymous`, `Handler.openApi`), so custom
- * ones can too; a scheme that cannot is listed in the operation's
- * `x-undescribed-authentication`. Schemas marked with `namedSchema` become
- * `components.schemas` entries referenced by `$ref`.
+ * finds both on Fastify, Express and Hono; `policyRoute` declares one on node:http). An
+ * operation per handler, with its security requirements (from the view's schemes and
+ * permissions), pagination parameters and paginated response (from its paginator), path
+ * parameters, request body and the error responses its schemes, policies and body can give.
+ * Every piece describes itself through an optional method of its own interface
+ * (`AuthenticationScheme.openApiSecurity` / `openApiErrorStatuses`, `Paginator.openApiParameters`
+ * / `openApiResponse`, `Permission.openApiAllowsAnonymous`, `Handler.openApi`), so custom ones
+ * can too; a scheme that cannot is listed in the operation's `x-undescribed-authentication`.
+ * Schemas marked with `namedSchema` become `components.schemas` entries referenced by `$ref`.
  *
  * @example
  * const doc = openApiDocument(routes, { info: { title: 'Books', version: '1.0.0' } })

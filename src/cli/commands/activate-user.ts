@@ -1,4 +1,3 @@
-/** `gatehouse activate-user`: activate a user again: their password, token and sessions work again. */
 import type { Command } from 'commander'
 import type { CommandKit } from '../command-kit.js'
 import { addUserFlagCommand } from './user-flag-command.js'

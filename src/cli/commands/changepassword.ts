@@ -1,7 +1,4 @@
-/**
- * `gatehouse changepassword`: a user's new password (Django's `changepassword`), checked by
- * the password validators, told to running servers.
- */
+// Django's `changepassword`; the change is told to running servers.
 import type { Command } from 'commander'
 import { KyselyUserStore } from '../../kysely/kysely-user-store.js'
 import { existingUser, type CommandKit } from '../command-kit.js'

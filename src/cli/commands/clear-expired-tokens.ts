@@ -1,4 +1,3 @@
-/** `gatehouse clear-expired-tokens`: expired named tokens deleted (they are refused anyway; this keeps the table small). */
 import type { Command } from 'commander'
 import { KyselyNamedTokenStore } from '../../kysely/kysely-named-token-store.js'
 import type { CommandKit } from '../command-kit.js'

@@ -1,4 +1,3 @@
-/** `gatehouse clear-sessions`: expired SQL sessions deleted (Django's `clearsessions`). */
 import type { Command } from 'commander'
 import { KyselySessionStore } from '../../kysely/kysely-session-store.js'
 import type { CommandKit } from '../command-kit.js'

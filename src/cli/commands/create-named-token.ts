@@ -1,4 +1,3 @@
-/** `gatehouse create-named-token`: a named token for a user (safer mode: only its digest is stored), printed once. */
 import type { Command } from 'commander'
 import { KyselyNamedTokenStore } from '../../kysely/kysely-named-token-store.js'
 import { KyselyUserStore } from '../../kysely/kysely-user-store.js'

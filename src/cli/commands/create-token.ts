@@ -1,7 +1,3 @@
-/**
- * `gatehouse create-token`: a user's DRF token, created if missing (DRF's `drf_create_token`),
- * regenerated with `--reset`; `--all`: a token for every active user without one.
- */
 import type { Command } from 'commander'
 import type { Database } from '../../kysely/database.js'
 import { KyselyTokenStore } from '../../kysely/kysely-token-store.js'

@@ -1,7 +1,4 @@
-/**
- * `gatehouse create-user`: a user in gatehouse's table (Django's `createsuperuser`, without
- * the prompts for other fields), its password checked by the password validators first.
- */
+// Django's `createsuperuser`, without its prompts for other fields.
 import type { Command } from 'commander'
 import { normalizeUsername } from '../../core/username.js'
 import { KyselyUserStore } from '../../kysely/kysely-user-store.js'

@@ -1,4 +1,3 @@
-/** `gatehouse deactivate-user`: deactivate a user: their password, token and sessions stop working on every server (nothing is deleted). */
 import type { Command } from 'commander'
 import type { CommandKit } from '../command-kit.js'
 import { addUserFlagCommand } from './user-flag-command.js'

@@ -1,4 +1,3 @@
-/** `gatehouse delete-token`: a user's DRF token deleted, told to running servers. */
 import type { Command } from 'commander'
 import { KyselyTokenStore } from '../../kysely/kysely-token-store.js'
 import { KyselyUserStore } from '../../kysely/kysely-user-store.js'

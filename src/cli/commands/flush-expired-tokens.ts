@@ -1,4 +1,3 @@
-/** `gatehouse flush-expired-tokens`: expired JWT refresh tokens deleted from the blacklist table (simplejwt's `flushexpiredtokens`). */
 import type { Command } from 'commander'
 import type { Kysely } from 'kysely'
 import { jwtBlacklistMigrations } from '../../kysely/jwt-blacklist-migrations.js'

@@ -1,4 +1,3 @@
-/** `gatehouse grant-staff`: make a user staff (is_staff, what IsAdminUser allows), on every server. */
 import type { Command } from 'commander'
 import type { CommandKit } from '../command-kit.js'
 import { addUserFlagCommand } from './user-flag-command.js'

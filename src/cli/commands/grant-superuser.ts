@@ -1,4 +1,3 @@
-/** `gatehouse grant-superuser` / `revoke-superuser`: Django's `is_superuser` (who may act on staff accounts in the admin pages), on every server. */
 import type { Command } from 'commander'
 import type { CommandKit } from '../command-kit.js'
 import { addUserFlagCommand } from './user-flag-command.js'

@@ -1,4 +1,3 @@
-/** `gatehouse import-django`: Django's users and DRF's tokens copied into gatehouse's tables (see `../import-django.ts`). */
 import type { Command } from 'commander'
 import { openDatabase, type Database } from '../../kysely/database.js'
 import { authMigrations, migrate } from '../../kysely/migrations.js'

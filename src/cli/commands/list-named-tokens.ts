@@ -1,4 +1,3 @@
-/** `gatehouse list-named-tokens`: a user's named tokens (never the tokens themselves); reads only. */
 import type { Command } from 'commander'
 import { KyselyNamedTokenStore } from '../../kysely/kysely-named-token-store.js'
 import { KyselyUserStore } from '../../kysely/kysely-user-store.js'

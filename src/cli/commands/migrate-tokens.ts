@@ -1,7 +1,3 @@
-/**
- * `gatehouse migrate-tokens`: DRF-mode tokens moved into the safer mode, each key kept as a
- * digest so clients keep their key; the DRF rows deleted unless `--keep`.
- */
 import type { Command } from 'commander'
 import { KyselyNamedTokenStore } from '../../kysely/kysely-named-token-store.js'
 import { toDate, toUserId, type AuthDatabase } from '../../kysely/schema.js'

@@ -1,4 +1,3 @@
-/** `gatehouse migrate`: gatehouse's tables created or brought up to date (Django's `migrate`). */
 import type { Command } from 'commander'
 import type { CommandKit } from '../command-kit.js'
 import { addDatabaseOption, type DatabaseOption } from '../store-options.js'

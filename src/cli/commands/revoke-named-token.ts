@@ -1,4 +1,3 @@
-/** `gatehouse revoke-named-token`: one of a user's named tokens revoked by id, or all with `--all`, told to running servers. */
 import type { Command } from 'commander'
 import { KyselyNamedTokenStore } from '../../kysely/kysely-named-token-store.js'
 import { KyselyUserStore } from '../../kysely/kysely-user-store.js'

@@ -1,4 +1,3 @@
-/** `gatehouse revoke-staff`: take a user's staff status away (is_staff), on every server. */
 import type { Command } from 'commander'
 import type { CommandKit } from '../command-kit.js'
 import { addUserFlagCommand } from './user-flag-command.js'

@@ -25,7 +25,6 @@ export interface AppliedUsers {
   readonly notes: readonly string[]
 }
 
-/** Writes the user plan. */
 export async function applyUserPlan(trx: Transaction<AuthDatabase>, dialect: DialectName, plan: UserPlan, options: UserPlanOptions): Promise<AppliedUsers> {
   for (const { id, changes } of plan.updates) await trx.updateTable('gatehouse_users').set(changes).where('id', '=', id).execute()
   const idOf = new Map(plan.presentIds)
@@ -55,7 +54,6 @@ export async function applyUserPlan(trx: Transaction<AuthDatabase>, dialect: Dia
   return { idOf, createdIds, notes }
 }
 
-/** Writes the token plan. */
 export async function applyTokenPlan(trx: Transaction<AuthDatabase>, plan: TokenPlan): Promise<void> {
   for (const { userId, row } of plan.replacements) {
     await trx.deleteFrom('gatehouse_tokens').where('user_id', '=', userId).execute()

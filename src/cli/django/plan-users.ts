@@ -74,7 +74,6 @@ function unfit(user: DjangoUser): string | null {
   return null
 }
 
-/** Whether a Django user is staff in gatehouse. */
 export function staffOf(user: DjangoUser, options: UserPlanOptions): boolean {
   return user.isStaff || (options.superusersAsStaff === true && user.isSuperuser)
 }
