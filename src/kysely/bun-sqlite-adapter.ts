@@ -6,7 +6,6 @@
  */
 import type { SqliteConnection, SqliteConnectionStatement, SqliteOpenOptions } from './sqlite-connection-shape.js'
 
-/** The part of bun:sqlite's `Statement` the adapter uses. */
 interface BunStatement {
   readonly reader: boolean
   all(...parameters: unknown[]): unknown[]
@@ -14,7 +13,6 @@ interface BunStatement {
   iterate(...parameters: unknown[]): IterableIterator<unknown>
 }
 
-/** The part of bun:sqlite's `Database` the adapter uses. */
 interface BunDatabase {
   readonly inTransaction: boolean
   prepare(sql: string): BunStatement
@@ -22,7 +20,6 @@ interface BunDatabase {
   close(): void
 }
 
-/** The part of the bun:sqlite module the adapter uses. */
 interface BunSqliteModule {
   Database: new (path: string, options?: { readonly?: boolean; create?: boolean; strict?: boolean }) => BunDatabase
 }

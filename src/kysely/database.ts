@@ -269,7 +269,6 @@ export interface Database<DB> {
 /** Opens `DATABASE_URL` (or the default SQLite file) as a Kysely instance. */
 export async function openDatabase<DB>(url: string | undefined, options: OpenDatabaseOptions = {}): Promise<Database<DB>> {
   const target = parseDatabaseUrl(url)
-  // Prepared queries (`prepareQuery`, prepared page sources, the stores' lookups) run on the dialect's direct driver.
   const { dialect, sqliteDriver } = await openDriver(target, options)
   const db = new Kysely<DB>({ dialect })
   return { db, dialect: target.dialect, sqliteDriver, close: () => db.destroy() }

@@ -30,7 +30,6 @@ export interface DirectDriver {
 /** Where a gatehouse dialect's Kysely adapter keeps its direct driver. */
 export const DIRECT_DRIVER: unique symbol = Symbol('gatehouse.directDriver')
 
-/** The part of a Kysely instance the look-up reads. */
 interface KyselyLike {
   readonly isTransaction?: boolean
   getExecutor?(): { readonly adapter: object; readonly plugins: readonly unknown[] }

@@ -48,7 +48,6 @@ export interface KyselyNamedTokenStoreOptions<DB extends NamedTokensDatabase = A
 /** Token ids whose last write this process remembers, at most (oldest forgotten first). */
 const MEMO_LIMIT = 10_000
 
-/** The columns a lookup reads (`TokenRow`). */
 const TOKEN_COLUMNS = ['id', 'user_id', 'name', 'created', 'expires_at'] as const
 
 interface TokenRow {
@@ -193,9 +192,8 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
    * Records that the token was used now, at most once per `touchIntervalMs` per token: in
    * SQL (`last_used_at` older than the interval, so processes sharing a database write once
    * between them) and in this process's memory (a busy token issues no UPDATE per request).
-   * Ignores records of other stores; a failed write is dropped (authentication goes on).
-   * Nothing to write (another store's record, a token written within the interval): answered
-   * synchronously, no promise.
+   * A failed write is dropped. With nothing to write (another store's record, a token written
+   * within the interval) it answers synchronously.
    */
   touch(token: TokenRecord): MaybePromise<void> {
     if (!isNamedRecord(token)) return

@@ -5,7 +5,6 @@ import type { KeyValue, OrderingField, PositionSeekArgs, SeekArgs, SeekSource } 
 import type { DialectName } from './dialect-name.js'
 import { drfPositionAs, type DrfPositionKind } from '../pagination/drf-cursor.js'
 
-/** The SQL type of a column a cursor may page by; cursor keys are checked against it. */
 /**
  * The SQL type of an ordering column, which a cursor's position must fit: `integer` is a
  * 32-bit `integer`/`serial`, `bigint` a `bigint`/`bigserial` (safe integers), `number` a
@@ -196,7 +195,6 @@ export class KyselyPageSource<DB, TB extends keyof DB, O> implements SeekSource<
     return q
   }
 
-  /** What is counted: `countQuery` when given, else the page query. */
   private get counted(): Expression<unknown> {
     return this.options.countQuery ?? this.options.query
   }

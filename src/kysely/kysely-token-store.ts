@@ -88,8 +88,7 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
     if (options.joinUsers !== undefined) {
       const users = checkUserTable(options.joinUsers, 'KyselyTokenStore option "joinUsers"')
       const lookup = prepareTokenWithUser(this.db, users, { table: 'gatehouse_tokens', columns: ['key', 'user_id', 'created'], digestColumn: 'key_digest' })
-      // Keys are at most 40 characters: longer input cannot match, so skip the query. SQLite
-      // answers synchronously (no promise), PostgreSQL with the driver's one promise.
+      // Keys are at most 40 characters: longer input cannot match, so skip the query.
       this.findWithUser = (key) => {
         if (key.length === 0 || key.length > 40) return null
         const keyDigest = digest(key)

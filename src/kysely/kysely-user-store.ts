@@ -194,7 +194,6 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     return { users: rows.map((row) => this.toUser(row)), count: Number(counted?.n ?? 0) }
   }
 
-  /** The stored hash of a user, or `undefined`. */
   private async storedHash(userId: UserId): Promise<string | undefined> {
     if (!this.validId(userId)) return undefined
     const row = await this.db
@@ -223,10 +222,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     return stored === undefined ? null : sessionAuthHashOf(stored)
   }
 
-  /**
-   * The user's encoded password hash as stored, or `null` when there is no such user: what
-   * the JWT setting `checkRevokeToken` digests (`UserStore.storedPasswordHash`).
-   */
+  /** The encoded password hash as stored (what `checkRevokeToken` digests), or `null` for no such user. */
   async storedPasswordHash(userId: UserId): Promise<string | null> {
     return (await this.storedHash(userId)) ?? null
   }
@@ -290,8 +286,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
   }
 
   /**
-   * Sets a user's password (`null`: an unusable one, as Django's `set_unusable_password`),
-   * then tells the `invalidation` bus.
+   * Sets a user's password (`null`: unusable, Django's `set_unusable_password`), then tells the `invalidation` bus.
    * @returns false when there is no such user.
    */
   async setPassword(userId: UserId, password: string | null): Promise<boolean> {
@@ -321,8 +316,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
   }
 
   /**
-   * Grants or revokes superuser status (Django's `is_superuser`), then tells the
-   * `invalidation` bus.
+   * Grants or revokes superuser status (Django's `is_superuser`), then tells the `invalidation` bus.
    * @returns false when there is no such user.
    * @throws ConfigurationError when the mapping has no `isSuperuser` column (no user is a superuser).
    */

@@ -43,7 +43,6 @@ interface MigrationRow {
   timestamp: string
 }
 
-/** The one row of the lock table. */
 interface LockRow {
   id: string
   is_locked: number

@@ -28,7 +28,6 @@ export interface AuthMigrationOptions {
   readonly foreignKey?: boolean
 }
 
-/** The column type of `user_id` for `users`. */
 function userIdType(dialect: DialectName, users: UserTable | undefined): 'integer' | 'bigint' | 'uuid' | 'text' {
   if (users === undefined || users.idType === 'integer') return 'integer'
   if (users.idType === 'bigint') return 'bigint'

@@ -9,7 +9,6 @@
 import type { SqliteConnection, SqliteConnectionStatement, SqliteOpenOptions } from './sqlite-connection-shape.js'
 import { sqliteCodeName } from './sqlite-error-codes.js'
 
-/** The part of node:sqlite's `StatementSync` the adapter uses. */
 interface StatementSync {
   columns(): readonly unknown[]
   all(...parameters: unknown[]): Record<string, unknown>[]
@@ -17,7 +16,6 @@ interface StatementSync {
   iterate(...parameters: unknown[]): IterableIterator<Record<string, unknown>>
 }
 
-/** The part of node:sqlite's `DatabaseSync` the adapter uses. */
 interface DatabaseSync {
   readonly isTransaction: boolean
   prepare(sql: string): StatementSync
@@ -25,18 +23,15 @@ interface DatabaseSync {
   close(): void
 }
 
-/** The part of the node:sqlite module the adapter uses. */
 interface NodeSqliteModule {
   DatabaseSync: new (path: string, options?: { readOnly?: boolean }) => DatabaseSync
   StatementSync?: { prototype: object }
 }
 
-/** A row as better-sqlite3 returns it: a plain object, not a null-prototype one. */
 function plain(row: Record<string, unknown>): Record<string, unknown> {
   return { ...row }
 }
 
-/** `error` with its SQLite code named in `code` (`SQLITE_CONSTRAINT_UNIQUE`), as better-sqlite3 sets it. */
 function named(error: unknown): unknown {
   const errcode = (error as { errcode?: unknown } | null)?.errcode
   if (typeof errcode === 'number') Object.defineProperty(error, 'code', { value: sqliteCodeName(errcode), configurable: true, writable: true, enumerable: true })

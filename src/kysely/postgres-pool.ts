@@ -13,7 +13,6 @@ export interface PgResult {
 /** A node-style callback: an error, or the value. */
 export type Done<T> = (error: unknown, value?: T) => void
 
-/** The part of a node-postgres client the pool uses. */
 interface PgClient {
   once(event: 'end', listener: () => void): unknown
   /** With a callback, node-postgres makes no promise (and no `.catch` wrapper) per statement. */
@@ -30,7 +29,6 @@ interface PgQueryConfig {
   readonly name?: string
 }
 
-/** The part of a node-postgres pool the guard uses. */
 interface PgPool {
   /** With a callback, pg-pool makes no promise per checkout. */
   connect(callback: (error: Error | undefined, client: unknown) => void): void
@@ -100,7 +98,7 @@ const MAX_TICK_MS = 250
 
 /**
  * A node-postgres pool for Kysely's `PostgresDialect` that runs each statement with the
- * least work per statement that keeps issue 27's bounds:
+ * least work that still bounds its wait and its faults:
  * - timeouts are set once per connection: the server's `statement_timeout` and
  *   `idle_in_transaction_session_timeout` are startup parameters of the pool's connections;
  *   the client side has no timer per statement: one watchdog per pool (a fraction of the wait,
@@ -128,7 +126,6 @@ export class GuardedPostgresPool implements PostgresPool {
   /** Whether statements run unnamed (PgBouncer named or detected). */
   unnamed: boolean
   private warned = false
-  /** The timeout startup parameters were dropped after a refusal. */
   private startupParametersDropped = false
   /**
    * The watchdog's tick count, and its timer (started with the first connection). It starts at 1:
@@ -226,9 +223,8 @@ export class GuardedPostgresPool implements PostgresPool {
   }
 
   /**
-   * A transaction pooler is between (told by the server's answers, not by `pgbouncer`): from now
-   * on statements run unnamed and the server's timeout is never changed with `SET` (it would stay
-   * on a server connection other clients get). One warning naming the setting that says so upfront.
+   * A transaction pooler is between, told by the server's answers: from now on the pool runs as
+   * under `pgbouncer`, with one warning naming that setting.
    */
   private poolerDetected(reason: string): void {
     this.unnamed = true
@@ -368,7 +364,6 @@ export class GuardedClient implements PostgresPoolClient {
     })
   }
 
-  /** `text` as a named statement when the pool names it, else unnamed. */
   private configOf(text: string, values: readonly unknown[]): PgQueryConfig {
     const name = this.owner.nameOf(text)
     return name === undefined ? { text, values } : { name, text, values }

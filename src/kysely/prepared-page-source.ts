@@ -100,7 +100,6 @@ function countOf(rows: readonly { count: number | string }[]): number {
   return Number(rows[0]?.count ?? 0)
 }
 
-/** The planner's row estimate in an `EXPLAIN` statement's rows. */
 function firstPlanRows(rows: readonly Record<string, unknown>[]): number | null {
   return planRows(rows[0])
 }

@@ -112,7 +112,6 @@ export function bindCompiled<O>(compiled: CompiledQuery<O>, values: Readonly<Rec
   return { ...compiled, parameters: statement.parameters(values) }
 }
 
-/** The first row, or `undefined`. */
 function firstRow<O>(rows: readonly O[]): O | undefined {
   return rows[0]
 }

@@ -1,11 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { ConfigurationError } from '../core/errors.js'
 
-/**
- * The statement timeout that `withStatementTimeout` set for the code running now. Made on its
- * first use: running an `AsyncLocalStorage` turns on async hooks for the life of the process,
- * which every promise then pays for, so a process that never calls it has none.
- */
+/** Made on first use, so a process that never calls `withStatementTimeout` runs no async hooks. */
 let routeTimeout: AsyncLocalStorage<number> | null = null
 
 /** The timeout `withStatementTimeout` set for the code running now; `undefined` outside one (or when it was never used). */

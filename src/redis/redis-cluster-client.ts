@@ -190,7 +190,6 @@ export function createRedisClusterClient(
     connection.once('end', settle)
   })
 
-  /** Fails with a timeout after `ms`; `cancel` stops the timer. */
   const timeoutAfter = (ms: number): { promise: Promise<never>; cancel: () => void } => {
     let timer: NodeJS.Timeout | undefined
     const promise = new Promise<never>((_, reject) => {

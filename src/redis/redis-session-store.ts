@@ -11,7 +11,6 @@ export interface RedisSessionStoreOptions {
   readonly now?: () => number
 }
 
-/** What one session looks like in Redis. */
 interface StoredSession {
   readonly u: UserId | null
   readonly d: Readonly<Record<string, unknown>>
@@ -69,7 +68,6 @@ export class RedisSessionStore implements SessionStore {
     this.now = options.now ?? Date.now
   }
 
-  /** The set of a user's session keys. */
   private indexKey(userId: UserId): string {
     return `${this.prefix}user:${String(userId)}`
   }

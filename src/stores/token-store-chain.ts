@@ -15,7 +15,6 @@ export const FIND_WITH_USER_OR_ELSE: unique symbol = Symbol('gatehouse.findWithU
 /** `findWithUser(key) ?? orElse()`, in the store's own answer. */
 export type FindWithUserOrElse = (key: string, orElse: () => MaybePromise<TokenWithUser | null>) => MaybePromise<TokenWithUser | null>
 
-/** A token lookup that may have `FIND_WITH_USER_OR_ELSE`. */
 interface MaybeOrElse {
   readonly [FIND_WITH_USER_OR_ELSE]?: FindWithUserOrElse
 }
