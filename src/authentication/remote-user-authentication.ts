@@ -84,7 +84,6 @@ export class RemoteUserAuthentication implements AuthenticationScheme<null> {
     }
   }
 
-  /** True when `address` may set the header. */
   private trusts(address: string | null): boolean {
     if (this.trusted === null) return true
     if (address === null) return false

@@ -25,9 +25,9 @@ export interface SessionAuthenticationOptions {
  * The session of the host website: the `sessionid` cookie names a stored session.
  * Anonymous or inactive sessions, and sessions from before the user's password last changed
  * (when the user store has `sessionAuthHash`, as Django checks its session auth hash), are
- * "not attempted" (no CSRF needed); an active
- * session user's unsafe request must pass the CSRF check (403 otherwise). No
- * challenge header, so unauthenticated denials are 403 when this scheme is first.
+ * "not attempted" (no CSRF needed); an active session user's unsafe request must pass the
+ * CSRF check (403 otherwise). No challenge header, so unauthenticated denials are 403 when
+ * this scheme is first.
  */
 export class SessionAuthentication implements AuthenticationScheme<null> {
   readonly name: string = 'SessionAuthentication'

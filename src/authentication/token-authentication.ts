@@ -8,7 +8,6 @@ import type { Authenticated, AuthenticationScheme } from './authentication-schem
 import type { TokenCache, TokenLoader } from './token-cache.js'
 import type { MaybePromise } from '../core/maybe-promise.js'
 
-/** True once a token with an `expiresAt` has reached it. */
 function isExpired(token: TokenRecord): boolean {
   return token.expiresAt !== undefined && token.expiresAt !== null && token.expiresAt.getTime() <= Date.now()
 }

@@ -13,11 +13,7 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return difference === 0
 }
 
-/**
- * Compares two texts of the same length (hex digests) in time that depends on the length only,
- * as `equalBytes` does for bytes: every character is visited, no early exit. Unequal lengths
- * answer `false` at once, so callers compare values of a public length.
- */
+/** `equalBytes` for texts of a public length (hex digests), character by character. */
 export function equalDigests(a: string, b: string): boolean {
   if (a.length !== b.length) return false
   let difference = 0

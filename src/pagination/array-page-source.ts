@@ -16,7 +16,6 @@ function compareValues(a: unknown, b: unknown): number {
   return x < y ? -1 : x > y ? 1 : 0
 }
 
-/** Compares rows (or keys) field by field in `ordering`'s directions. */
 function compareKeys(a: readonly unknown[], b: readonly unknown[], ordering: readonly OrderingField[]): number {
   for (let i = 0; i < ordering.length; i++) {
     const c = compareValues(a[i], b[i])

@@ -15,7 +15,7 @@ export type CursorSecret = string | Uint8Array
 const TAG_BYTES = 12
 
 function tag(secret: string | Uint8Array, scope: string, payload: string): string {
-  // One update of the same bytes as scope, NUL, payload: the tag is unchanged.
+  // Cursors already issued were tagged over exactly these bytes: scope, NUL, payload.
   return bytesToBase64Url(hmacSha256(secret, `${scope}\0${payload}`).subarray(0, TAG_BYTES))
 }
 

@@ -99,7 +99,6 @@ export class LimitOffsetPagination extends BasePagination<LimitOffsetState> {
     const offset = this.offsetFor(req)
     const fetch = this.counter.lookahead ? limit + 1 : limit
     const noRows: Promise<readonly T[]> = Promise.resolve([])
-    // Huge offsets never reach SQL: no collection is that large.
     const [outcome, rows] = await Promise.all([this.counter.count(source), offset > MAX_ROWS ? noRows : source.slice(Number(offset), fetch)])
     const big = BigInt(limit)
     let items = rows.slice(0, limit)

@@ -103,9 +103,6 @@ export class PageNumberPagination extends BasePagination<PageNumberState> {
     if (bottomBig > MAX_ROWS) throw this.invalid(raw, 'That page contains no results')
     const pageNumber = Number(requested)
     const bottom = Number(bottomBig)
-    // The count and the page's rows are asked for together (the rows of page N do not depend
-    // on the count); one row more than the page under the inexact strategies says whether a
-    // next page exists. Synchronous when the source answered synchronously.
     const outcome = this.counter.count(source)
     const rows: MaybePromise<readonly T[]> = source.slice(bottom, this.counter.lookahead ? pageSize + 1 : pageSize)
     if (!(outcome instanceof Promise) && !(rows instanceof Promise)) return this.numbered(req, raw, outcome, rows, pageNumber, bottom, pageSize)

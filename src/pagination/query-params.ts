@@ -33,7 +33,6 @@ export function quotePlus(text: string): string {
 
 /** Django's `QueryDict.get`: the *last* value of `key`, or `null` when absent. */
 export function queryParam(url: URL, key: string): string | null {
-  // A request's query is read several times (filters, page, page size): parse it once per URL.
   const search = url.search
   let query = lastParsed
   if (query === null || query.url !== url || query.search !== search) query = lastParsed = { url, search, params: parseQuery(search) }

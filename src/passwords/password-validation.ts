@@ -135,7 +135,6 @@ const PY_STRIP = new RegExp(`^${PY_SPACE}|${PY_SPACE}$`, 'gu')
 
 let djangoList: Promise<ReadonlySet<string>> | undefined
 
-/** Django's list, read once, on first use. */
 function djangoCommonPasswords(): Promise<ReadonlySet<string>> {
   djangoList ??= import('./common-passwords.js').then(({ COMMON_PASSWORDS }) => new Set(COMMON_PASSWORDS.split('\n')))
   return djangoList

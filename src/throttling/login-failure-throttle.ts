@@ -81,7 +81,6 @@ export interface LoginFailureKeys {
   readonly client: string
 }
 
-/** One budget a check counts against: its store key and rate. */
 interface Budget {
   readonly key: string
   readonly rate: Rate
@@ -100,7 +99,6 @@ interface Refusal {
   readonly retryInMs: number | null
 }
 
-/** How often a check waiting for a place asks the store again. */
 const SLOT_POLL_MS = 50
 
 /** How many times `rate` the username and address budgets allow by default. */
@@ -166,7 +164,6 @@ export class LoginFailureThrottle {
   private readonly ipv6Prefix: number
   private readonly warn: (message: string) => void
   private warnedUnknownClient = false
-  /** The per-username budget of a check from an unknown address (`usernameRate`, or its default when off). */
   private readonly unknownClientRate: Rate
   private readonly keyPrefix: string
   private readonly now: Clock
@@ -289,7 +286,6 @@ export class LoginFailureThrottle {
     return { id, reserved, refused }
   }
 
-  /** The request's client address for the keys, with the option's or the API's `numProxies`. */
   private client(req: ApiRequest): string {
     return clientIdent(req, this.numProxies ?? req.notes?.numProxies ?? 0, this.ipv6Prefix)
   }

@@ -15,7 +15,6 @@ interface Ledger {
   readonly leases: Map<string, number>
 }
 
-/** How many hits pass between sweeps of idle keys. */
 const SWEEP_EVERY = 1_000
 
 /** Options for `MemoryThrottleStore`. */
@@ -148,7 +147,6 @@ export class MemoryThrottleStore implements ThrottleStore, ReservingThrottleStor
   }
 }
 
-/** Drops a Map's first (least recently used) entry. */
 function dropFirst(map: Map<string, unknown>): void {
   const first = map.keys().next()
   if (first.done !== true) map.delete(first.value)

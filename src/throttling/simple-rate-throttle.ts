@@ -105,7 +105,6 @@ export abstract class SimpleRateThrottle implements Throttle {
 
 const ALLOWED: ThrottleDecision = Object.freeze({ allowed: true })
 
-/** The throttle's answer for a store's hit. */
 function decision(hit: ThrottleHit, now: number, rate: Rate): ThrottleDecision {
   if (hit.allowed) return ALLOWED
   return { allowed: false, waitSeconds: throttleWait(hit, now, rate) }
