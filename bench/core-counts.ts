@@ -94,7 +94,7 @@ try {
       return answer instanceof Promise ? answer.then(wireResponse) : wireResponse(answer)
     },
     request,
-    policies: () => view.guard.run(request()),
+    policies: () => view.policies.run(request()),
   }
   const one = server === 'hand' ? () => handHandle(q, HEADER, HOST, '3') : steps[stage]
   if (one === undefined) throw new Error(`unknown stage ${stage}`)

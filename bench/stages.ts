@@ -14,7 +14,7 @@
  * - `sql token⋈user`: gatehouse's `KyselyTokenStore.findWithUser` / the baseline's statement (+ SHA-256).
  * - `sql count + page`: the list source's `count()` and `slice()` together / the baseline's two statements.
  * - `authentication`: `TokenAuthentication.authenticate` (header parsing, digest, the lookup, checks).
- * - `policies`: host check, authentication, permissions and throttles (`Guard.check`).
+ * - `policies`: host check, authentication, permissions and throttles (`Policies.check`).
  * - `pagination + links`: the page-number paginator over rows in memory (no SQL): `page`, the arithmetic, both links.
  * - `adapter in`: the `ApiRequest` from a URL and headers (`createApiRequest`, as the adapters call it).
  * - `serialisation`: the page body to JSON text.
@@ -102,7 +102,7 @@ async function stagesFor(ref: ReferenceContext, q: HandQueries): Promise<{ stage
   const req = apiRequest()
   const findWithUser = ref.tokens.findWithUser
   if (findWithUser === undefined) throw new Error('the token store has no findWithUser')
-  const state = await view.guard.check(req, [])
+  const state = await view.policies.check(req, [])
   // `articleSources` (prepared once) where the checkout has it; an older one builds a source per request.
   const articles = (await import('../examples/reference-api/routes/articles.js')) as Record<string, unknown>
   const source =
@@ -125,7 +125,7 @@ async function stagesFor(ref: ReferenceContext, q: HandQueries): Promise<{ stage
       hand: () => Promise.all([q.count(), q.page(20)]),
     },
     { name: 'authentication', gatehouse: () => ref.schemes.token.authenticate(req), hand: null },
-    { name: 'policies (incl. authentication)', gatehouse: () => view.guard.check(req, []), hand: null },
+    { name: 'policies (incl. authentication)', gatehouse: () => view.policies.check(req, []), hand: null },
     {
       // The paginator over rows already in memory: parsing `page`, the page arithmetic and both links.
       name: 'pagination + links (no SQL)',

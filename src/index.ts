@@ -23,7 +23,7 @@ export { ApiView, type Handler, type HandlerMethod, type RequestContext, type Vi
 export type { MaybePromise } from './core/maybe-promise.js'
 export type { ActionField, ActionFields, ViewActions } from './core/action-metadata.js'
 export type { RequestState } from './core/pipeline.js'
-export { Guard, type GuardOptions } from './core/guard.js'
+export { Policies, type PolicyOptions, Guard, type GuardOptions } from './core/policies.js'
 export { route, type Route, type RouteOptions, type PathParam } from './core/route.js'
 export type { ExceptionHandler, ExceptionContext } from './core/exception-handler.js'
 export { createApi, type Api } from './core/api.js'

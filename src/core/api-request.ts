@@ -15,7 +15,7 @@ export type RequestData = unknown
  * this is where they read the view's settings and leave word for the response middleware.
  */
 export interface RequestNotes {
-  /** The `numProxies` of the view or guard answering the request; `undefined` until its policies start. */
+  /** The `numProxies` of the view or `Policies` answering the request; `undefined` until its policies start. */
   numProxies: number | undefined
   /**
    * Cookies a scheme read that hold no live credential (a session cookie naming no session, or

@@ -1,4 +1,4 @@
-import { Guard, type GuardOptions } from './guard.js'
+import { Policies, type PolicyOptions } from './policies.js'
 import { resolveSettings, type Settings } from './settings.js'
 import { ApiView, type ViewOptions } from './view.js'
 
@@ -11,7 +11,9 @@ export interface Api {
    * The policies of one route of the app's own (middleware style): framework adapters run
    * it before the app's handler. Resolved now, never per request.
    */
-  guard(options?: GuardOptions): Guard
+  policies(options?: PolicyOptions): Policies
+  /** @deprecated Use `policies(options)`; this alias goes in the next release. */
+  guard(options?: PolicyOptions): Policies
 }
 
 /**
@@ -27,6 +29,7 @@ export function createApi(settings: Partial<Settings> = {}): Api {
   return Object.freeze({
     settings: resolved,
     view: (options: ViewOptions): ApiView => new ApiView(resolved, options),
-    guard: (options: GuardOptions = {}): Guard => new Guard(resolved, options),
+    policies: (options: PolicyOptions = {}): Policies => new Policies(resolved, options),
+    guard: (options: PolicyOptions = {}): Policies => new Policies(resolved, options),
   })
 }

@@ -30,7 +30,7 @@ export interface ErrorScope {
 
 /**
  * The one answer to an error thrown while serving a request (DRF's `handle_exception`), used by
- * views, guards and every adapter: the route's `exceptionHandler` renders it (an `ApiError` as
+ * views, `Policies` and every adapter: the route's `exceptionHandler` renders it (an `ApiError` as
  * its status, detail and headers); what no handler owns is `500 {"detail": "A server error
  * occurred."}`, never the error's own text. A store fault answered 503 is reported to
  * `logStoreFault`; every other error that is not an `ApiError` to `logError`, once, and so is an

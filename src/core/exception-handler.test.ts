@@ -95,18 +95,18 @@ describe("a view's own exception handler (DRF's get_exception_handler)", () => {
     expect(seen).toEqual([staff])
   })
 
-  it('on a guard too; a scheme that fails leaves the user unknown', async () => {
+  it('on `api.policies()` too; a scheme that fails leaves the user unknown', async () => {
     const failing: AuthenticationScheme = {
       authenticate: () => {
         throw new AuthenticationFailed()
       },
     }
-    const guard = createApi().guard({ authentication: [failing], exceptionHandler: redirecting })
+    const routePolicies = createApi().policies({ authentication: [failing], exceptionHandler: redirecting })
     seen.length = 0
-    const result = await guard.run(buildRequest())
+    const result = await routePolicies.run(buildRequest())
     expect(result.response?.status).toBe(403)
     expect(seen).toEqual([undefined])
-    const denied = await createApi().guard({ authentication: [user(null)], permissions: [deny], exceptionHandler: redirecting }).run(buildRequest())
+    const denied = await createApi().policies({ authentication: [user(null)], permissions: [deny], exceptionHandler: redirecting }).run(buildRequest())
     expect(denied.response?.status).toBe(302)
   })
 })

@@ -21,7 +21,7 @@ export interface PolicyContext {
   readonly auth: unknown
   readonly view: ViewInfo
   /**
-   * The settings of the view or guard answering the request: always set on the contexts the
+   * The settings of the view or `Policies` answering the request: always set on the contexts the
    * pipeline builds; a context built by hand may leave them out (a throttle then trusts no proxy).
    */
   readonly settings?: PolicySettings

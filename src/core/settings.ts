@@ -74,7 +74,7 @@ export interface Settings {
   /**
    * Steps every view's answer passes through, in order, as Django's response middleware
    * (`new StaleSessionCookie({ session })` deletes a session cookie that holds no session,
-   * as Django's session middleware does). Views only: the middleware-style guards leave the
+   * as Django's session middleware does). Views only: the middleware-style `policies()` leave the
    * answer to the app. @default []
    */
   readonly responseMiddleware: readonly ResponseMiddleware[]

@@ -4,7 +4,7 @@ import { isJson, renderBrowsablePage } from './html/browsable-page.js'
 import { DEFAULT_PARSED_MEDIA_TYPES } from './request/body-parser.js'
 import { errorResponse } from './error-answer.js'
 import { ConfigurationError, MethodNotAllowed, NotFound } from './errors.js'
-import { Guard, type GuardOptions } from './guard.js'
+import { Policies, type PolicyOptions } from './policies.js'
 import { MEDIA_TYPES, negotiateFormat, type Format } from './request/negotiation.js'
 import { parseQuery } from './request/url-decoding.js'
 import { checkHost, consultedVary, runPolicies, type PolicyProgress, type RequestContext } from './pipeline.js'
@@ -48,7 +48,7 @@ export type Handler = ((ctx: RequestContext) => MaybePromise<ApiResponse>) & {
 }
 
 /** Per-view options. Keys shared with `Settings` replace the global value. */
-export interface ViewOptions extends GuardOptions {
+export interface ViewOptions extends PolicyOptions {
   readonly description?: string
   readonly handlers: Partial<Readonly<Record<HandlerMethod, Handler>>>
   /**
@@ -92,7 +92,8 @@ export interface ViewOptions extends GuardOptions {
 
 /** A configured DRF-style view: call `handle` with an `ApiRequest`, get an `ApiResponse`. Never throws. */
 export class ApiView {
-  readonly guard: Guard
+  /** The view's policies: authentication, permissions and throttles, with its resolved settings. */
+  readonly policies: Policies
   readonly allowedMethods: readonly string[]
   /** The `Allow` header every response carries, built once. */
   private readonly allow: string
@@ -113,8 +114,8 @@ export class ApiView {
   constructor(global: Settings, options: ViewOptions) {
     const { handlers, formats } = options
     const where = `view "${options.name ?? 'unnamed'}"`
-    this.guard = new Guard(global, options, { kind: 'view', otherKeys: ['description', 'handlers', 'formats', 'vary', 'finish', 'parses', 'actions', 'actionsObject'] })
-    const middleware = this.guard.settings.responseMiddleware
+    this.policies = new Policies(global, options, { kind: 'view', otherKeys: ['description', 'handlers', 'formats', 'vary', 'finish', 'parses', 'actions', 'actionsObject'] })
+    const middleware = this.policies.settings.responseMiddleware
     this.finishSteps = options.finish === undefined ? middleware : [{ process: options.finish }, ...middleware]
     if (typeof handlers !== 'object' || handlers === null || Object.keys(handlers).length === 0) {
       throw new ConfigurationError('ERR_NO_HANDLERS', `${where} has no handlers`)
@@ -134,7 +135,7 @@ export class ApiView {
     ) {
       throw new ConfigurationError('ERR_INVALID_SETTING', `${where}: setting "formats" must be a non-empty list of ${Object.keys(MEDIA_TYPES).join(', ')}`)
     }
-    for (const handler of Object.values(handlers)) handler?.validate?.(this.guard.settings, where)
+    for (const handler of Object.values(handlers)) handler?.validate?.(this.policies.settings, where)
     this.options = options
     this.formats = Object.freeze([...(formats ?? ['json', 'html'])])
     this.varyAccept = Object.freeze(this.formats.length > 1 ? ['Accept'] : [])
@@ -145,9 +146,14 @@ export class ApiView {
     this.allow = methods.join(', ')
   }
 
+  /** @deprecated Use `policies`; this alias goes in the next release. */
+  get guard(): Policies {
+    return this.policies
+  }
+
   /** What policies are told about this view. */
   get info(): ViewInfo {
-    return this.guard.info
+    return this.policies.info
   }
 
   /** The options the view was declared with (name, description, handlers), for documentation generators. */
@@ -157,7 +163,7 @@ export class ApiView {
 
   /** The view's resolved settings (global ⊕ per-view). */
   get settings(): Settings {
-    return this.guard.settings
+    return this.policies.settings
   }
 
   /**
@@ -184,7 +190,7 @@ export class ApiView {
 
   /** The view's answer to an error (its `Vary` is added by `finish`). */
   private answerError(error: unknown, req: ApiRequest, run: ViewRun): ApiResponse {
-    return errorResponse(error, { request: req, settings: this.guard.settings, user: run.user })
+    return errorResponse(error, { request: req, settings: this.policies.settings, user: run.user })
   }
 
   /** DRF's `finalize_response`, then the view's `finish` and the response middleware. */
@@ -208,7 +214,7 @@ export class ApiView {
         finished = (steps[i] as (typeof steps)[number]).process(req, finished)
       } catch (error) {
         // A middleware that breaks its contract costs its headers, never the answer.
-        this.guard.settings.logError(error, { method: req.method, path: req.url.pathname })
+        this.policies.settings.logError(error, { method: req.method, path: req.url.pathname })
       }
     }
     return finished
@@ -219,7 +225,7 @@ export class ApiView {
     const index = run.consulted * 2 + (run.handled ? 1 : 0)
     let prepared = this.finishes[index]
     if (prepared === undefined) {
-      const schemes = consultedVary(this.guard.settings.authentication, run.consulted)
+      const schemes = consultedVary(this.policies.settings.authentication, run.consulted)
       prepared = prepareFinish(this.allow, [...this.varyAccept, ...schemes, ...(run.handled ? (this.options.vary ?? []) : [])])
       this.finishes[index] = prepared
     }
@@ -248,10 +254,10 @@ export class ApiView {
 
   private dispatch(req: ApiRequest, run: ViewRun): MaybePromise<ApiResponse> {
     // The host is checked before negotiation, as Django checks it before any view code.
-    checkHost(req, this.guard.settings)
+    checkHost(req, this.policies.settings)
     const format = this.negotiate(req)
     run.format = format
-    const ctx = runPolicies(req, this.guard.settings, this.guard.info, run, format, req.params)
+    const ctx = runPolicies(req, this.policies.settings, this.policies.info, run, format, req.params)
     return ctx instanceof Promise ? ctx.then((passed) => this.respond(req, passed, run)) : this.respond(req, ctx, run)
   }
 
@@ -296,7 +302,7 @@ export class ApiView {
   }
 
   private async metadata(ctx: RequestContext): Promise<ApiResponse> {
-    const actions = await actionsFor(this.options.actions, (method) => this.options.handlers[method] !== undefined, ctx, this.guard.settings, this.options.actionsObject)
+    const actions = await actionsFor(this.options.actions, (method) => this.options.handlers[method] !== undefined, ctx, this.policies.settings, this.options.actionsObject)
     return jsonResponse(200, {
       name: this.options.name ?? 'View',
       description: this.options.description ?? '',

@@ -5,7 +5,7 @@ export { createApiRequest, parseCookies, type RawRequest } from '../core/request
 export { parseBody, DEFAULT_PARSED_MEDIA_TYPES, type ParseBodyOptions } from '../core/request/body-parser.js'
 export { serializeBody } from '../core/api-response.js'
 export { errorResponse, answerError, INVALID_HOST_RESPONSE, type ErrorScope } from '../core/error-answer.js'
-export { answerHandlerError, type GuardResult } from '../core/guard.js'
+export { answerHandlerError, type PoliciesResult, type GuardResult } from '../core/policies.js'
 export { matchRoutes, type RouteMatcher, type RoutePattern } from '../core/route.js'
 export { parsePythonInt, queryParam } from '../pagination/query-params.js'
 export { requestUrlOf } from '../core/request/request-url.js'

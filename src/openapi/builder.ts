@@ -209,7 +209,7 @@ export class OpenApiBuilder {
 
   /** Describes one operation of an app's own route guarded by `policies()`. */
   addPolicyRoute(route: PolicyRoute): void {
-    const source: OperationSource = { name: route.name, description: undefined, settings: route.guard.settings, view: false, html: false }
+    const source: OperationSource = { name: route.name, description: undefined, settings: route.policies.settings, view: false, html: false }
     this.addOperations(route.path, source, { [route.method]: route.openApi })
   }
 

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.js'
-import type { Guard } from '../core/guard.js'
+import type { Policies } from '../core/policies.js'
 import type { OperationDescription } from '../core/openapi-types.js'
 import { validateRoutePath, type Route } from '../core/route.js'
 import { HANDLER_METHODS, type ApiView, type HandlerMethod } from '../core/view.js'
@@ -25,7 +25,9 @@ export interface PolicyRoute {
   /** The route's path, `:name` parameters as routes declare them (`/books/:id/`). */
   readonly path: string
   /** The route's policies: its schemes, permissions, throttles and paginator. */
-  readonly guard: Guard
+  readonly policies: Policies
+  /** @deprecated Use `policies` (the same object); this alias goes in the next release. */
+  readonly guard?: Policies
   /** What the route's `policies(api, { name, openApi })` said about it. */
   readonly openApi: OperationDescription
   /** The `name` given to `policies(api, { name })`: the operation's summary and id. */
@@ -38,14 +40,14 @@ export type DescribedRoute = Route | PolicyRoute
 /** What a function the adapters return or mount stands for, for `openApiRoutes`. */
 type Described =
   | { readonly kind: 'view'; readonly view: ApiView }
-  | { readonly kind: 'policies'; readonly guard: Guard; readonly openApi: OperationDescription; readonly name: string | undefined }
+  | { readonly kind: 'policies'; readonly policies: Policies; readonly openApi: OperationDescription; readonly name: string | undefined }
 
 /** Functions the adapters made (a `policies()` middleware, a view's mounted handler) → what they stand for. */
 const described = new WeakMap<object, Described>()
 
-/** Marks `fn` as the `policies()` middleware of `guard`, for `openApiRoutes` to find on a route. Returns `fn`. */
-export function markPolicies<F extends object>(fn: F, guard: Guard, options: OpenApiRouteOptions & { readonly name?: string | undefined }): F {
-  described.set(fn, { kind: 'policies', guard, openApi: options.openApi ?? {}, name: options.name })
+/** Marks `fn` as the `policies()` middleware of `routePolicies`, for `openApiRoutes` to find on a route. Returns `fn`. */
+export function markPolicies<F extends object>(fn: F, routePolicies: Policies, options: OpenApiRouteOptions & { readonly name?: string | undefined }): F {
+  described.set(fn, { kind: 'policies', policies: routePolicies, openApi: options.openApi ?? {}, name: options.name })
   return fn
 }
 
@@ -126,7 +128,7 @@ export function describedRoutes(routes: Iterable<FrameworkRoute>): DescribedRout
       const key = `${upper} ${plain}`
       if (operations.has(key)) continue
       operations.add(key)
-      out.push({ method: upper as HandlerMethod, path: plain, guard: mark.guard, openApi: mark.openApi, ...(mark.name === undefined ? {} : { name: mark.name }) })
+      out.push({ method: upper as HandlerMethod, path: plain, policies: mark.policies, guard: mark.policies, openApi: mark.openApi, ...(mark.name === undefined ? {} : { name: mark.name }) })
     }
   }
   return out
@@ -146,5 +148,5 @@ export function policyRoute(method: HandlerMethod, path: string, policy: (...arg
   const mark = described.get(policy)
   if (mark === undefined || mark.kind !== 'policies') throw new ConfigurationError('ERR_INVALID_SETTING', `policyRoute('${method}', '${path}'): the handler did not come from policies()`)
   validateRoutePath(plainRoutePath(path))
-  return { method, path: plainRoutePath(path), guard: mark.guard, openApi: mark.openApi, ...(mark.name === undefined ? {} : { name: mark.name }) }
+  return { method, path: plainRoutePath(path), policies: mark.policies, guard: mark.policies, openApi: mark.openApi, ...(mark.name === undefined ? {} : { name: mark.name }) }
 }

@@ -27,7 +27,7 @@ import {
   type ApiResponse,
   type Api,
   type AuthenticationScheme,
-  type GuardOptions,
+  type PolicyOptions,
   type RequestContext,
 } from 'gatehouse'
 import * as ex from 'gatehouse/express'
@@ -61,9 +61,9 @@ const NOTES: ReadonlyMap<string, Note> = new Map([
 const api: Api = createApi({ authentication: [headerScheme] })
 const isOwner = new IsOwnerOrReadOnly<Note>({ owner: (note) => note.owner, message: 'Only the owner may change this note.' })
 /** The tutorial's pair: a request half (anonymous writes are 401) and the object half. */
-const ownerOnly: GuardOptions = { permissions: [new IsAuthenticatedOrReadOnly(), isOwner] }
+const ownerOnly: PolicyOptions = { permissions: [new IsAuthenticatedOrReadOnly(), isOwner] }
 /** DRF's `IsAdminUser | IsOwnerOrReadOnly`: staff may change any note; composed permissions carry no message. */
-const staffOrOwner: GuardOptions = { permissions: [or(new IsAdminUser(), isOwner)] }
+const staffOrOwner: PolicyOptions = { permissions: [or(new IsAdminUser(), isOwner)] }
 
 /** The handler, the same in both styles: load (404), check the object, answer. */
 async function noteHandler(ctx: RequestContext, id: string): Promise<ApiResponse> {
@@ -72,12 +72,12 @@ async function noteHandler(ctx: RequestContext, id: string): Promise<ApiResponse
   await checkObjectPermissions(ctx, note)
   return jsonResponse(200, { id: note.id, method: ctx.request.method })
 }
-const view = (options: GuardOptions) => {
+const view = (options: PolicyOptions) => {
   const handler = async (ctx: RequestContext): Promise<ApiResponse> => noteHandler(ctx, ctx.params['id'] ?? '')
   return api.view({ name: 'Note', ...options, formats: ['json'], handlers: { GET: handler, PUT: handler } })
 }
 const ROUTES = [route('/notes/:id/', view(ownerOnly), { params: { id: 'int' } }), route('/either/:id/', view(staffOrOwner), { params: { id: 'int' } })]
-const OWN: readonly (readonly [string, GuardOptions])[] = [
+const OWN: readonly (readonly [string, PolicyOptions])[] = [
   ['/own/notes/', ownerOnly],
   ['/own/either/', staffOrOwner],
 ]

@@ -176,12 +176,12 @@ describe('the current-API check', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-names-'))
     try {
       writeFileSync(join(dir, 'lib.ts'), '/** @deprecated use now() */\nexport function old(): number { return 1 }\nexport function now(): number { return 2 }\n')
-      writeFileSync(join(dir, 'block.ts'), "import { now, old } from './lib.js'\nimport type {} from 'gatehouse/src/core/guard.js'\nimport type {} from 'gatehouse/kysely'\nexport const a = old() + now()\n")
+      writeFileSync(join(dir, 'block.ts'), "import { now, old } from './lib.js'\nimport type {} from 'gatehouse/src/core/policies.js'\nimport type {} from 'gatehouse/kysely'\nexport const a = old() + now()\n")
       const program = ts.createProgram({ rootNames: [join(dir, 'block.ts')], options: { noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext } })
       const problems = forbiddenUses(program, [join(dir, 'block.ts')], new Set(['gatehouse', 'gatehouse/kysely'])).map((p) => p.slice(p.indexOf('block.ts')))
       expect(problems).toEqual([
         "block.ts:1:26 './lib.js' is a relative import: documentation imports the package by name",
-        "block.ts:2:21 'gatehouse/src/core/guard.js' is not a package entry (internal module)",
+        "block.ts:2:21 'gatehouse/src/core/policies.js' is not a package entry (internal module)",
         "block.ts:4:18 'old' is deprecated",
       ])
     } finally {

@@ -54,14 +54,14 @@ describe.each([
     const router = factory.Router()
     // The body parser on the router, so the router's error handler sees its errors.
     router.use(factory.json())
-    const guard = api.guard({ name: 'books', permissions: [new IsAuthenticated()] })
-    router.get('/books/:id', policies(guard), (req, res) => {
+    const routePolicies = api.policies({ name: 'books', permissions: [new IsAuthenticated()] })
+    router.get('/books/:id', policies(routePolicies), (req, res) => {
       res.json({ id: req.params['id'], user: req.user?.username ?? null, auth: req.auth })
     })
-    router.post('/books/', policies(guard), (req, res) => {
+    router.post('/books/', policies(routePolicies), (req, res) => {
       res.status(201).json({ received: req.body as unknown })
     })
-    router.get('/boom/', policies(api.guard({ name: 'boom' })), () => {
+    router.get('/boom/', policies(api.policies({ name: 'boom' })), () => {
       throw new Error('app failure')
     })
     router.use(errorHandler())
@@ -109,7 +109,7 @@ describe.each([
   it('sends Retry-After when throttled', async () => {
     const api = createApi({ throttles: [new AnonRateThrottle({ store: new MemoryThrottleStore(), rate: '1/min' })] })
     const app = factory()
-    app.get('/t/', policies(api.guard({ name: 't' })), (_req, res) => {
+    app.get('/t/', policies(api.policies({ name: 't' })), (_req, res) => {
       res.json({ ok: true })
     })
     const base = await listen(app)
@@ -182,12 +182,12 @@ describe.each([
     const app = factory()
     app.use(factory.json())
     const router = factory.Router()
-    const guard = api.guard({ name: 'list' })
-    router.get('/items/', policies(guard), (req, res, next) => {
+    const routePolicies = api.policies({ name: 'list' })
+    router.get('/items/', policies(routePolicies), (req, res, next) => {
       const ctx = requestContext(req)
       paginatedList(ctx, ctx.settings.pagination, new ArrayPageSource([{ n: 1 }, { n: 2 }, { n: 3 }]), (row) => row).then((response) => sendApiResponse(res, response), next)
     })
-    router.post('/items/', policies(guard), (_req, _res, next) => {
+    router.post('/items/', policies(routePolicies), (_req, _res, next) => {
       next(new NotFound())
     })
     app.use('/api', router)

@@ -5,7 +5,7 @@ import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
 import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
 import { ConfigurationError, ParseError } from '../../core/errors.js'
-import { Guard, resolveGuard, type GuardOptions, type GuardResult } from '../../core/guard.js'
+import { Policies, resolvePolicies, type PolicyOptions, type PoliciesResult } from '../../core/policies.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { patchVary } from '../../core/response-middleware.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
@@ -120,7 +120,7 @@ export function sendApiResponse(res: Response, response: ApiResponse): void {
 }
 
 /** Options of `policies(api, options)`: the route's policies, how its body is read, what OpenAPI says of it. */
-export interface PoliciesOptions extends GuardOptions, ExpressOptions, OpenApiRouteOptions {}
+export interface PoliciesOptions extends PolicyOptions, ExpressOptions, OpenApiRouteOptions {}
 
 const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['bodyLimit', 'openApi']
 
@@ -134,13 +134,13 @@ const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['bodyLimit', 'openApi'
  * @example
  * router.get('/books/:id', policies(api, { permissions: [new IsAuthenticated()] }), (req, res) => { … })
  */
-export function policies(guard: Guard, options?: ExpressOptions & OpenApiRouteOptions): RequestHandler
+export function policies(routePolicies: Policies, options?: ExpressOptions & OpenApiRouteOptions): RequestHandler
 export function policies(api: Api, options?: PoliciesOptions): RequestHandler
-export function policies(source: Api | Guard, options: PoliciesOptions = {}): RequestHandler {
-  const guard = resolveGuard(source, options, ADAPTER_KEYS)
+export function policies(source: Api | Policies, options: PoliciesOptions = {}): RequestHandler {
+  const routePolicies = resolvePolicies(source, options, ADAPTER_KEYS)
   const adapterOptions: ExpressOptions = options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }
-  const proceed = (result: GuardResult, req: Request, res: Response, next: NextFunction): void => {
-    if (result.response !== null) return writeNodeResponse(res, result.response, guard.settings)
+  const proceed = (result: PoliciesResult, req: Request, res: Response, next: NextFunction): void => {
+    if (result.response !== null) return writeNodeResponse(res, result.response, routePolicies.settings)
     const context = result.context
     req.user = context.user
     req.auth = context.auth
@@ -149,7 +149,7 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): Re
     next()
   }
   const middleware = (req: Request, res: Response, next: NextFunction): void => {
-    const result = guard.run(toApiRequest(req, adapterOptions))
+    const result = routePolicies.run(toApiRequest(req, adapterOptions))
     // Policies that all answered synchronously go on now, without a promise of ours (Express
     // catches what the next handlers throw; a throw here reaches its error chain too).
     if (!(result instanceof Promise)) return proceed(result, req, res, next)
@@ -157,7 +157,7 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): Re
     result.then((settled) => proceed(settled, req, res, next)).catch(next)
   }
   // Found on its route by `openApiRoutes(app)`.
-  return markPolicies(middleware, guard, { ...options, name: source instanceof Guard ? undefined : options.name })
+  return markPolicies(middleware, routePolicies, { ...options, name: source instanceof Policies ? undefined : options.name })
 }
 
 /**

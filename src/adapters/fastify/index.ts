@@ -14,7 +14,7 @@ import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import { parseBody } from '../../core/request/body-parser.js'
 import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
 import { isApiError, PayloadTooLarge, UnsupportedMediaType } from '../../core/errors.js'
-import { Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
+import { Policies, resolvePolicies, type PolicyOptions } from '../../core/policies.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { createApiRequest, type RawRequest } from '../../core/request/request-factory.js'
 import { routeParamsMatch, type Route } from '../../core/route.js'
@@ -27,11 +27,11 @@ import type { ApiView } from '../../core/view.js'
 import { headerBag } from '../node-http/node-io.js'
 import { deferBody, hasDeferredBody, hasMalformedBody, keepUnparsed, settleDeferredBody } from './deferred-bodies.js'
 import { markPolicies, markView, type OpenApiRouteOptions } from '../../openapi/policy-route.js'
-import { guardSwaggerTransform, swaggerTransformFor } from './swagger-transform.js'
+import { policiesSwaggerTransform, swaggerTransformFor } from './swagger-transform.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The user `policies()` identified (the anonymous user when none); unset on routes it does not guard. */
+    /** The user `policies()` identified (the anonymous user when none); unset on routes it does not run on. */
     user?: User | null
     /** The credentials of the scheme that authenticated (a token record, …); `null` when none. */
     auth?: unknown
@@ -40,7 +40,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     /** Per-route gatehouse policies (`{ config: { gatehouse: { permissions: [IsAuthenticated] } } }`). */
-    gatehouse?: GuardOptions
+    gatehouse?: PolicyOptions
   }
 }
 
@@ -331,13 +331,13 @@ async function drfBodyParser(request: FastifyRequest, body: Buffer): Promise<unk
  * app.setErrorHandler(errorHandler(api))
  * app.get('/books/:id', { preHandler: policies(api, { permissions: [new IsAuthenticated()] }) }, async (request) => ({ user: request.user?.username }))
  */
-export function policies(guard: Guard, options?: OpenApiRouteOptions): preHandlerAsyncHookHandler
+export function policies(routePolicies: Policies, options?: OpenApiRouteOptions): preHandlerAsyncHookHandler
 export function policies(api: Api, options?: PoliciesOptions): preHandlerAsyncHookHandler
-export function policies(source: Api | Guard, options: PoliciesOptions = {}): preHandlerAsyncHookHandler {
-  const guard = resolveGuard(source, options, ['openApi'])
+export function policies(source: Api | Policies, options: PoliciesOptions = {}): preHandlerAsyncHookHandler {
+  const routePolicies = resolvePolicies(source, options, ['openApi'])
   const preHandler: preHandlerAsyncHookHandler = async function (request, reply) {
-    const result = await guard.run(apiRequestOf(request))
-    if (result.response !== null) return sendWire(reply, result.response, guard.settings)
+    const result = await routePolicies.run(apiRequestOf(request))
+    if (result.response !== null) return sendWire(reply, result.response, routePolicies.settings)
     const context = result.context
     request.user = context.user
     request.auth = context.auth
@@ -349,11 +349,11 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): pr
     return undefined
   }
   // Found on its route by `openApiRoutes(app)`.
-  return markPolicies(preHandler, guard, { ...options, name: source instanceof Guard ? undefined : options.name })
+  return markPolicies(preHandler, routePolicies, { ...options, name: source instanceof Policies ? undefined : options.name })
 }
 
 /** Options of `policies(api, options)`: the route's policies (Fastify reads the request itself) and what OpenAPI says of it. */
-export interface PoliciesOptions extends GuardOptions, OpenApiRouteOptions {}
+export interface PoliciesOptions extends PolicyOptions, OpenApiRouteOptions {}
 
 /**
  * The handler context of a request `policies()` let through, for the core's helpers that take
@@ -410,10 +410,10 @@ export function errorHandler(api?: Api): FastifyErrorHandler {
 
 /** Options of the `gatehouse` plugin. */
 export interface GatehouseOptions {
-  /** Where guards take their global settings from (`createApi({ … })`). */
+  /** Where the routes' policies take their global settings from (`createApi({ … })`). */
   readonly api: Api
   /**
-   * The app's routes to guard, registered inside gatehouse's scope (hooks and the error
+   * The app's routes to run policies on, registered inside gatehouse's scope (hooks and the error
    * handler of an encapsulated plugin reach only its own routes). Routes declare their
    * policies in `config.gatehouse` (or with `preHandler: policies(…)`); routes without
    * either are left alone.
@@ -423,7 +423,7 @@ export interface GatehouseOptions {
 
 /**
  * Middleware style as an encapsulated Fastify plugin: `app.register(gatehouse, { api, plugin })`.
- * Every route in its scope with `config: { gatehouse: GuardOptions }` runs `policies()` with
+ * Every route in its scope with `config: { gatehouse: PolicyOptions }` runs `policies()` with
  * those options (built when the route is registered: a bad option stops start-up, never a
  * request), and OpenAPI documents from @fastify/swagger show their security. The scope
  * answers errors with `errorHandler(api)`, and parses JSON and form bodies with DRF's rules
@@ -438,16 +438,16 @@ export const gatehouse: FastifyPluginAsync<GatehouseOptions> = async (scope, opt
   scope.addContentTypeParser(DRF_PARSED, { parseAs: 'buffer' }, drfBodyParser)
   keepOtherBodies(scope)
   scope.addHook('onRoute', (routeOptions) => {
-    const guardOptions = routeOptions.config?.gatehouse
-    if (guardOptions === undefined) return
-    const guard = options.api.guard({ name: `${routeOptions.method.toString()} ${routeOptions.url}`, ...guardOptions })
-    // Read by @fastify/swagger when the app registers it: the guard's security requirements (document only).
+    const declared = routeOptions.config?.gatehouse
+    if (declared === undefined) return
+    const routePolicies = options.api.policies({ name: `${routeOptions.method.toString()} ${routeOptions.url}`, ...declared })
+    // Read by @fastify/swagger when the app registers it: the route's policies' security requirements (document only).
     const config: Record<string, unknown> = { ...routeOptions.config }
     if (config['swaggerTransform'] === undefined) {
-      config['swaggerTransform'] = guardSwaggerTransform(guard)
+      config['swaggerTransform'] = policiesSwaggerTransform(routePolicies)
       routeOptions.config = config as NonNullable<typeof routeOptions.config>
     }
-    const check = policies(guard)
+    const check = policies(routePolicies)
     const existing = routeOptions.preHandler
     // Gatehouse runs first: the app's own preHandlers already see `request.user`.
     routeOptions.preHandler = existing === undefined ? [check] : [check, ...(Array.isArray(existing) ? existing : [existing])]

@@ -1,4 +1,4 @@
-import type { Guard } from '../../core/guard.js'
+import type { Policies } from '../../core/policies.js'
 import type { ApiView } from '../../core/view.js'
 import { OpenApiBuilder, type OpenApiTarget } from '../../openapi/builder.js'
 
@@ -44,13 +44,13 @@ const SAFE = ['GET', 'HEAD', 'OPTIONS', 'TRACE']
 
 /**
  * The `config.swaggerTransform` of a route the middleware-style `gatehouse` plugin guards:
- * @fastify/swagger keeps describing the route from its own schema, with the guard's
+ * @fastify/swagger keeps describing the route from its own schema, with the policies'
  * security requirements added (its schemes' components written into the document). The
  * added `security` is for the document only: a transform's schema never reaches Fastify's
  * validation. For a route of several methods, an unsafe one's requirements are used (the
  * session's CSRF header included).
  */
-export function guardSwaggerTransform(guard: Guard): (args: SwaggerTransformArgs) => { readonly schema: Record<string, unknown>; readonly url: string } {
+export function policiesSwaggerTransform(routePolicies: Policies): (args: SwaggerTransformArgs) => { readonly schema: Record<string, unknown>; readonly url: string } {
   return ({ url, schema, route, openapiObject }) => {
     const own = isRecord(schema) ? schema : {}
     if (!isRecord(openapiObject) || typeof openapiObject['openapi'] !== 'string') return { schema: own, url }
@@ -58,7 +58,7 @@ export function guardSwaggerTransform(guard: Guard): (args: SwaggerTransformArgs
     openapiObject['components'] = isRecord(openapiObject['components']) ? openapiObject['components'] : {}
     const methods = route?.method === undefined ? ['GET'] : typeof route.method === 'string' ? [route.method] : [...route.method]
     const method = methods.find((m) => !SAFE.includes(m.toUpperCase())) ?? methods[0] ?? 'GET'
-    const { security } = new OpenApiBuilder(openapiObject as unknown as OpenApiTarget).security(guard.settings, method.toUpperCase())
+    const { security } = new OpenApiBuilder(openapiObject as unknown as OpenApiTarget).security(routePolicies.settings, method.toUpperCase())
     return { schema: { ...own, security }, url }
   }
 }

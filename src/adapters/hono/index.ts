@@ -6,7 +6,7 @@ import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
 import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
 import { PayloadTooLarge } from '../../core/errors.js'
-import { Guard, resolveGuard, type GuardOptions } from '../../core/guard.js'
+import { Policies, resolvePolicies, type PolicyOptions } from '../../core/policies.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { DEFAULT_SETTINGS, type Settings } from '../../core/settings.js'
 import { requestUrlOf } from '../../core/request/request-url.js'
@@ -37,7 +37,7 @@ export interface HonoOptions {
 }
 
 /** Options of `policies(api, options)`: the route's policies, how its body is read, what OpenAPI says of it. */
-export interface PoliciesOptions extends GuardOptions, HonoOptions, OpenApiRouteOptions {}
+export interface PoliciesOptions extends PolicyOptions, HonoOptions, OpenApiRouteOptions {}
 
 /**
  * What `policies()` puts on the context: `c.get('user')`, `c.get('auth')`, and the whole
@@ -236,17 +236,17 @@ const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['bodyLimit', 'getConnI
  * @example
  * app.get('/books/:id', policies(api, { permissions: [new IsAuthenticated()] }), (c) => c.json({ user: c.get('user').username }))
  */
-export function policies(guard: Guard, options?: HonoOptions & OpenApiRouteOptions): MiddlewareHandler<GatehouseEnv>
+export function policies(routePolicies: Policies, options?: HonoOptions & OpenApiRouteOptions): MiddlewareHandler<GatehouseEnv>
 export function policies(api: Api, options?: PoliciesOptions): MiddlewareHandler<GatehouseEnv>
-export function policies(source: Api | Guard, options: PoliciesOptions = {}): MiddlewareHandler<GatehouseEnv> {
-  const guard = resolveGuard(source, options, ADAPTER_KEYS)
+export function policies(source: Api | Policies, options: PoliciesOptions = {}): MiddlewareHandler<GatehouseEnv> {
+  const routePolicies = resolvePolicies(source, options, ADAPTER_KEYS)
   const adapterOptions: HonoOptions = {
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
     ...(options.getConnInfo === undefined ? {} : { getConnInfo: options.getConnInfo }),
   }
   const middleware: MiddlewareHandler<GatehouseEnv> = async (c, next) => {
-    const result = await guard.run(toApiRequest(c, adapterOptions))
-    if (result.response !== null) return webResponse(checked(result.response, guard.settings, c), guard.settings, c)
+    const result = await routePolicies.run(toApiRequest(c, adapterOptions))
+    if (result.response !== null) return webResponse(checked(result.response, routePolicies.settings, c), routePolicies.settings, c)
     const context = result.context
     c.set('user', context.user)
     c.set('auth', context.auth)
@@ -264,7 +264,7 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): Mi
     return undefined
   }
   // Found on its route by `openApiRoutes(app)`.
-  return markPolicies(middleware, guard, { ...options, name: source instanceof Guard ? undefined : options.name })
+  return markPolicies(middleware, routePolicies, { ...options, name: source instanceof Policies ? undefined : options.name })
 }
 
 /**

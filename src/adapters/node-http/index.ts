@@ -3,7 +3,7 @@ import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
 import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
-import { Guard, resolveGuard, type GuardOptions, type GuardResult } from '../../core/guard.js'
+import { Policies, resolvePolicies, type PolicyOptions, type PoliciesResult } from '../../core/policies.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { createApiRequest } from '../../core/request/request-factory.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
@@ -224,7 +224,7 @@ export function mountRoutes<S extends Server>(target: S, routes: readonly Route[
 }
 
 /** Options of `policies(api, options)`: the route's policies, how its request is read, what OpenAPI says of it. */
-export interface PoliciesOptions extends GuardOptions, NodeHttpOptions, OpenApiRouteOptions {
+export interface PoliciesOptions extends PolicyOptions, NodeHttpOptions, OpenApiRouteOptions {
   /**
    * The route's path pattern (`'/api/books/:id/'`, the syntax of `route()`): its parameters
    * fill `requestContext(req).params`, matched as `router` matches (percent-decoded path,
@@ -260,10 +260,10 @@ const contexts = new WeakMap<IncomingMessage, RequestContext>()
  *   writeResponse(res, jsonResponse(200, { username: user.username, id: params['id'] }))
  * }))
  */
-export function policies(guard: Guard, options?: NodeHttpOptions & OpenApiRouteOptions & Pick<PoliciesOptions, 'path'>): NodeMiddleware
+export function policies(routePolicies: Policies, options?: NodeHttpOptions & OpenApiRouteOptions & Pick<PoliciesOptions, 'path'>): NodeMiddleware
 export function policies(api: Api, options?: PoliciesOptions): NodeMiddleware
-export function policies(source: Api | Guard, options: PoliciesOptions = {}): NodeMiddleware {
-  const guard = resolveGuard(source, options, ADAPTER_KEYS)
+export function policies(source: Api | Policies, options: PoliciesOptions = {}): NodeMiddleware {
+  const routePolicies = resolvePolicies(source, options, ADAPTER_KEYS)
   const adapterOptions: NodeHttpOptions = {
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
@@ -280,14 +280,14 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): No
         params ??= found.params
       }
       try {
-        const result = guard.run(nodeApiRequest(req, adapterOptions, params))
+        const result = routePolicies.run(nodeApiRequest(req, adapterOptions, params))
         // Policies that all answered synchronously: the handler runs now, without a promise of ours.
         if (!(result instanceof Promise)) {
-          const done = afterPolicies(result, handler, guard, req, res)
+          const done = afterPolicies(result, handler, routePolicies, req, res)
           return done instanceof Promise ? done : DONE
         }
         return result.then(
-          (settled) => afterPolicies(settled, handler, guard, req, res),
+          (settled) => afterPolicies(settled, handler, routePolicies, req, res),
           (error: unknown) => lastResort(error, req, res),
         )
       } catch (error) {
@@ -295,12 +295,12 @@ export function policies(source: Api | Guard, options: PoliciesOptions = {}): No
         return DONE
       }
     })
-  return markPolicies(middleware, guard, { ...options, name: source instanceof Guard ? undefined : options.name })
+  return markPolicies(middleware, routePolicies, { ...options, name: source instanceof Policies ? undefined : options.name })
 }
 
 /** Answers a refusal, or runs the app's handler on a request the policies let through. */
-function afterPolicies(result: GuardResult, handler: OwnHandler, guard: Guard, req: IncomingMessage, res: ServerResponse): Promise<void> | void {
-  if (result.response !== null) return writeNodeResponse(res, result.response, guard.settings)
+function afterPolicies(result: PoliciesResult, handler: OwnHandler, routePolicies: Policies, req: IncomingMessage, res: ServerResponse): Promise<void> | void {
+  if (result.response !== null) return writeNodeResponse(res, result.response, routePolicies.settings)
   return runOwn(handler, result.context, req, res)
 }
 

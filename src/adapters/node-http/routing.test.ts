@@ -62,9 +62,9 @@ describe('node:http router with path parameters', () => {
 
 describe('node:http middleware style (policies)', () => {
   const api = createApi({ authentication: [headerScheme] })
-  const guard = api.guard({ name: 'me', permissions: [authenticated] })
+  const routePolicies = api.policies({ name: 'me', permissions: [authenticated] })
   const server = createServer(
-    policies(guard)((req, out) => {
+    policies(routePolicies)((req, out) => {
       const state = requestContext(req)
       if (state.request.url.searchParams.has('invalid')) throw new ValidationError({ title: ['This field is required.'] })
       if (state.request.url.searchParams.has('crash')) throw new Error('app bug')

@@ -16,7 +16,7 @@ import type { Throttle } from './throttle.js'
  * Per-route policy options. Each key set here replaces (never merges with) the global
  * setting of the same name, as a DRF view's class attribute does.
  */
-export interface GuardOptions {
+export interface PolicyOptions {
   /** Shown in logs, OPTIONS metadata and configuration errors. */
   readonly name?: string
   readonly authentication?: readonly AuthenticationScheme[]
@@ -36,21 +36,21 @@ export interface GuardOptions {
 }
 
 const ROUTE_SETTINGS = ['authentication', 'permissions', 'throttles', 'pagination', 'pageSize', 'htmlTemplates', 'exceptionHandler'] as const
-const GUARD_KEYS: readonly string[] = [...ROUTE_SETTINGS, 'name', 'throttleScope']
+const POLICY_KEYS: readonly string[] = [...ROUTE_SETTINGS, 'name', 'throttleScope']
 
-/** How a `Guard` names itself in configuration errors, and which other option keys its owner reads. */
-export interface GuardDeclaration {
+/** How a `Policies` names itself in configuration errors, and which other option keys its owner reads. */
+export interface PoliciesDeclaration {
   /** @default 'route' */
   readonly kind?: string
-  /** Option keys besides the guard's own that are not typos (a view's `handlers`). */
+  /** Option keys besides the policies' own that are not typos (a view's `handlers`). */
   readonly otherKeys?: readonly string[]
 }
 
 /**
- * What `Guard.run` decided: go on to the app's handler with `context`, or send `response`
+ * What `Policies.run` decided: go on to the app's handler with `context`, or send `response`
  * (a refusal, already rendered with its `Vary`) and stop.
  */
-export type GuardResult =
+export type PoliciesResult =
   | { readonly context: RequestContext; readonly response: null }
   | { readonly context: null; readonly response: ApiResponse }
 
@@ -60,13 +60,13 @@ export type GuardResult =
  * exception handler). Framework adapters run `check()` before the app's own handler;
  * `ApiView` runs it before its handlers.
  */
-export class Guard {
+export class Policies {
   readonly info: ViewInfo
   readonly settings: Settings
 
-  constructor(global: Settings, options: GuardOptions, declaration: GuardDeclaration = {}) {
+  constructor(global: Settings, options: PolicyOptions, declaration: PoliciesDeclaration = {}) {
     const where = `${declaration.kind ?? 'route'} "${options.name ?? 'unnamed'}"`
-    const known = [...GUARD_KEYS, ...(declaration.otherKeys ?? [])]
+    const known = [...POLICY_KEYS, ...(declaration.otherKeys ?? [])]
     for (const key of Object.keys(options)) {
       // A misspelt key (`permision`) would otherwise silently leave the route unprotected.
       if (!known.includes(key)) throw new ConfigurationError('ERR_UNKNOWN_SETTING', `${where}: unknown setting "${key}"`)
@@ -94,7 +94,7 @@ export class Guard {
    * answered 500. `null` (an adapter could not form the URL) is `400 Invalid Host header.`.
    * Synchronous when every policy answered synchronously. Never throws.
    */
-  run(req: ApiRequest | null): MaybePromise<GuardResult> {
+  run(req: ApiRequest | null): MaybePromise<PoliciesResult> {
     if (req === null) return { context: null, response: INVALID_HOST_RESPONSE }
     const progress: PolicyProgress = { consulted: 0, user: undefined }
     let context: MaybePromise<RequestContext>
@@ -108,7 +108,7 @@ export class Guard {
     return { context, response: null }
   }
 
-  private refusal(error: unknown, req: ApiRequest, progress: PolicyProgress): GuardResult {
+  private refusal(error: unknown, req: ApiRequest, progress: PolicyProgress): PoliciesResult {
     const vary = consultedVary(this.settings.authentication, progress.consulted)
     return { context: null, response: errorResponse(error, { request: req, settings: this.settings, vary, user: progress.user }) }
   }
@@ -116,7 +116,7 @@ export class Guard {
   /**
    * Runs the route's policies: allowed host, authentication, permissions, throttles. Returns
    * the request's state, or throws the `ApiError` to answer with (answer it with
-   * `errorResponse(error, { request, settings: guard.settings })`). `consulted` collects the
+   * `errorResponse(error, { request, settings: policies.settings })`). `consulted` collects the
    * schemes tried, for `Vary`.
    */
   check(req: ApiRequest, consulted?: AuthenticationScheme[]): Promise<RequestState> {
@@ -139,7 +139,7 @@ export class Guard {
    * The response for an error thrown while serving this route, through the
    * `exceptionHandler` setting; `null` for an error it does not own.
    *
-   * @deprecated Use `errorResponse(error, { request: req, settings: guard.settings })`, which also answers the errors no handler owns.
+   * @deprecated Use `errorResponse(error, { request: req, settings: policies.settings })`, which also answers the errors no handler owns.
    */
   renderError(error: unknown, req: ApiRequest): ApiResponse | null {
     return this.settings.exceptionHandler(error, { request: req, authentication: this.settings.authentication })
@@ -148,18 +148,18 @@ export class Guard {
   /**
    * `renderError`, or a logged `500 {"detail": "A server error occurred."}`. Never throws.
    *
-   * @deprecated Use `errorResponse(error, { request: req, settings: guard.settings })`.
+   * @deprecated Use `errorResponse(error, { request: req, settings: policies.settings })`.
    */
   renderErrorOr500(error: unknown, req: ApiRequest): ApiResponse {
     return errorResponse(error, { request: req, settings: this.settings })
   }
 }
 
-/** `Guard.run`'s pass, built without a closure per request. */
-const passed = (context: RequestContext): GuardResult => ({ context, response: null })
+/** `Policies.run`'s pass, built without a closure per request. */
+const passed = (context: RequestContext): PoliciesResult => ({ context, response: null })
 
 /**
- * The answer to an error thrown by the app's own handler after `Guard.run` passed.
+ * The answer to an error thrown by the app's own handler after `Policies.run` passed.
  *
  * @deprecated Use `errorResponse(error, context)`: a request's context is an `ErrorScope`.
  */
@@ -168,21 +168,30 @@ export function answerHandlerError(error: unknown, context: RequestState): ApiRe
 }
 
 /**
- * What makes guards: an `Api` (`createApi`). Named here by its shape so that this file does not
- * import `api.ts`, which imports it.
+ * What makes `Policies`: an `Api` (`createApi`). Named here by its shape so that this file does
+ * not import `api.ts`, which imports it.
  */
-export interface GuardFactory {
-  guard(options?: GuardOptions): Guard
+export interface PoliciesFactory {
+  policies(options?: PolicyOptions): Policies
 }
 
 /**
- * The guard an adapter's `policies(source, options)` runs: `source` itself when it is a
- * `Guard`, else `source.guard(options)` with the adapter's own option keys (`bodyLimit`…)
+ * The policies an adapter's `policies(source, options)` runs: `source` itself when it is a
+ * `Policies`, else `source.policies(options)` with the adapter's own option keys (`bodyLimit`…)
  * left out, resolved once when the middleware is declared.
  */
-export function resolveGuard(source: GuardFactory | Guard, options: GuardOptions, adapterKeys: readonly string[]): Guard {
-  if (source instanceof Guard) return source
-  const guardOptions: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(options)) if (!adapterKeys.includes(key)) guardOptions[key] = value
-  return source.guard(guardOptions as GuardOptions)
+export function resolvePolicies(source: PoliciesFactory | Policies, options: PolicyOptions, adapterKeys: readonly string[]): Policies {
+  if (source instanceof Policies) return source
+  const own: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(options)) if (!adapterKeys.includes(key)) own[key] = value
+  return source.policies(own as PolicyOptions)
 }
+
+/** @deprecated Use `Policies`; this alias goes in the next release. */
+export const Guard = Policies
+/** @deprecated Use `Policies`; this alias goes in the next release. */
+export type Guard = Policies
+/** @deprecated Use `PolicyOptions`; this alias goes in the next release. */
+export type GuardOptions = PolicyOptions
+/** @deprecated Use `PoliciesResult`; this alias goes in the next release. */
+export type GuardResult = PoliciesResult

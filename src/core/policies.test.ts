@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { buildRequest } from '../helpers/build-request.js'
-import { ScopedRateThrottle } from '../../src/throttling/scoped-rate-throttle.js'
-import { MemoryThrottleStore } from '../../src/throttling/memory-throttle-store.js'
-import { withHeaders } from '../../src/core/api-response.js'
-import { createApi } from '../../src/core/api.js'
-import { ConfigurationError, NotFound } from '../../src/core/errors.js'
-import { renderApiError, type ExceptionHandler } from '../../src/core/exception-handler.js'
-import { matchRoutes, route } from '../../src/core/route.js'
+import { buildRequest } from '../../test/helpers/build-request.js'
+import { ScopedRateThrottle } from '../throttling/scoped-rate-throttle.js'
+import { MemoryThrottleStore } from '../throttling/memory-throttle-store.js'
+import { withHeaders } from './api-response.js'
+import { createApi } from './api.js'
+import { Guard, Policies } from './policies.js'
+import { ConfigurationError, NotFound } from './errors.js'
+import { renderApiError, type ExceptionHandler } from './exception-handler.js'
+import { matchRoutes, route } from './route.js'
 
 const handlers = { GET: async () => ({ status: 200, headers: [], body: {} }) }
 
@@ -15,13 +16,13 @@ describe('configuration is checked when a route is declared', () => {
     const throttle = new ScopedRateThrottle({ store: new MemoryThrottleStore(), rates: { uploads: '5/min' } })
     const api = createApi({ throttles: [throttle] })
     expect(() => api.view({ name: 'up', throttleScope: 'uploads', handlers })).not.toThrow()
-    expect(() => api.guard({ name: 'dl', throttleScope: 'downloads' })).toThrow(ConfigurationError)
+    expect(() => api.policies({ name: 'dl', throttleScope: 'downloads' })).toThrow(ConfigurationError)
     expect(() => api.view({ name: 'dl', throttleScope: 'downloads', handlers })).toThrow(/No default throttle rate set for 'downloads' scope/)
   })
 
-  it('a misspelt guard option is an error naming it', () => {
+  it('a misspelt policy option is an error naming it', () => {
     const api = createApi()
-    expect(() => api.guard({ permision: [] } as never)).toThrow(/unknown setting "permision"/)
+    expect(() => api.policies({ permision: [] } as never)).toThrow(/unknown setting "permision"/)
   })
 
   it('route paths a framework would read differently are refused', () => {
@@ -63,5 +64,15 @@ describe('the exceptionHandler setting (DRF EXCEPTION_HANDLER)', () => {
     expect(boom.status).toBe(500)
     expect(boom.body).toEqual({ detail: 'A server error occurred.' })
     expect(logged).toHaveLength(1)
+  })
+})
+
+describe('the deprecated Guard names', () => {
+  it('still reach Policies: the class, api.guard() and view.guard', () => {
+    const api = createApi()
+    expect(Guard).toBe(Policies)
+    expect(api.guard({ name: 'old' })).toBeInstanceOf(Policies)
+    const view = api.view({ handlers })
+    expect(view.guard).toBe(view.policies)
   })
 })
