@@ -4,9 +4,9 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createApi } from '../../src/core/api.js'
-import { ConfigurationError } from '../../src/core/errors.js'
-import { matchRoutes, route, routeParamsMatch } from '../../src/core/route.js'
+import { createApi } from './api.js'
+import { ConfigurationError } from './errors.js'
+import { matchRoutes, route, routeParamsMatch } from './route.js'
 
 const view = createApi().view({ handlers: { GET: async () => ({ status: 200, headers: [], body: {} }) } })
 

@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { parseCookies } from '../../src/core/request/request-factory.js'
-import { parsePythonJson, PythonJsonError } from '../../src/core/request/python-json.js'
-import { hasDigitRunLongerThan, isPythonIntSpace, isPythonSpace, pythonStrip } from '../../src/core/request/python-strip.js'
-import { pythonStrip as charFieldStrip } from '../../src/views/char-fields.js'
+import { parseCookies } from './request-factory.js'
+import { parsePythonJson, PythonJsonError } from './python-json.js'
+import { hasDigitRunLongerThan, isPythonIntSpace, isPythonSpace, pythonStrip } from './python-strip.js'
+import { pythonStrip as charFieldStrip } from '../../views/char-fields.js'
 
 // The reference: what the old regex did (fine on small inputs, quadratic on long inner runs).
 const PY_SPACE = '\\t\\n\\u000b\\u000c\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000'
