@@ -8,8 +8,10 @@ const source = (path: string): string => fileURLToPath(new URL(path, import.meta
 /**
  * Suites that run once per framework the reference API serves (GATEHOUSE_TEST_FRAMEWORK picks
  * it in test/helpers/reference-server.ts): the conformance suite and the DRF-oracle comparison.
+ * Only test/oracle's own files: its subfolders (simplejwt/, drf/, django/) compare in-process,
+ * with no framework, and run once in 'main'.
  */
-const PER_FRAMEWORK = ['test/conformance/**/*.test.ts', 'test/oracle/**/*.test.ts']
+const PER_FRAMEWORK = ['test/conformance/**/*.test.ts', 'test/oracle/*.test.ts']
 const FRAMEWORKS = ['fastify', 'express', 'hono', 'node'] as const
 
 /**
@@ -63,7 +65,7 @@ export default defineConfig({
       })),
     ],
     // One simplejwt oracle (Django) per database, started on first use, shared by the framework projects.
-    globalSetup: ['./test/jwt/simplejwt-oracle-setup.ts'],
+    globalSetup: ['./test/oracle/simplejwt/simplejwt-oracle-setup.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     // Generous: on a loaded 2-core machine (load 15-20 seen) a test that spawns the CLI or
     // bundles it on first use took over 30 s; a runner timeout there is not a failure of gatehouse.

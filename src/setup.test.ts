@@ -21,7 +21,7 @@ import { MemoryThrottleStore } from './throttling/memory-throttle-store.js'
 import { createGatehouse, type Gatehouse } from './setup.js'
 import { BACKENDS, freshSqlite, type TestDatabase } from '../test/helpers/databases.js'
 import { backendUnavailable, unavailable } from '../test/helpers/requirements.js'
-import { deletePrefix, REDIS_URL, uniquePrefix } from '../test/redis/redis-helpers.js'
+import { deletePrefix, REDIS_URL, uniquePrefix } from '../test/helpers/redis.js'
 
 const SCRYPT = { N: 1024, r: 8, p: 1 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { CommonPasswordValidator, defaultPasswordValidators, MinimumLengthValidator, NumericPasswordValidator, passwordValidatorsHelpTexts, UserAttributeSimilarityValidator, validatePassword, type PasswordValidator } from './password-validation.js'
 
-describe('password validators (Django 3.2 defaults; compared with Django itself in test/passwords/)', () => {
+describe('password validators (Django 3.2 defaults; compared with Django itself in test/oracle/django/)', () => {
   it('refuse with Django’s messages, in the default order', async () => {
     expect(await validatePassword('a', { username: 'a' })).toEqual(['The password is too similar to the username.', 'This password is too short. It must contain at least 8 characters.', 'This password is too common.'])
     expect(await validatePassword('password', null)).toEqual(['This password is too common.'])

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freshSqlite } from '../helpers/databases.js'
 import { cliInProcess } from '../helpers/cli-in-process.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
-import { deletePrefix, REDIS_URL, uniquePrefix } from '../redis/redis-helpers.js'
+import { deletePrefix, REDIS_URL, uniquePrefix } from '../helpers/redis.js'
 import { unavailable } from '../helpers/requirements.js'
 
 const BOB = { Authorization: 'Token b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0' }

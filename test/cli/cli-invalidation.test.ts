@@ -17,7 +17,7 @@ import { createRedisClient, type RedisClient } from '../../src/redis/redis-clien
 import { RedisInvalidationBus } from '../../src/redis/redis-invalidation-bus.js'
 import { buildRequest } from '../helpers/build-request.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
-import { closedPort, REDIS_URL, uniquePrefix } from '../redis/redis-helpers.js'
+import { closedPort, REDIS_URL, uniquePrefix } from '../helpers/redis.js'
 import { backendUnavailable, unavailable } from '../helpers/requirements.js'
 
 const POLL = { timeout: 5_000, interval: 20 }

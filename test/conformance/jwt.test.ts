@@ -11,7 +11,7 @@ import { accessPayloadFrom, JwtCodec, resolveJwtSettings } from 'gatehouse/jwt'
 import { BACKENDS } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { send, type ExchangeResult } from '../oracle/http-exchange.js'
-import { simplejwt } from '../jwt/simplejwt.js'
+import { simplejwt } from '../oracle/simplejwt/simplejwt.js'
 import { backendUnavailable, unavailable } from '../helpers/requirements.js'
 
 const KEY = 'django-insecure-reference-jwt-key-0123456789abcdefgh'

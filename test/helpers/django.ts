@@ -10,7 +10,7 @@ import { runCommand, type CommandResult } from './run-command.js'
 /** The DRF oracle's Django project (its `manage.py`), used only to write databases a real Django made. */
 export const ORACLE_DIR = dirname(ORACLE_RUN_SH)
 /** Holds `pg_settings.py`: the oracle's settings on PostgreSQL. */
-const PG_SETTINGS_DIR = fileURLToPath(new URL('../django', import.meta.url))
+const PG_SETTINGS_DIR = fileURLToPath(new URL('./django', import.meta.url))
 const PYTHON = '/usr/bin/python3'
 const RESET_SEQUENCES = [
   'from django.apps import apps',

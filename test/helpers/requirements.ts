@@ -22,7 +22,7 @@ export function backendUnavailable(backend: { readonly name: string; readonly av
 
 /**
  * The test files a CI step declares it expects to skip: `GATEHOUSE_EXPECTED_SKIPS`, comma-separated
- * paths from the repository's root (`test/redis/redis-cluster.test.ts,…`). `.ci/run`'s `npm test`
+ * paths from the repository's root (`test/topology/redis-cluster.test.ts,…`). `.ci/run`'s `npm test`
  * step names the suites that need `REDIS_CLUSTER_NODES`, which run in its topology step instead.
  * Under CI the summary reporter counts their skips apart; any other skip fails the run.
  */

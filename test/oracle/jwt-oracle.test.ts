@@ -1,6 +1,6 @@
 /**
  * Gatehouse's JWT routes against the real simplejwt 5.2.2 (issue 25): Django + DRF + simplejwt
- * (the DRF oracle with simplejwt's views added, test/jwt/oracle/) beside the reference API, on
+ * (the DRF oracle with simplejwt's views added, test/oracle/simplejwt/oracle/) beside the reference API, on
  * the framework of the vitest project and on SQLite and (with DATABASE_URL) PostgreSQL, one
  * Django per database shared by the four framework projects. The same requests in the same
  * order to both; status, WWW-Authenticate, Allow, Vary, Content-Type and body must be equal,
@@ -15,11 +15,11 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BACKENDS } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
-import { comparableJwt, peekClaims } from '../jwt/jwt-exchange.js'
-import { craftedTokens, fixedJwtCases, rotationJwtCases, type Improvement, type JwtCase, type MintedPairs, type Pair } from '../jwt/jwt-requests.js'
-import { generatedJwtRequest } from '../jwt/jwt-generated.js'
-import { sharedSimplejwtOracle } from '../jwt/shared-simplejwt-oracle.js'
-import { JWT_ORACLE_KEY, simplejwtOracleUnavailable, type OracleSettings, type RunningSimplejwtOracle } from '../jwt/simplejwt-oracle.js'
+import { comparableJwt, peekClaims } from './simplejwt/jwt-exchange.js'
+import { craftedTokens, fixedJwtCases, rotationJwtCases, type Improvement, type JwtCase, type MintedPairs, type Pair } from './simplejwt/jwt-requests.js'
+import { generatedJwtRequest } from './simplejwt/jwt-generated.js'
+import { sharedSimplejwtOracle } from './simplejwt/shared-simplejwt-oracle.js'
+import { JWT_ORACLE_KEY, simplejwtOracleUnavailable, type OracleSettings, type RunningSimplejwtOracle } from './simplejwt/simplejwt-oracle.js'
 import { exchange, send, type ExchangeRequest, type ExchangeResult, type SessionCookies } from './http-exchange.js'
 import { unavailable } from '../helpers/requirements.js'
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 
 /*
  * Starting the DRF oracle as a process, without vitest: vitest's global setup
- * (test/jwt/simplejwt-oracle-setup.ts) starts oracles too, and cannot import vitest.
+ * (test/oracle/simplejwt/simplejwt-oracle-setup.ts) starts oracles too, and cannot import vitest.
  */
 
 /**
@@ -49,7 +49,7 @@ export interface RunningOracle {
 export interface OracleStartOptions {
   /** @default 60_000 */
   readonly timeoutMs?: number
-  /** A copy's start script (test/jwt/simplejwt-oracle.ts makes one with simplejwt added). @default ORACLE_RUN_SH */
+  /** A copy's start script (test/oracle/simplejwt/simplejwt-oracle.ts makes one with simplejwt added). @default ORACLE_RUN_SH */
   readonly runSh?: string
   readonly env?: Readonly<Record<string, string>>
   /**

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCluster, type Cluster } from '../../scripts/multi-instance.js'
 import { freshPostgres, postgresAvailable, type TestDatabase } from '../helpers/databases.js'
 import { startThrowawayRedis, type ThrowawayServer } from '../faults/throwaway-servers.js'
-import { sessionKeys } from '../redis/redis-helpers.js'
+import { sessionKeys } from '../helpers/redis.js'
 import { call, login } from './http-client.js'
 import { unavailable } from '../helpers/requirements.js'
 
