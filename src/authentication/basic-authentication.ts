@@ -4,7 +4,7 @@ import {
   decodeUtf8OrLatin1,
   lenientBase64Decode,
   splitAuthorizationHeader,
-} from '../http/authorization-header.js'
+} from '../core/request/authorization-header.js'
 import type { UserStore } from '../stores/user-store.js'
 import { failureUsername, type LoginFailureThrottle } from '../throttling/login-failure-throttle.js'
 import type { OpenApiSecurityScheme } from '../core/openapi-types.js'

@@ -1,7 +1,7 @@
 import type { ApiRequest } from '../core/api-request.js'
 import { withHeaders, type ApiResponse } from '../core/api-response.js'
 import { patchVary, type ResponseMiddleware } from '../core/response-middleware.js'
-import { deletedCookie, type DeletedCookieOptions } from '../http/deleted-cookie.js'
+import { deletedCookie, type DeletedCookieOptions } from '../core/deleted-cookie.js'
 import type { SessionAuthentication } from './session-authentication.js'
 
 /** Options for `StaleSessionCookie`. */

@@ -1,6 +1,6 @@
 import type { ApiRequest } from '../core/api-request.js'
 import { AuthenticationFailed } from '../core/errors.js'
-import { headerValueAsUtf8, splitAuthorizationHeader } from '../http/authorization-header.js'
+import { headerValueAsUtf8, splitAuthorizationHeader } from '../core/request/authorization-header.js'
 import type { TokenRecord, TokenStore, TokenWithUser } from '../stores/token-store.js'
 import type { UserStore } from '../stores/user-store.js'
 import type { OpenApiSecurityScheme } from '../core/openapi-types.js'

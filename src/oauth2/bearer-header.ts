@@ -1,4 +1,4 @@
-import { splitAuthorizationHeader } from '../http/authorization-header.js'
+import { splitAuthorizationHeader } from '../core/request/authorization-header.js'
 
 /**
  * The longest access token accepted, in characters. Identity providers' JWTs run to a few

@@ -2,7 +2,7 @@ import { serialize } from 'cookie'
 import type { ApiRequest } from '../core/api-request.js'
 import { resolveCsrfOptions, type CsrfOptions } from '../authentication/csrf.js'
 import { randomBytes } from '../crypto/random.js'
-import { deletedCookie } from '../http/deleted-cookie.js'
+import { deletedCookie } from '../core/deleted-cookie.js'
 
 /** Cookie settings shared by the csrf, login and logout views (Django's defaults). */
 export interface SessionCookieOptions {

@@ -13,7 +13,7 @@ import { TokenAuthentication } from '../../src/authentication/token-authenticati
 import { AuthenticationFailed, isApiError, PermissionDenied } from '../../src/core/errors.js'
 import type { MaybePromise } from '../../src/core/maybe-promise.js'
 import { parseCookies } from '../../src/core/request/request-factory.js'
-import { lenientBase64Decode, splitAuthorizationHeader } from '../../src/http/authorization-header.js'
+import { lenientBase64Decode, splitAuthorizationHeader } from '../../src/core/request/authorization-header.js'
 import { buildRequest } from '../helpers/build-request.js'
 import { freshSqlite } from '../helpers/databases.js'
 import { FakeSessionStore, FakeTokenStore, FakeUserStore } from '../helpers/fake-auth-stores.js'

@@ -1,4 +1,4 @@
-import { latin1Decode, latin1Encode } from '../core/encoding/text.js'
+import { latin1Decode, latin1Encode } from '../encoding/text.js'
 
 /**
  * Splits an `Authorization` header the way DRF does: the value is taken byte for
@@ -27,8 +27,8 @@ function isHeaderSpace(code: number): boolean {
   return code === 0x20 || (code >= 0x09 && code <= 0x0d)
 }
 
-// In the core (pagination's cursors read it too); re-exported for the header's readers.
-export { lenientBase64Decode } from '../core/encoding/python-base64.js'
+// Lives in encoding/ (pagination's cursors read it too); re-exported for the header's readers.
+export { lenientBase64Decode } from '../encoding/python-base64.js'
 
 /** Decodes bytes as UTF-8, or as Latin-1 when they are not valid UTF-8 (DRF, PR #7193). */
 /** One strict decoder for every call (without `stream`, each `decode` starts afresh). */
