@@ -1,6 +1,6 @@
 import type { ApiRequest } from './api-request.js'
 import { jsonResponse, type ApiResponse } from './api-response.js'
-import { isApiError } from './errors.js'
+import { isApiError, type ApiError } from './errors.js'
 import { isStoreUnavailable } from './store-faults.js'
 import { SERVER_ERROR_BODY } from './exception-handler.js'
 import { patchVary } from './response-middleware.js'
@@ -59,6 +59,16 @@ export function errorResponse(error: unknown, scope: ErrorScope): ApiResponse {
   }
   const response = rendered ?? jsonResponse(500, SERVER_ERROR_BODY)
   return vary === undefined || vary.length === 0 ? response : patchVary(response, vary)
+}
+
+/**
+ * The answer to a request the framework refused before gatehouse read it (Express's body
+ * parsers, Fastify's own request errors): `errorResponse`, except that a request whose URL
+ * could not be formed still gets the refusal itself, not `INVALID_HOST_RESPONSE` (the framework
+ * read the body first).
+ */
+export function refusalResponse(refusal: ApiError, scope: ErrorScope): ApiResponse {
+  return scope.request === null ? jsonResponse(refusal.status, { detail: refusal.detail }) : errorResponse(refusal, scope)
 }
 
 /**

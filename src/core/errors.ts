@@ -60,6 +60,19 @@ export class ParseError extends ApiError {
     super(detail, code, options)
   }
 }
+/**
+ * A request the framework refused before gatehouse read it (Express's body parsers, Fastify's
+ * own request errors), under the framework's 4xx status: `{"detail": "Malformed request."}`.
+ * The adapters answer it through `errorResponse`, as every other error.
+ */
+export class MalformedRequest extends ApiError {
+  readonly status: number
+  constructor(status: number) {
+    super('Malformed request.', 'parse_error')
+    this.status = status
+  }
+}
+
 export class AuthenticationFailed extends ApiError {
   readonly status = 401
   constructor(detail: ErrorDetail = 'Incorrect authentication credentials.', code = 'authentication_failed', options?: ApiErrorOptions) {

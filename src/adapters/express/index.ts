@@ -3,11 +3,10 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import type { ApiRequest, RequestData } from '../../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
-import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
-import { ConfigurationError, ParseError } from '../../core/errors.js'
+import { errorResponse, INVALID_HOST_RESPONSE, refusalResponse } from '../../core/error-answer.js'
+import { ConfigurationError, MalformedRequest, ParseError, PayloadTooLarge, type ApiError } from '../../core/errors.js'
 import { Policies, resolvePolicies, type PolicyOptions, type PoliciesResult } from '../../core/policies.js'
 import type { RequestContext } from '../../core/pipeline.js'
-import { patchVary } from '../../core/response-middleware.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import { createApiRequest } from '../../core/request/request-factory.js'
 import { routeParamsMatch, type Route } from '../../core/route.js'
@@ -184,17 +183,17 @@ function isBodyParserError(error: unknown): error is BodyParserError {
   return typeof type === 'string' && type.startsWith('entity.') && typeof status === 'number' && status >= 400 && status < 500
 }
 
-/** DRF's answer to a body-parser failure: re-parsed by the core for DRF's exact JSON message. */
-async function bodyParserResponse(req: Request, error: BodyParserError): Promise<ApiResponse> {
-  if (error.type === 'entity.too.large') return jsonResponse(413, { detail: 'Request body is too large.' })
+/** The `ApiError` DRF raises for a body-parser failure: re-parsed by the core for DRF's exact JSON message. */
+async function bodyParserError(req: Request, error: BodyParserError): Promise<ApiError> {
+  if (error.type === 'entity.too.large') return new PayloadTooLarge()
   if (error.type === 'entity.parse.failed' && typeof error.body === 'string') {
     try {
       await parseBody(req.get('content-type') ?? null, new TextEncoder().encode(error.body))
     } catch (parseError) {
-      if (parseError instanceof ParseError) return jsonResponse(400, { detail: parseError.detail })
+      if (parseError instanceof ParseError) return parseError
     }
   }
-  return jsonResponse(error.status, { detail: 'Malformed request.' })
+  return new MalformedRequest(error.status)
 }
 
 /**
@@ -211,12 +210,12 @@ export function errorHandler(api?: Api): ErrorRequestHandler {
   const settings = api?.settings ?? DEFAULT_SETTINGS
   return (error: unknown, req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) return next(error)
-    const context = req.gatehouse
+    const scope = req.gatehouse ?? { request: toApiRequest(req), settings }
     if (isBodyParserError(error)) {
-      bodyParserResponse(req, error).then((response) => sendApiResponse(res, context === undefined || context.vary.length === 0 ? response : patchVary(response, context.vary)), next)
+      bodyParserError(req, error).then((refusal) => sendApiResponse(res, refusalResponse(refusal, scope)), next)
       return
     }
-    sendApiResponse(res, errorResponse(error, context ?? { request: toApiRequest(req), settings }))
+    sendApiResponse(res, errorResponse(error, scope))
   }
 }
 

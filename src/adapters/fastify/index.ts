@@ -12,8 +12,8 @@ import type { Api } from '../../core/api.js'
 import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import { parseBody } from '../../core/request/body-parser.js'
-import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
-import { isApiError, PayloadTooLarge, UnsupportedMediaType } from '../../core/errors.js'
+import { errorResponse, INVALID_HOST_RESPONSE, refusalResponse } from '../../core/error-answer.js'
+import { isApiError, MalformedRequest, PayloadTooLarge, UnsupportedMediaType, type ApiError } from '../../core/errors.js'
 import { Policies, resolvePolicies, type PolicyOptions } from '../../core/policies.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { createApiRequest, type RawRequest } from '../../core/request/request-factory.js'
@@ -369,16 +369,13 @@ export function requestContext(request: FastifyRequest): RequestContext {
 /** A Fastify error handler: what `errorHandler()` returns. */
 export type FastifyErrorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
 
-/** DRF's answer to one of Fastify's own request errors (bad media type, body too large…), or `null`. */
-function frameworkResponse(error: FastifyError, request: FastifyRequest): ApiResponse | null {
+/** The `ApiError` DRF raises for one of Fastify's own request errors (bad media type, body too large…), or `null`. */
+function frameworkError(error: FastifyError, request: FastifyRequest): ApiError | null {
   if (isApiError(error)) return null
   const status = error.statusCode
   if (typeof status !== 'number' || status < 400 || status >= 500) return null
-  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    const unsupported = new UnsupportedMediaType(request.headers['content-type'] ?? '')
-    return jsonResponse(unsupported.status, { detail: unsupported.detail })
-  }
-  return jsonResponse(status, { detail: status === 413 ? 'Request body is too large.' : 'Malformed request.' })
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new UnsupportedMediaType(request.headers['content-type'] ?? '')
+  return status === 413 ? new PayloadTooLarge() : new MalformedRequest(status)
 }
 
 /**
@@ -402,9 +399,9 @@ export function errorHandler(api?: Api): FastifyErrorHandler {
     if (hasDeferredBody(request) && !isApiError(error)) await settleDeferredBody(request).catch((parseError: unknown) => (error = parseError))
     const context = request.gatehouse
     if (context !== undefined && context !== null) return writeResponse(reply, errorResponse(error, context))
-    const framework = frameworkResponse(error as FastifyError, request)
-    if (framework !== null) return writeResponse(reply, framework)
-    return writeResponse(reply, errorResponse(error, { request: apiRequestOf(request), settings }))
+    const scope = { request: apiRequestOf(request), settings }
+    const refusal = frameworkError(error as FastifyError, request)
+    return writeResponse(reply, refusal === null ? errorResponse(error, scope) : refusalResponse(refusal, scope))
   }
 }
 
