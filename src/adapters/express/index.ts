@@ -155,7 +155,6 @@ export function policies(source: Api | Policies, options: PoliciesOptions = {}):
     // Never an unhandled rejection: what is left goes to Express's error chain.
     result.then((settled) => proceed(settled, req, res, next)).catch(next)
   }
-  // Found on its route by `openApiRoutes(app)`.
   return markPolicies(middleware, routePolicies, { ...options, name: source instanceof Policies ? undefined : options.name })
 }
 
@@ -320,7 +319,6 @@ export function mountRoutes<T extends RouteTarget>(target: T, routes: readonly R
 
 /** A request handler answering with `view` (which never throws); a malformed host is a 400. */
 export function viewHandler(view: ApiView, options: ExpressOptions = {}): RequestHandler {
-  // Marked for `openApiRoutes(app)`: the route describes the view.
   return markView((req: Request, res: Response, next: NextFunction): void => {
     const request = toApiRequest(req, options)
     if (request === null) return sendApiResponse(res, INVALID_HOST_RESPONSE)

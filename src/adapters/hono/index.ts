@@ -263,7 +263,6 @@ export function policies(source: Api | Policies, options: PoliciesOptions = {}):
     if (context.vary.length > 0 && c.error === undefined) c.header('Vary', context.vary.join(', '), { append: true })
     return undefined
   }
-  // Found on its route by `openApiRoutes(app)`.
   return markPolicies(middleware, routePolicies, { ...options, name: source instanceof Policies ? undefined : options.name })
 }
 
@@ -366,7 +365,6 @@ export function mountRoutes<A extends Hono<any, any, any>>(app: A, routes: reado
     const handler = viewHandler(r.view, options)
     // A parameter the route's converter refuses (`{ id: 'int' }` and `/abc/`): no route, as in Django.
     const converted = async (c: Context, next: Next): Promise<Response | void> => (routeParamsMatch(r, c.req.param() as Record<string, string>) ? handler(c) : next())
-    // Marked for `openApiRoutes(app)`: the route describes the view.
     app.all(`${prefix}${r.path}`, markView(r.params === undefined ? handler : converted, r.view))
   }
   return app

@@ -30,10 +30,10 @@ function isHeaderSpace(code: number): boolean {
 // Lives in encoding/ (pagination's cursors read it too); re-exported for the header's readers.
 export { lenientBase64Decode } from '../encoding/python-base64.js'
 
-/** Decodes bytes as UTF-8, or as Latin-1 when they are not valid UTF-8 (DRF, PR #7193). */
 /** One strict decoder for every call (without `stream`, each `decode` starts afresh). */
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
+/** Decodes bytes as UTF-8, or as Latin-1 when they are not valid UTF-8 (DRF, PR #7193). */
 export function decodeUtf8OrLatin1(bytes: Uint8Array): string {
   try {
     return STRICT_UTF8.decode(bytes)

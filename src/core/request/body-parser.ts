@@ -47,7 +47,6 @@ export interface ParseBodyOptions {
   readonly maxFormFields?: number
 }
 
-/** `bytes` begins with `prefix`. */
 function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
   if (bytes.length < prefix.length) return false
   for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false
