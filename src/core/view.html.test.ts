@@ -15,7 +15,7 @@ import { renderApiError } from './exception-handler.js'
 import { ValidationError } from './errors.js'
 import type { Settings } from './settings.js'
 import type { ViewOptions } from './view.js'
-import { formatResponse } from './html/format-response.js'
+import { formatResponse } from './format-response.js'
 
 const token = new TokenAuthentication({ users: new FakeUserStore(), tokens: new FakeTokenStore([['b0b', 2]]) })
 const HTML = { Accept: 'text/html' }

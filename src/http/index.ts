@@ -14,5 +14,5 @@ export { wireResponse, WRITE_FAILED_RESPONSE, type WireResponse } from '../core/
 // templates, the browsable page's answer with controls, and DRF's query-string edits.
 export { numbersTemplate, previousNextTemplate, escapeHtml } from '../core/html/control-templates.js'
 export type { ControlTemplate, HtmlContext, HtmlTemplates, TemplateName } from '../pagination/paginator.js'
-export { formatResponse } from '../core/html/format-response.js'
+export { formatResponse } from '../core/format-response.js'
 export { replaceQueryParam, removeQueryParam, parsePositiveInt } from '../pagination/query-params.js'

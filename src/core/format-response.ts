@@ -1,7 +1,5 @@
-import type { ApiResponse } from '../api-response.js'
-import type { RequestContext } from '../view.js'
-
-export { renderBrowsablePage, HTML_SECURITY_HEADERS, type BrowsablePageOptions } from './browsable-page.js'
+import type { ApiResponse } from './api-response.js'
+import type { RequestContext } from './pipeline.js'
 
 /**
  * A handler's answer with page controls for the HTML page: when the client negotiated
