@@ -123,7 +123,7 @@ describe.skipIf(unavailable('redis-server and redis-cli (Debian redis-server, re
     await server?.close()
     for (let i = 0; i < 6; i++) {
       try {
-        process.kill(Number(readFileSync(join(dir, `redis-${base + i}`, 'redis.pid'), 'utf8').trim()), 'SIGKILL')
+        process.kill(pidIn(join(dir, `redis-${base + i}`, 'redis.pid')), 'SIGKILL')
       } catch {
         // Already gone (the killed master).
       }
@@ -217,7 +217,7 @@ describe.skipIf(unavailable('redis-server and redis-cli (Debian redis-server, re
 
     try {
       await waitFor('traffic', 30_000, async () => samples.length >= 40)
-      const pid = Number(readFileSync(join(dir, `redis-${victim.port}`, 'redis.pid'), 'utf8').trim())
+      const pid = pidIn(join(dir, `redis-${victim.port}`, 'redis.pid'))
       const killedAt = Date.now()
       process.kill(pid, 'SIGKILL')
 
@@ -271,3 +271,14 @@ describe.skipIf(unavailable('redis-server and redis-cli (Debian redis-server, re
     }
   }, 240_000)
 })
+
+/**
+ * The pid in a daemon's pid file. Throws unless it is a positive integer: an empty file reads as
+ * `Number('') === 0`, and `process.kill(0, …)` signals this whole process group (the test runner
+ * and the CI script around it).
+ */
+function pidIn(pidFile: string): number {
+  const text = readFileSync(pidFile, 'utf8').trim()
+  if (!/^[1-9][0-9]*$/.test(text)) throw new Error(`no pid in ${pidFile}: ${JSON.stringify(text)}`)
+  return Number(text)
+}

@@ -107,6 +107,8 @@ export async function startThrowawayPostgres(): Promise<ThrowawayServer> {
   }
   const postmaster = async (): Promise<number> => {
     const { stdout } = await run('head', ['-1', join(data, 'postmaster.pid')])
+    // Never 0: processTree(0) would take in init and the runner's own process group.
+    if (!/^[1-9][0-9]*$/.test(stdout.trim())) throw new Error(`no pid in ${join(data, 'postmaster.pid')}: ${JSON.stringify(stdout)}`)
     return Number(stdout.trim())
   }
   let frozen: number[] = []

@@ -68,9 +68,7 @@ export async function startPgbouncer(upstreamUrl: string, options: { ignoreStart
   }
   const args = ['-d', join(dir, 'pgbouncer.ini')]
   await (asRoot ? run('runuser', ['-u', 'postgres', '--', PGBOUNCER, ...args]) : run(PGBOUNCER, args))
-  const pidFile = join(dir, 'pgbouncer.pid')
-  for (let i = 0; i < 100 && !existsSync(pidFile); i++) await new Promise((ok) => setTimeout(ok, 50))
-  const pid = Number(readFileSync(pidFile, 'utf8').trim())
+  const pid = await daemonPid(join(dir, 'pgbouncer.pid'))
   return {
     through(url) {
       const parsed = new URL(url)
@@ -95,4 +93,18 @@ export async function startPgbouncer(upstreamUrl: string, options: { ignoreStart
       rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * The daemon's pid, once its pid file holds one. The file exists before the pid is written in
+ * it, and `Number('')` is 0: `process.kill(0, 'SIGINT')` in `stop()` would then interrupt this
+ * whole process group (vitest and the CI script that runs it, exit code 130).
+ */
+async function daemonPid(pidFile: string): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const text = existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim() : ''
+    if (/^[1-9][0-9]*$/.test(text)) return Number(text)
+    await new Promise((ok) => setTimeout(ok, 50))
+  }
+  throw new Error(`PgBouncer wrote no pid to ${pidFile} within 10 s`)
 }
