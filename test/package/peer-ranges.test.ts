@@ -10,7 +10,6 @@
  * once per version); every run still installs into a fresh copy with `npm install`, which
  * resolves the peers anew against the new tarball.
  */
-import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
@@ -23,7 +22,8 @@ import { authMigrations } from '../../src/kysely/migrations.js'
 import { unavailable } from '../helpers/requirements.js'
 import { packTarball } from '../helpers/npm-pack.js'
 import { runCommand } from '../helpers/run-command.js'
-import { compareVersions, newestSpec, oldestIn, prebuildUrl, typesFor, type PeerEnd } from './peer-ends.js'
+import { compareVersions, newestSpec, oldestIn, typesFor, type PeerEnd } from './peer-ends.js'
+import { keepCompiledSqlite } from './sqlite-prebuilds.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -36,7 +36,6 @@ const CACHE = join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), '
 const NPM_QUIET = ['--no-audit', '--no-fund', '--loglevel=error']
 /** A first run compiles better-sqlite3 (no prebuilt binary reachable): minutes on a busy 2-core machine. */
 const TIMEOUT_MS = 1_500_000
-const NPM_CACHE = process.env['npm_config_cache'] ?? join(homedir(), '.npm')
 
 let work: string
 let tarball: string
@@ -62,29 +61,6 @@ async function peersFor(end: PeerEnd): Promise<Record<string, string>> {
     Object.entries(PACKAGE.peerDependencies).map(async ([name, range]) => [name, end === 'oldest' ? oldestIn(range) : await resolveVersion(name, newestSpec(name, NODE_MAJOR))] as const),
   )
   return Object.fromEntries(entries)
-}
-
-/**
- * Puts the better-sqlite3 binary compiled in `moduleDir` into prebuild-install's cache, so
- * installing that version again (the other end, the next run, a fresh cache) does not compile it.
- */
-function keepCompiledSqlite(moduleDir: string): void {
-  const binary = join(moduleDir, 'build', 'Release', 'better_sqlite3.node')
-  if (!existsSync(binary)) return
-  const { version } = JSON.parse(readFileSync(join(moduleDir, 'package.json'), 'utf8')) as { version: string }
-  const url = prebuildUrl(version, process.versions.modules, process.platform, process.arch)
-  const digest = createHash('sha512').update(url).digest('hex').slice(0, 6)
-  const cached = join(NPM_CACHE, '_prebuilds', `${digest}-${basename(url).replace(/[^a-zA-Z0-9.]+/g, '-')}`)
-  if (existsSync(cached)) return
-  mkdirSync(join(NPM_CACHE, '_prebuilds'), { recursive: true })
-  const staging = mkdtempSync(join(tmpdir(), 'gatehouse-prebuild-'))
-  mkdirSync(join(staging, 'build', 'Release'), { recursive: true })
-  copyFileSync(binary, join(staging, 'build', 'Release', 'better_sqlite3.node'))
-  const partial = `${cached}.${process.pid}.tmp`
-  const packed = spawnSync('tar', ['czf', partial, '-C', staging, 'build'])
-  rmSync(staging, { recursive: true, force: true })
-  if (packed.status === 0) renameSync(partial, cached)
-  else rmSync(partial, { force: true })
 }
 
 beforeAll(async () => {
