@@ -1,6 +1,12 @@
+import { randomBytes } from 'node:crypto'
 import fc from 'fast-check'
+import { sql } from 'kysely'
+import pg from 'pg'
 import { describe, expect, it } from 'vitest'
-import { parseDatabaseUrl, redactUrl, withStatementCache } from './database.js'
+import { freshPostgres, postgresAvailable } from '../../test/helpers/databases.js'
+import { unavailable } from '../../test/helpers/requirements.js'
+import { openDatabase, parseDatabaseUrl, redactUrl, withStatementCache } from './database.js'
+import { authMigrations, migrate } from './migrations.js'
 import { openSqliteConnection } from './sqlite-connection.js'
 import type { SqliteConnection } from './sqlite-connection-shape.js'
 
@@ -101,5 +107,48 @@ describe('redactUrl', () => {
         expect(redactUrl(`${scheme}://db.example/app?${query}`)).toBe(`${scheme}://db.example/app?${expected}`)
       }),
     )
+  })
+})
+
+describe.skipIf(unavailable('PostgreSQL (DATABASE_URL)', postgresAvailable()))('Database.close() on PostgreSQL', () => {
+  /** Server sessions open under `applicationName`; with `untilNone`, polled for up to 3 s (a backend exits just after its client). */
+  async function sessionsLeft(serverUrl: string, applicationName: string, untilNone = true): Promise<number> {
+    const client = new pg.Client({ connectionString: serverUrl })
+    await client.connect()
+    try {
+      let count = -1
+      for (let i = 0; i < 30; i++) {
+        const { rows } = await client.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where application_name = $1', [applicationName])
+        count = rows[0]?.n ?? -1
+        if (count === 0 || !untilNone) break
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      return count
+    } finally {
+      await client.end()
+    }
+  }
+
+  // Kysely's destroy() ends a pool only once a query went through Kysely; migrate() and the
+  // stores' prepared statements use the pool directly, so close() used to leave an idle
+  // connection holding the process (a CLI `migrate`) open for pg's 10 s idle timeout.
+  it.each([
+    ['after migrate() alone', async () => {}],
+    ['after a query through Kysely too', async (db: import('kysely').Kysely<unknown>) => void (await sql`select 1`.execute(db))],
+  ] as const)('ends every connection %s', async (_, more) => {
+    const fresh = await freshPostgres({ prefix: 'gh_close_' })
+    const applicationName = `gh_close_${randomBytes(4).toString('hex')}`
+    try {
+      const url = new URL(fresh.url)
+      url.searchParams.set('application_name', applicationName)
+      const database = await openDatabase<unknown>(url.toString())
+      await migrate(database.db, authMigrations('postgres'))
+      await more(database.db)
+      expect(await sessionsLeft(fresh.url, applicationName, false)).toBeGreaterThan(0)
+      await database.close()
+      expect(await sessionsLeft(fresh.url, applicationName)).toBe(0)
+    } finally {
+      await fresh.drop()
+    }
   })
 })

@@ -206,7 +206,7 @@ export function pgbouncerFromUrl(url: string): { url: string; pgbouncer: boolean
 }
 
 /** The Kysely dialect of a target (it carries the direct driver of its prepared queries). */
-async function openDriver(target: DatabaseTarget, options: OpenDatabaseOptions): Promise<{ dialect: Dialect; sqliteDriver?: SqliteDriverName }> {
+async function openDriver(target: DatabaseTarget, options: OpenDatabaseOptions): Promise<{ dialect: Dialect; sqliteDriver?: SqliteDriverName; endPool?: () => Promise<void> }> {
   if (target.dialect === 'sqlite') {
     const { connection: db, driver } = await openSqliteConnection(target.path, { readOnly: options.readOnly === true }, options.sqliteDriver)
     if (options.readOnly !== true) db.exec('PRAGMA journal_mode = WAL')
@@ -254,7 +254,7 @@ async function openDriver(target: DatabaseTarget, options: OpenDatabaseOptions):
     pgbouncer,
   })
   // Prepared queries check out the same guarded connections (timeouts, faults, statement names), without Kysely's executor.
-  return { dialect: new GatehousePostgresDialect(guarded) }
+  return { dialect: new GatehousePostgresDialect(guarded), endPool: () => guarded.end() }
 }
 
 /** An open database: the Kysely instance and which engine it talks to. */
@@ -269,7 +269,14 @@ export interface Database<DB> {
 /** Opens `DATABASE_URL` (or the default SQLite file) as a Kysely instance. */
 export async function openDatabase<DB>(url: string | undefined, options: OpenDatabaseOptions = {}): Promise<Database<DB>> {
   const target = parseDatabaseUrl(url)
-  const { dialect, sqliteDriver } = await openDriver(target, options)
+  const { dialect, sqliteDriver, endPool } = await openDriver(target, options)
   const db = new Kysely<DB>({ dialect })
-  return { db, dialect: target.dialect, sqliteDriver, close: () => db.destroy() }
+  // Kysely's destroy() ends the pool only if a query went through Kysely itself; the stores'
+  // prepared statements and `migrate` use the pool directly, so a server or a CLI command may
+  // never have, and an idle connection would then hold the process open for pg's 10 s idle timeout.
+  const close = async (): Promise<void> => {
+    await db.destroy()
+    await endPool?.()
+  }
+  return { db, dialect: target.dialect, sqliteDriver, close }
 }

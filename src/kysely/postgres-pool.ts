@@ -135,6 +135,7 @@ export class GuardedPostgresPool implements PostgresPool {
   tick = 1
   readonly tickMs: number
   private watchdog: ReturnType<typeof setInterval> | null = null
+  private ending: Promise<void> | null = null
 
   /** node-postgres' pool settings, which Kysely 0.29 reads (to cancel a statement from another connection). */
   readonly options: object
@@ -184,10 +185,14 @@ export class GuardedPostgresPool implements PostgresPool {
     return guarded
   }
 
-  async end(): Promise<void> {
-    if (this.watchdog !== null) clearInterval(this.watchdog)
-    this.watchdog = null
-    await this.pool.end()
+  /** Ends the pool; calling it again (Kysely's `destroy()` after `Database.close()`) waits for the same end. */
+  end(): Promise<void> {
+    if (this.ending === null) {
+      if (this.watchdog !== null) clearInterval(this.watchdog)
+      this.watchdog = null
+      this.ending = this.pool.end()
+    }
+    return this.ending
   }
 
   /** The statement name of `text`, or `undefined` to run it unnamed. */
