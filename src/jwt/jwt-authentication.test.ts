@@ -52,6 +52,16 @@ describe('JwtCodec', () => {
     await expect(codecWith({ audience: 'web', issuer: 'https://id.example' }).decode(token, 'access')).rejects.toThrow(TokenError)
   })
 
+  it('refuses a token with anything but base64url characters in a segment, though the decoders would skip it', async () => {
+    const good = await access()
+    const signatureAt = good.lastIndexOf('.') + 5
+    for (const extra of [' ', '\t', '\n', '=', '+', '/']) {
+      await expect(codec.decode(good.slice(0, signatureAt) + extra + good.slice(signatureAt), 'access'), JSON.stringify(extra)).rejects.toThrow(TokenError)
+    }
+    await expect(codec.decode(`${good} `, 'access')).rejects.toThrow(TokenError)
+    await expect(codec.decode(good, 'access')).resolves.toMatchObject({ user_id: 2 })
+  })
+
   it('never throws anything but TokenError, for any string (property)', async () => {
     const good = await access()
     const tokenLike = fc.oneof(

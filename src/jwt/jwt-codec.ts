@@ -132,7 +132,7 @@ export class JwtCodec {
   /** PyJWT's `jwt.decode`: format, algorithm, signature, then the registered claims. */
   private async decodeVerified(token: string): Promise<JwtPayload> {
     const s = this.settings
-    if (token.length > MAX_TOKEN_LENGTH || token.split('.').length !== 3) throw new TokenError(TOKEN_MESSAGES.invalid)
+    if (token.length > MAX_TOKEN_LENGTH || !isCompactJws(token)) throw new TokenError(TOKEN_MESSAGES.invalid)
     let header: ReturnType<typeof decodeProtectedHeader>
     try {
       header = decodeProtectedHeader(token)
@@ -186,4 +186,20 @@ function audienceMatches(aud: unknown, audience: string): boolean {
 /** simplejwt's `uuid4().hex`. */
 function newJti(): string {
   return randomUUID().replace(/-/g, '')
+}
+
+/**
+ * Three dot-separated segments of base64url characters and nothing else. The base64 decoders
+ * under jose skip whitespace (`atob`, `Uint8Array.fromBase64`) on some runtimes and not on others,
+ * so without this a token with a space inside its signature verified on Bun and not on Node.
+ * PyJWT also skips what is not base64; a JWT has one spelling here, on every runtime.
+ */
+function isCompactJws(token: string): boolean {
+  let dots = 0
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i)
+    if (c === 0x2e) dots++
+    else if (!((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x5f)) return false
+  }
+  return dots === 2
 }
