@@ -43,7 +43,7 @@ function clock(): { now: () => number; at: number | null } {
 }
 
 function scheme(options: Partial<OAuth2AuthenticationOptions> = {}, lines: string[] = []): OAuth2Authentication {
-  return new OAuth2Authentication({ issuer: issuer.issuer, audience: [JWT_API, OPAQUE_API], retryAfterMs: 0, timeoutMs: 3000, log: (line) => lines.push(line), ...options })
+  return new OAuth2Authentication({ issuer: issuer.issuer, audience: [JWT_API, OPAQUE_API], retryAfterMs: 0, timeoutMs: 3000, errorDescription: true, log: (line) => lines.push(line), ...options })
 }
 
 interface Answer {
@@ -110,6 +110,14 @@ describe('JWT access tokens (RFC 9068) from a running OpenID provider', () => {
       [`Bearer ${'a'.repeat(16_385)}`, 'The access token is too long.'],
     ]
     for (const [header, message] of rows) expect(await call(header), header.slice(0, 20)).toEqual({ status: 401, body: { detail: message }, challenge: invalid(message) })
+  })
+
+  it('without errorDescription (the default), the 401 challenge says invalid_token and not why; the body still does', async () => {
+    const call = guarded(scheme({ errorDescription: false }))
+    const message = 'Invalid Authorization header: expected Bearer and one access token.'
+    expect(await call('Bearer a b')).toEqual({ status: 401, body: { detail: message }, challenge: 'Bearer realm="api", error="invalid_token"' })
+    const byDefault = guarded(new OAuth2Authentication({ issuer: issuer.issuer, audience: JWT_API, log: () => undefined }))
+    expect((await byDefault('Bearer a b')).challenge).toBe('Bearer realm="api", error="invalid_token"')
   })
 
   it('a token without the scope: 403 insufficient_scope naming the scope (RFC 6750 §3.1); read/write by method', async () => {

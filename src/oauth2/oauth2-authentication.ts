@@ -91,6 +91,13 @@ export interface OAuth2AuthenticationOptions {
   readonly user?: (token: OAuth2AccessToken) => MaybePromise<User | null>
   /** The realm of the `WWW-Authenticate` challenge. @default 'api' */
   readonly realm?: string
+  /**
+   * Adds why a token was refused to its 401 challenge as RFC 6750's optional `error_description`
+   * ("The access token expired", "…is for another audience"): handy while wiring an API to its
+   * provider, but it tells any client why its token failed. Off: `error="invalid_token"` alone.
+   * @default false
+   */
+  readonly errorDescription?: boolean
   /** Each request to the authorization server (discovery, JWKS, introspection) gives up after this, in ms. @default 5000 */
   readonly timeoutMs?: number
   /** Largest answer read from the authorization server, in bytes. @default 262144 */
@@ -176,7 +183,8 @@ function nonNegative(value: number | undefined, fallback: number, name: string):
  * `TokenHasScope`, `TokenHasReadWriteScope`.
  *
  * No `Bearer` header: not attempted (`null`). A bad token: 401 with
- * `WWW-Authenticate: Bearer realm="api", error="invalid_token", error_description="…"`.
+ * `WWW-Authenticate: Bearer realm="api", error="invalid_token"` (the reason as
+ * `error_description` too with `errorDescription: true`).
  * The authorization server unreachable or answering 5xx when it must be asked: 503
  * `{"detail": "The authorization server is unavailable, try again later."}`, never a hang
  * (`timeoutMs`) or a 500, logged once per outage.
@@ -194,6 +202,7 @@ export class OAuth2Authentication implements AuthenticationScheme<OAuth2AccessTo
   private readonly requireAtJwtType: boolean
   private readonly scopeClaims: readonly string[]
   private readonly realm: string
+  private readonly errorDescription: boolean
   private readonly now: () => number
   private readonly userOf: (token: OAuth2AccessToken) => MaybePromise<User | null>
   private readonly discovery: Discovery
@@ -219,6 +228,7 @@ export class OAuth2Authentication implements AuthenticationScheme<OAuth2AccessTo
     this.requireAtJwtType = options.requireAtJwtType ?? false
     this.scopeClaims = Object.freeze([...(options.scopeClaims ?? ['scope', 'scp'])])
     this.realm = checkedRealm(options.realm ?? 'api')
+    this.errorDescription = options.errorDescription === true
     this.now = options.now ?? Date.now
     this.userOf = options.user ?? tokenPrincipal
     this.openApi = options.openApi ?? {}
@@ -387,11 +397,12 @@ export class OAuth2Authentication implements AuthenticationScheme<OAuth2AccessTo
 
   /**
    * `Bearer realm="api"`; after this scheme refused the request's token, with RFC 6750's
-   * `error="invalid_token"` and the reason as `error_description`.
+   * `error="invalid_token"` (and the reason as `error_description` with `errorDescription`).
    */
   authenticateHeader(req: ApiRequest): string {
     const failure = this.failures.get(req)
-    return failure === undefined ? bearerChallenge(this.realm) : bearerChallenge(this.realm, { error: 'invalid_token', description: failure })
+    if (failure === undefined) return bearerChallenge(this.realm)
+    return bearerChallenge(this.realm, this.errorDescription ? { error: 'invalid_token', description: failure } : { error: 'invalid_token' })
   }
 
   /**
