@@ -54,7 +54,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'web-standard',
-          include: [...webStandardUnitTests(fileURLToPath(new URL('.', import.meta.url))), 'test/web-standard/without-node-globals.test.ts'],
+          include: [...webStandardUnitTests(fileURLToPath(new URL('.', import.meta.url))), 'test/integration/core-*.test.ts', 'test/web-standard/without-node-globals.test.ts'],
           exclude: [...configDefaults.exclude, ...NEEDS_NODE_GLOBALS],
           setupFiles: ['./test/helpers/without-node-globals.ts'],
         },

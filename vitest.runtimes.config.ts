@@ -42,7 +42,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: `unit-${runtime}`, include: ['src/**/*.test.ts'], exclude: [...configDefaults.exclude, ...Object.keys(leftOut)] },
+        test: { name: `unit-${runtime}`, include: ['src/**/*.test.ts', 'test/integration/core-*.test.ts'], exclude: [...configDefaults.exclude, ...Object.keys(leftOut)] },
       },
       {
         extends: true,

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { isApiError, ValidationError } from '../core/errors.js'
+import { pythonStrip as corePythonStrip } from '../core/request/python-strip.js'
 import { pythonStrip, validateCharFields } from './char-fields.js'
 
 const FIELDS = { username: {}, password: { trimWhitespace: false } } as const
@@ -96,5 +97,11 @@ describe('validateCharFields', () => {
         expect(validateCharFields({ username, password }, FIELDS)).toEqual({ username: pythonStrip(username), password })
       }),
     )
+  })
+})
+
+describe('pythonStrip', () => {
+  it("is the core's Python str.strip(), not a copy", () => {
+    expect(pythonStrip).toBe(corePythonStrip)
   })
 })

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { buildRequest } from '../../test/helpers/build-request.js'
-import { ScopedRateThrottle } from '../throttling/scoped-rate-throttle.js'
-import { MemoryThrottleStore } from '../throttling/memory-throttle-store.js'
-import { withHeaders } from './api-response.js'
-import { createApi } from './api.js'
-import { Guard, Policies } from './policies.js'
-import { ConfigurationError, NotFound } from './errors.js'
-import { renderApiError, type ExceptionHandler } from './exception-handler.js'
-import { matchRoutes, route } from './route.js'
+import { buildRequest } from '../helpers/build-request.js'
+import { ScopedRateThrottle } from '../../src/throttling/scoped-rate-throttle.js'
+import { MemoryThrottleStore } from '../../src/throttling/memory-throttle-store.js'
+import { withHeaders } from '../../src/core/api-response.js'
+import { createApi } from '../../src/core/api.js'
+import { Guard, Policies } from '../../src/core/policies.js'
+import { ConfigurationError, NotFound } from '../../src/core/errors.js'
+import { renderApiError, type ExceptionHandler } from '../../src/core/exception-handler.js'
+import { matchRoutes, route } from '../../src/core/route.js'
 
 const handlers = { GET: async () => ({ status: 200, headers: [], body: {} }) }
 

@@ -4,18 +4,18 @@
  * the page, the security headers. A failed negotiation and errors before it stay JSON.
  */
 import { describe, expect, it } from 'vitest'
-import { buildRequest, type BuildRequestOptions } from '../../test/helpers/build-request.js'
-import { FakeTokenStore, FakeUserStore } from '../../test/helpers/fake-auth-stores.js'
-import { TokenAuthentication } from '../authentication/token-authentication.js'
-import { IsAuthenticated } from '../permissions/is-authenticated.js'
-import type { Throttle } from './throttle.js'
-import { createApi } from './api.js'
-import { emptyResponse, jsonResponse, withHeaders, type ApiResponse } from './api-response.js'
-import { renderApiError } from './exception-handler.js'
-import { ValidationError } from './errors.js'
-import type { Settings } from './settings.js'
-import type { ViewOptions } from './view.js'
-import { formatResponse } from './format-response.js'
+import { buildRequest, type BuildRequestOptions } from '../helpers/build-request.js'
+import { FakeTokenStore, FakeUserStore } from '../helpers/fake-auth-stores.js'
+import { TokenAuthentication } from '../../src/authentication/token-authentication.js'
+import { IsAuthenticated } from '../../src/permissions/is-authenticated.js'
+import type { Throttle } from '../../src/core/throttle.js'
+import { createApi } from '../../src/core/api.js'
+import { emptyResponse, jsonResponse, withHeaders, type ApiResponse } from '../../src/core/api-response.js'
+import { renderApiError } from '../../src/core/exception-handler.js'
+import { ValidationError } from '../../src/core/errors.js'
+import type { Settings } from '../../src/core/settings.js'
+import type { ViewOptions } from '../../src/core/view.js'
+import { formatResponse } from '../../src/core/format-response.js'
 
 const token = new TokenAuthentication({ users: new FakeUserStore(), tokens: new FakeTokenStore([['b0b', 2]]) })
 const HTML = { Accept: 'text/html' }
