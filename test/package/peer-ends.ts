@@ -4,6 +4,8 @@
  * `npm install <peer>` gives a new app today).
  */
 
+import { runCommand } from '../helpers/run-command.js'
+
 /** The two ends tested. */
 export type PeerEnd = 'oldest' | 'newest'
 
@@ -56,4 +58,14 @@ export function compareVersions(a: string, b: string): number {
  */
 export function prebuildUrl(version: string, abi: string, platform: string, arch: string): string {
   return `https://github.com/WiseLibs/better-sqlite3/releases/download/v${version}/better-sqlite3-v${version}-node-v${abi}-${platform}-${arch}.tar.gz`
+}
+
+/** The exact version `npm view name@spec version` resolves to: one version, or the newest of a list. */
+export async function resolveVersion(name: string, spec: string, cwd: string): Promise<string> {
+  const view = await runCommand('npm', ['view', `${name}@${spec}`, 'version', '--json', '--no-audit', '--no-fund', '--loglevel=error'], { cwd })
+  if (view.code !== 0) throw new Error(`npm view ${name}@${spec}: ${view.stderr}`)
+  const parsed = JSON.parse(view.stdout) as string | string[]
+  const version = Array.isArray(parsed) ? [...parsed].sort(compareVersions).at(-1) : parsed
+  if (version === undefined) throw new Error(`npm view ${name}@${spec}: no version`)
+  return version
 }

@@ -22,7 +22,7 @@ import { authMigrations } from '../../src/kysely/migrations.js'
 import { unavailable } from '../helpers/requirements.js'
 import { packTarball } from '../helpers/npm-pack.js'
 import { runCommand } from '../helpers/run-command.js'
-import { compareVersions, newestSpec, oldestIn, typesFor, type PeerEnd } from './peer-ends.js'
+import { newestSpec, oldestIn, resolveVersion, typesFor, type PeerEnd } from './peer-ends.js'
 import { keepCompiledSqlite } from './sqlite-prebuilds.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -46,19 +46,9 @@ function run(command: string, args: readonly string[], cwd: string, env: NodeJS.
   return runCommand(command, args, { cwd, env, timeoutMs: TIMEOUT_MS }).then((r) => ({ ...r, status: r.code ?? -1 }))
 }
 
-/** Exact versions: `npm view name@spec version` answers one version or a list (newest last). */
-async function resolveVersion(name: string, spec: string): Promise<string> {
-  const view = await run('npm', ['view', `${name}@${spec}`, 'version', '--json', ...NPM_QUIET], ROOT)
-  if (view.status !== 0) throw new Error(`npm view ${name}@${spec}: ${view.stderr}`)
-  const parsed = JSON.parse(view.stdout) as string | string[]
-  const version = Array.isArray(parsed) ? [...parsed].sort(compareVersions).at(-1) : parsed
-  if (version === undefined) throw new Error(`npm view ${name}@${spec}: no version`)
-  return version
-}
-
 async function peersFor(end: PeerEnd): Promise<Record<string, string>> {
   const entries = await Promise.all(
-    Object.entries(PACKAGE.peerDependencies).map(async ([name, range]) => [name, end === 'oldest' ? oldestIn(range) : await resolveVersion(name, newestSpec(name, NODE_MAJOR))] as const),
+    Object.entries(PACKAGE.peerDependencies).map(async ([name, range]) => [name, end === 'oldest' ? oldestIn(range) : await resolveVersion(name, newestSpec(name, NODE_MAJOR), ROOT)] as const),
   )
   return Object.fromEntries(entries)
 }

@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { packTarball } from '../helpers/npm-pack.js'
 import { runCommand } from '../helpers/run-command.js'
-import { compareVersions, newestSpec, oldestIn } from './peer-ends.js'
+import { newestSpec, oldestIn, resolveVersion } from './peer-ends.js'
 import { cachedPrebuild, keepCompiledSqlite } from './sqlite-prebuilds.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -30,11 +30,8 @@ try {
 
   const range = PACKAGE.peerDependencies['better-sqlite3']
   if (range === undefined) throw new Error('package.json has no better-sqlite3 peer')
-  const view = await runCommand('npm', ['view', `better-sqlite3@${newestSpec('better-sqlite3', Number(process.versions.node.split('.')[0]))}`, 'version', '--json', ...NPM_QUIET], { cwd: ROOT })
-  if (view.code !== 0) throw new Error(`npm view better-sqlite3: ${view.stderr}`)
-  const parsed = JSON.parse(view.stdout) as string | string[]
-  const newest = Array.isArray(parsed) ? [...parsed].sort(compareVersions).at(-1) : parsed
-  for (const version of [oldestIn(range), ...(newest === undefined ? [] : [newest])]) {
+  const newest = await resolveVersion('better-sqlite3', newestSpec('better-sqlite3', Number(process.versions.node.split('.')[0])), ROOT)
+  for (const version of [oldestIn(range), newest]) {
     if (existsSync(cachedPrebuild(version))) {
       log(`better-sqlite3 ${version}: already cached`)
       continue
