@@ -12,23 +12,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { IsAuthenticated, listHandler, MemoryThrottleStore, UserRateThrottle, type ApiRequest, type ApiResponse, type ApiView } from '../../src/index.js'
 import { serializeBody } from '../../src/core/api-response.js'
 import type { MaybePromise } from '../../src/core/maybe-promise.js'
-import { createApiRequest } from '../../src/core/request/request-factory.js'
 import { openReferenceContext, type ReferenceContext } from '../../examples/reference-api/context.js'
 import { articleRoutes, articleSources, serializeArticle } from '../../examples/reference-api/routes/articles.js'
+import { buildRequest } from '../helpers/build-request.js'
 import { freshSqlite, type TestDatabase } from '../helpers/databases.js'
 
 const BOB_TOKEN = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 const HOST = '127.0.0.1:8000'
 
 function request(key: string, path = '/api/articles/?page=3'): ApiRequest {
-  const headers: Readonly<Record<string, string>> = { host: HOST, authorization: `Token ${key}`, accept: 'application/json' }
-  return createApiRequest({
-    method: 'GET',
-    url: new URL(path, `http://${HOST}`),
-    headers: { get: (name) => headers[name.toLowerCase()] ?? null },
-    remoteAddress: '127.0.0.1',
-    readBody: async () => null,
-  })
+  return buildRequest({ url: `http://${HOST}${path}`, headers: { host: HOST, authorization: `Token ${key}`, accept: 'application/json' } })
 }
 
 /** `view.handle(req)` and how many promises it made while it ran (it must not be awaited to count them). */
