@@ -26,10 +26,11 @@ export interface Api {
  */
 export function createApi(settings: Partial<Settings> = {}): Api {
   const resolved = resolveSettings(settings)
+  const policies = (options: PolicyOptions = {}): Policies => new Policies(resolved, options)
   return Object.freeze({
     settings: resolved,
     view: (options: ViewOptions): ApiView => new ApiView(resolved, options),
-    policies: (options: PolicyOptions = {}): Policies => new Policies(resolved, options),
-    guard: (options: PolicyOptions = {}): Policies => new Policies(resolved, options),
+    policies,
+    guard: policies,
   })
 }
