@@ -69,9 +69,10 @@ export interface OAuth2AuthenticationOptions {
   /** Clock skew allowed on `exp`, `nbf` and `iat`, in seconds. @default 5 */
   readonly leeway?: number
   /**
-   * Accept only JWTs typed `at+jwt` (RFC 9068 §4). Off by default because Auth0 (unless its
-   * RFC 9068 profile is chosen), Okta, Keycloak and Entra ID type their access tokens `JWT`;
-   * turn it on when yours types them `at+jwt`, so an ID token is never taken for an access token.
+   * Accept only JWTs typed `at+jwt` (RFC 9068 §4): one typed `JWT`, or not typed at all, is
+   * refused. Off by default because Auth0 (unless its RFC 9068 profile is chosen), Okta,
+   * Keycloak and Entra ID type their access tokens `JWT`; turn it on when yours types them
+   * `at+jwt`, so an ID token is never taken for an access token.
    * @default false
    */
   readonly requireAtJwtType?: boolean
