@@ -4,6 +4,6 @@
 export { OAuth2Authentication, OAUTH2_ALGORITHMS, PROVIDER_UNAVAILABLE_DETAIL, type OAuth2Algorithm, type OAuth2AuthenticationOptions, type OAuth2IntrospectionOptions, type OAuth2OpenApiOptions } from './oauth2-authentication.js'
 export { OAuth2AccessToken, accessTokenOf, tokenPrincipal, type OAuth2AccessTokenInit } from './access-token.js'
 export { TokenHasScope, TokenHasReadWriteScope, type ReadWriteScopes } from './scope-permissions.js'
-export { usersByClaim } from './users-by-claim.js'
+export { usersByClaim, type UsersByClaimOptions } from './users-by-claim.js'
 export { parseBearerAuthorization, MAX_ACCESS_TOKEN_LENGTH, type BearerCredential } from './bearer-header.js'
 export type { IntrospectionAuthMethod } from './introspection.js'

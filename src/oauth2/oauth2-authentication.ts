@@ -69,9 +69,10 @@ export interface OAuth2AuthenticationOptions {
   /** Clock skew allowed on `exp`, `nbf` and `iat`, in seconds. @default 5 */
   readonly leeway?: number
   /**
-   * Accept only JWTs typed `at+jwt` (RFC 9068 §4). Off by default because Auth0 (unless its
-   * RFC 9068 profile is chosen), Okta, Keycloak and Entra ID type their access tokens `JWT`;
-   * turn it on when yours types them `at+jwt`, so an ID token is never taken for an access token.
+   * Accept only JWTs typed `at+jwt` (RFC 9068 §4): one typed `JWT`, or not typed at all, is
+   * refused. Off by default because Auth0 (unless its RFC 9068 profile is chosen), Okta,
+   * Keycloak and Entra ID type their access tokens `JWT`; turn it on when yours types them
+   * `at+jwt`, so an ID token is never taken for an access token.
    * @default false
    */
   readonly requireAtJwtType?: boolean
@@ -154,9 +155,14 @@ function joseMessage(error: errors.JOSEError): string {
   return MESSAGES.invalid
 }
 
-/** A JWT's `typ` as RFC 9068 compares it: lower case, without `application/`. */
-function normalizedType(typ: unknown): string | undefined {
-  if (typeof typ !== 'string') return undefined
+/**
+ * A JWT's `typ` as RFC 9068 compares it: lower case, without `application/`; `undefined` when
+ * the header has none, `null` when it is not a string (RFC 7515 §4.1.9 makes it one): a
+ * malformed header is refused, not read as one without `typ`.
+ */
+function normalizedType(typ: unknown): string | undefined | null {
+  if (typ === undefined) return undefined
+  if (typeof typ !== 'string') return null
   const lower = typ.toLowerCase()
   return lower.startsWith('application/') ? lower.slice('application/'.length) : lower
 }
@@ -324,6 +330,7 @@ export class OAuth2Authentication implements AuthenticationScheme<OAuth2AccessTo
 
   private async verifiedJwt(req: ApiRequest, raw: string, header: Readonly<Record<string, unknown>>): Promise<JWTPayload> {
     const typ = normalizedType(header['typ'])
+    // Strict: `at+jwt` only, so an ID token (typed `JWT` or not at all) whose `aud` is this API is never taken for an access token.
     if (this.requireAtJwtType ? typ !== 'at+jwt' : typ !== undefined && typ !== 'at+jwt' && typ !== 'jwt') throw this.invalid(req, MESSAGES.type)
     // Checked before any key is looked up: `none`, `HS256` with the public key as secret, and anything unlisted.
     if (!(this.algorithms as readonly unknown[]).includes(header['alg'])) throw this.invalid(req, MESSAGES.algorithm)
