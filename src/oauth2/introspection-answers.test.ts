@@ -233,6 +233,14 @@ describe('an https: issuer whose discovery document names plain http: endpoints'
     expect(lines.join('\n')).toContain(`discovery: ${field} is not an https: URL`)
   })
 
+  it('an introspection endpoint configured by the app (not taken from the document) may be loopback http: (a sidecar)', async () => {
+    provider.discovery = { issuer: ISSUER, jwks_uri: `${ISSUER}/jwks` }
+    const s = scheme({ issuer: ISSUER, fetch: provider.fetchAs(ISSUER), introspection: { clientId: RS.id, clientSecret: RS.secret, endpoint: `${provider.origin}/introspect` } })
+    const token = opaque(activeAnswer({ iss: ISSUER }))
+    expect((await call(s, token)).status).toBe(200)
+    expect(posted(token)).toBe(1)
+  })
+
   it('an http: loopback issuer may name http: loopback endpoints (a test provider), on another loopback name too', async () => {
     provider.discovery = { issuer: provider.origin, jwks_uri: `http://localhost:${port()}/jwks`, introspection_endpoint: `http://localhost:${port()}/introspect` }
     const s = scheme()
