@@ -10,15 +10,15 @@ export interface PasswordBudgetOptions {
    * hash's cost while it runs: 128 MiB at the default scrypt cost (OWASP's N=2^17, r=8), so 2
    * is 256 MiB; `128 * N * r` bytes each at another cost. @default 2
    */
-  readonly concurrent?: number
+  readonly concurrent?: number | undefined
   /**
    * Checks beyond `concurrent` wait here, first come first served; one more is refused with
    * `503` and `Retry-After`. A waiting check holds only its request, not the hash's memory.
    * @default 32
    */
-  readonly queued?: number
+  readonly queued?: number | undefined
   /** The 503's `Retry-After`, in seconds. @default 1 */
-  readonly retryAfterSeconds?: number
+  readonly retryAfterSeconds?: number | undefined
 }
 
 /** The default number of password checks at once: 2 × 128 MiB at the default scrypt cost. */
