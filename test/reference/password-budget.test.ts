@@ -8,6 +8,7 @@ import { referenceConfigFromEnv } from '../../examples/reference-api/context.js'
 import { PASSWORD_CHECKS_BUSY_DETAIL, PasswordBudget } from '../../src/index.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
 import { startReference } from '../helpers/reference-server.js'
+import { AdminClient, adminLogin } from '../helpers/admin-client.js'
 
 const sqlite = BACKENDS.find((b) => b.name === 'sqlite')
 const ALICE_BASIC = `Basic ${Buffer.from('alice:alice-pass-1').toString('base64')}`
@@ -45,6 +46,10 @@ for (const framework of FRAMEWORKS) {
           expect(response.headers.get('content-type')).toMatch(/^application\/json/)
           expect(await response.json()).toEqual({ detail: PASSWORD_CHECKS_BUSY_DETAIL })
         }
+        // The admin's login form: a 503 page, never a 500.
+        const admin = await adminLogin(new AdminClient(server.baseUrl), 'admin', 'admin-pass-4')
+        expect(admin.status).toBe(503)
+        expect(admin.headers.get('retry-after')).toBe('4')
         expect([budget.running, budget.waiting]).toEqual([1, 1])
         release()
         await held
