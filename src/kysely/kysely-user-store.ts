@@ -215,6 +215,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     return row === undefined || typeof row.password !== 'string' ? undefined : row.password
   }
 
+  /** @throws ServiceUnavailable (503, `Retry-After`) when the `passwordBudget` is full. */
   async checkPassword(user: StoredUser, password: string): Promise<boolean> {
     const stored = await this.storedHash(user.id)
     // Same hashing work whatever the account, so the answer's timing says nothing about it.
@@ -261,6 +262,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
   /**
    * Finds a user by name and checks the password, spending the same hashing time
    * whether or not the user exists. Inactive users never authenticate (Django's ModelBackend).
+   * @throws ServiceUnavailable (503, `Retry-After`) when the `passwordBudget` is full.
    */
   async authenticate(username: string, password: string): Promise<StoredUser | null> {
     const row: UserRow | undefined = !storable(username)
