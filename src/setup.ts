@@ -166,8 +166,10 @@ export interface GatehouseFeatureSetup<Parts> {
   readonly authentication?: readonly AuthenticationScheme[] | undefined
   /** simplejwt's blacklist, when the feature keeps one: the admin pages list and revoke its tokens. */
   readonly jwtBlacklist?: JwtBlacklistStore | undefined
-  /** The feature's routes, built once the `api` exists. */
+  /** The feature's API routes (JSON views, for the OpenAPI document), built once the `api` exists. */
   routes?(context: GatehouseRouteContext): readonly Route[]
+  /** The feature's HTML pages (the admin's), built once the `api` exists: mounted, not described. */
+  pages?(context: GatehouseRouteContext): readonly Route[]
   /** Releases what the feature holds (run by `close()`, before the stores close). */
   close?(): Promise<void> | void
 }
@@ -184,8 +186,13 @@ export interface GatehouseRouteContext {
 export interface Gatehouse<DB extends AuthDatabase = AuthDatabase> extends GatehouseStores<DB> {
   /** The API settings (`createApi`) from the `api` option, `authentication` defaulting to this call's. */
   readonly api: Api
-  /** Every feature's routes on `api` (JWT's views, the admin pages…), for `mountRoutes` or `router`. */
+  /**
+   * Every feature's API routes on `api` (JWT's views…), for `mountRoutes` or `router`, and for
+   * `openApiView`'s document beside yours.
+   */
   readonly routes: readonly Route[]
+  /** Every feature's HTML pages on `api` (the admin's): mount them too, but keep them out of the OpenAPI document. */
+  readonly pages: readonly Route[]
   /**
    * What feature `f` (one of `features`) built: `auth.feature(tokens).codec` for `const tokens = jwt({…})`.
    * @throws ConfigurationError when `f` is not one of this call's features.
@@ -208,7 +215,7 @@ interface ClosableBus extends InvalidationBus {
  *
  * ```ts
  * const auth = await createGatehouse({ database: process.env.DATABASE_URL, features: [jwt({ signingKey })] })
- * await mountRoutes(app, [...auth.routes, route('/me/', auth.api.view({ handlers }))])
+ * await mountRoutes(app, [...auth.routes, ...auth.pages, route('/me/', auth.api.view({ handlers }))])
  * ```
  *
  * Redis is loaded only when `redis` is set, so an app without it never needs `ioredis`; a
@@ -312,10 +319,12 @@ export async function createGatehouse<DB extends AuthDatabase = AuthDatabase>(op
     const api = createApi({ authentication, ...settings })
     const jwtBlacklist = built.find(({ setup }) => setup.jwtBlacklist !== undefined)?.setup.jwtBlacklist
     const routes = built.flatMap(({ setup }) => setup.routes?.({ api, jwtBlacklist }) ?? [])
+    const pages = built.flatMap(({ setup }) => setup.pages?.({ api, jwtBlacklist }) ?? [])
     return {
       ...stores,
       api,
       routes,
+      pages,
       feature: <Parts>(f: GatehouseFeature<Parts>): Parts => {
         const found = built.find(({ feature }) => feature === f)
         if (found === undefined) throw new ConfigurationError('ERR_INVALID_SETTING', `createGatehouse: the feature "${f.name}" is not one of this call's features`)
