@@ -154,7 +154,10 @@ export interface GatehouseFeature<Parts = unknown> {
    * (a table per feature, so that a feature added or dropped later never disturbs the others').
    */
   readonly migrations?: { readonly tableName: string; migrations(dialect: DialectName): Record<string, Migration> } | undefined
-  /** Builds the feature on the stores, once the migrations ran. */
+  /**
+   * Builds the feature on the stores, once the migrations ran (their `authentication` is the
+   * Token and Session pair: the features' own schemes are not known yet).
+   */
   setup(stores: GatehouseStores): GatehouseFeatureSetup<Parts>
 }
 
