@@ -4,7 +4,6 @@ import { ScopedRateThrottle } from '../../src/throttling/scoped-rate-throttle.js
 import { MemoryThrottleStore } from '../../src/throttling/memory-throttle-store.js'
 import { withHeaders } from '../../src/core/api-response.js'
 import { createApi } from '../../src/core/api.js'
-import { Policies } from '../../src/core/policies.js'
 import { ConfigurationError, NotFound } from '../../src/core/errors.js'
 import { renderApiError, type ExceptionHandler } from '../../src/core/exception-handler.js'
 import { matchRoutes, route } from '../../src/core/route.js'
