@@ -119,7 +119,7 @@ export function sendApiResponse(res: Response, response: ApiResponse): void {
 }
 
 /** Options of `policies(api, options)`: the route's policies, how its body is read, what OpenAPI says of it. */
-export interface PoliciesOptions extends PolicyOptions, ExpressOptions, OpenApiRouteOptions {}
+interface PoliciesOptions extends PolicyOptions, ExpressOptions, OpenApiRouteOptions {}
 
 const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['bodyLimit', 'openApi']
 
