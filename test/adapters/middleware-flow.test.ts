@@ -1,7 +1,7 @@
 /**
  * Middleware style answers the same request byte for byte on every adapter: the flow (host,
  * authentication, policies, Vary, error rendering, logging) is the core's `Policies.run` and
- * `answerHandlerError`; each adapter only translates. Real servers over real sockets.
+ * `errorResponse`; each adapter only translates. Real servers over real sockets.
  */
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
