@@ -14,7 +14,8 @@ import type { User } from '../../core/user.js'
 import type { ApiView } from '../../core/view.js'
 import { parseBody } from '../../core/request/body-parser.js'
 import { describedRoutes, markPolicies, markView, type DescribedRoute, type FrameworkRoute, type OpenApiRouteOptions } from '../../openapi/policy-route.js'
-import { headerBag, readBody, writeNodeResponse } from '../node-http/node-io.js'
+import { headerBag, readBody } from '../node-http/request.js'
+import { writeNodeResponse } from '../node-http/reply.js'
 import { requestUrlOf } from '../../core/request/request-url.js'
 
 declare global {
