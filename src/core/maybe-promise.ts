@@ -20,10 +20,10 @@ export function thenMaybe<T, R, A>(value: MaybePromise<T>, next: (value: T, a: A
 export function thenMaybe<T, R, A, B>(value: MaybePromise<T>, next: (value: T, a: A, b: B) => MaybePromise<R>, a: A, b: B): MaybePromise<R>
 export function thenMaybe<T, R, A, B, C>(value: MaybePromise<T>, next: (value: T, a: A, b: B, c: C) => MaybePromise<R>, a: A, b: B, c: C): MaybePromise<R>
 export function thenMaybe<T, R, A, B, C>(value: MaybePromise<T>, next: (value: T, a?: A, b?: B, c?: C) => MaybePromise<R>, a?: A, b?: B, c?: C): MaybePromise<R> {
-  return value instanceof Promise ? value.then((resolved: T) => next(resolved, a, b, c)) : next(value, a, b, c)
+  return isPromise(value) ? value.then((resolved: T) => next(resolved, a, b, c)) : next(value, a, b, c)
 }
 
 /** `value` as a promise: itself when it is one, else a resolved one (for an API that promises). */
 export function promiseOf<T>(value: MaybePromise<T>): Promise<T> {
-  return value instanceof Promise ? value : Promise.resolve(value)
+  return isPromise(value) ? value : Promise.resolve(value)
 }

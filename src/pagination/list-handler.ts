@@ -4,7 +4,7 @@ import type { Settings } from '../core/settings.js'
 import type { Handler, RequestContext } from '../core/view.js'
 import { formatResponse } from '../core/format-response.js'
 import type { OrderingFilter } from './ordering-filter.js'
-import type { MaybePromise } from '../core/maybe-promise.js'
+import { isPromise, promiseOf, type MaybePromise } from '../core/maybe-promise.js'
 import type { OrderingField, Page, PageSource, Paginator } from './paginator.js'
 
 /** Options of `listHandler`. */
@@ -56,7 +56,7 @@ export function paginatedList<T>(
 ): Promise<ApiResponse> {
   try {
     const answer = listAnswer(ctx, paginator, unordered, serialize, options)
-    return answer instanceof Promise ? answer : Promise.resolve(answer)
+    return promiseOf(answer)
   } catch (error) {
     return Promise.reject(error as Error)
   }
@@ -78,7 +78,7 @@ function listAnswer<T>(
   if (options.ordering !== undefined) ({ source, ordering } = options.ordering.apply(unordered, ctx.request))
   if (paginator === null) return plainList(ctx, source, serialize)
   const page = paginator.paginate(source, ctx.request, { defaultPageSize: ctx.settings.pageSize, ordering })
-  if (page instanceof Promise) return page.then((p) => (p === null ? plainList(ctx, source, serialize) : pageAnswer(ctx, paginator, p, serialize, options)))
+  if (isPromise(page)) return page.then((p) => (p === null ? plainList(ctx, source, serialize) : pageAnswer(ctx, paginator, p, serialize, options)))
   return page === null ? plainList(ctx, source, serialize) : pageAnswer(ctx, paginator, page, serialize, options)
 }
 
@@ -117,7 +117,7 @@ export function listHandler<T>(options: ListHandlerOptions<T>): Handler {
   const { serialize } = options
   const handle = (ctx: RequestContext): MaybePromise<ApiResponse> => {
     const source = options.source(ctx)
-    return source instanceof Promise
+    return isPromise(source)
       ? source.then((s) => listAnswer(ctx, ctx.settings.pagination, s, serialize, listOptions))
       : listAnswer(ctx, ctx.settings.pagination, source, serialize, listOptions)
   }

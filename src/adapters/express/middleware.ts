@@ -7,6 +7,7 @@ import type { RequestContext } from '../../core/pipeline.js'
 import { markPolicies, type OpenApiRouteOptions } from '../../openapi/policy-route.js'
 import { writeNodeResponse } from '../node-http/reply.js'
 import { toApiRequest, type ExpressOptions } from './request.js'
+import { isPromise } from '../../core/maybe-promise.js'
 
 /** Options of `policies(api, options)`: the route's policies, how its body is read, what OpenAPI says of it. */
 export interface PoliciesOptions extends PolicyOptions, ExpressOptions, OpenApiRouteOptions {}
@@ -41,7 +42,7 @@ export function policies(source: Api | Policies, options: PoliciesOptions = {}):
     const result = routePolicies.run(toApiRequest(req, adapterOptions))
     // Policies that all answered synchronously go on now, without a promise of ours (Express
     // catches what the next handlers throw; a throw here reaches its error chain too).
-    if (!(result instanceof Promise)) return proceed(result, req, res, next)
+    if (!isPromise(result)) return proceed(result, req, res, next)
     // Never an unhandled rejection: what is left goes to Express's error chain.
     result.then((settled) => proceed(settled, req, res, next)).catch(next)
   }

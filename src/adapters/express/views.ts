@@ -10,6 +10,7 @@ import { markView } from '../../openapi/policy-route.js'
 import { writeNodeResponse } from '../node-http/reply.js'
 import { sendApiResponse } from './reply.js'
 import { toApiRequest, type ExpressOptions } from './request.js'
+import { isPromise } from '../../core/maybe-promise.js'
 
 /** The part of an Express app or router `mountRoutes` uses. */
 export type RouteTarget = Pick<Router, 'use'>
@@ -62,7 +63,7 @@ export function viewHandler(view: ApiView, options: ExpressOptions = {}): Reques
       return next(error)
     }
     // A view that answered synchronously is written now, without a promise of ours.
-    if (answer instanceof Promise) answer.then(write).catch(next)
+    if (isPromise(answer)) answer.then(write).catch(next)
     else write(answer)
   }, view)
 }

@@ -11,6 +11,7 @@ import { errorHandler, NOT_FOUND, notFound } from './errors.js'
 import { sendWire, writeResponse } from './reply.js'
 import { fastifyApiRequest, oversizedRequest, requestUrl, stringParams, type FastifyOptions } from './request.js'
 import { swaggerTransformFor } from './swagger-transform.js'
+import { isPromise } from '../../core/maybe-promise.js'
 
 /**
  * Teaches Fastify every method Node's parser accepts (PROPFIND, MKCOL…; not CONNECT, which
@@ -31,7 +32,7 @@ export function viewHandler(view: ApiView, options: FastifyOptions = {}): (reque
     if (url === null) return sendWire(reply, INVALID_HOST_RESPONSE, view.settings)
     const response = view.handle(fastifyApiRequest(request, url, options.params)) as ApiResponse | Promise<ApiResponse>
     // A view that answered synchronously is sent now, without a promise of ours (Fastify takes the reply).
-    return response instanceof Promise ? response.then((r) => sendWire(reply, r, view.settings)) : sendWire(reply, response, view.settings)
+    return isPromise(response) ? response.then((r) => sendWire(reply, r, view.settings)) : sendWire(reply, response, view.settings)
   }
 }
 

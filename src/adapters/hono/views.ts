@@ -7,6 +7,7 @@ import type { ApiView } from '../../core/view.js'
 import { markView } from '../../openapi/policy-route.js'
 import { checked, webResponse } from './reply.js'
 import { toApiRequest, type HonoOptions } from './request.js'
+import { isPromise } from '../../core/maybe-promise.js'
 
 /** Options of `mountRoutes`. */
 export interface MountOptions extends HonoOptions {
@@ -39,6 +40,6 @@ export function viewHandler(view: ApiView, options: HonoOptions = {}): (c: Conte
     if (request === null) return answer(c, INVALID_HOST_RESPONSE)
     const response = view.handle(request) as ApiResponse | Promise<ApiResponse>
     // A view that answered synchronously is answered now, without a promise of ours (Hono takes either).
-    return response instanceof Promise ? response.then((r) => answer(c, r)) : answer(c, response)
+    return isPromise(response) ? response.then((r) => answer(c, r)) : answer(c, response)
   }
 }

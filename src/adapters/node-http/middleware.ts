@@ -12,6 +12,7 @@ import { answer, DONE, writeNodeResponse, writeResponse } from './reply.js'
 import { keepContext, keptContext, nodeApiRequest, type NodeHttpOptions } from './request.js'
 import { routedPath, routeMiss } from './routing.js'
 import type { NodeHandler } from './views.js'
+import { isPromise } from '../../core/maybe-promise.js'
 
 /** Options of `policies(api, options)`: the route's policies, how its request is read, what OpenAPI says of it. */
 export interface PoliciesOptions extends PolicyOptions, NodeHttpOptions, OpenApiRouteOptions {
@@ -71,9 +72,9 @@ export function policies(source: Api | Policies, options: PoliciesOptions = {}):
       try {
         const result = routePolicies.run(nodeApiRequest(req, adapterOptions, params))
         // Policies that all answered synchronously: the handler runs now, without a promise of ours.
-        if (!(result instanceof Promise)) {
+        if (!isPromise(result)) {
           const done = afterPolicies(result, handler, routePolicies, req, res)
-          return done instanceof Promise ? done : DONE
+          return isPromise(done) ? done : DONE
         }
         return result.then(
           (settled) => afterPolicies(settled, handler, routePolicies, req, res),
@@ -108,7 +109,7 @@ function runOwn(handler: OwnHandler, context: RequestContext, req: IncomingMessa
   }
   try {
     const done = handler(req, res)
-    if (done instanceof Promise) return done.then(undefined, failed)
+    if (isPromise(done)) return done.then(undefined, failed)
   } catch (error) {
     failed(error)
   }

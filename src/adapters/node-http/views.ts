@@ -9,6 +9,7 @@ import { lastResort } from './errors.js'
 import { answer, DONE, writeNodeResponse } from './reply.js'
 import { nodeApiRequest, type NodeHttpOptions } from './request.js'
 import { routedPath, routeMiss } from './routing.js'
+import { isPromise } from '../../core/maybe-promise.js'
 
 /** Options of `router`. */
 export interface NodeRouterOptions extends NodeHttpOptions {
@@ -50,7 +51,7 @@ function serveView(
     }
     const answer = view.handle(request) as ApiResponse | Promise<ApiResponse>
     // A view that answered synchronously is written now: no promise of ours in between.
-    if (!(answer instanceof Promise)) {
+    if (!isPromise(answer)) {
       writeView(view, req, res, answer)
       return DONE
     }
