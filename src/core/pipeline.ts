@@ -103,7 +103,17 @@ function authenticate(run: PolicyRun, i: number): MaybePromise<RequestContext> {
   const schemes = run.route.settings.authentication
   if (i === schemes.length) return authenticated(run, null)
   run.consulted = i + 1
-  return thenMaybe(callScheme(schemes[i] as AuthenticationScheme, run.request), schemeAnswered, run, i)
+  const scheme = schemes[i] as AuthenticationScheme
+  const found = callScheme(scheme, run.request)
+  if (!isPromise(found)) return schemeAnswered(found, run, i)
+  // One continuation for both outcomes (no promise more than the scheme's): only the
+  // scheme's own rejection is wrapped, not what the permissions after it throw.
+  return found.then(
+    (answer) => schemeAnswered(answer, run, i),
+    (error: unknown) => {
+      throw wrapSchemeError(scheme, error)
+    },
+  )
 }
 
 function schemeAnswered(found: Authenticated | null, run: PolicyRun, i: number): MaybePromise<RequestContext> {
@@ -111,22 +121,15 @@ function schemeAnswered(found: Authenticated | null, run: PolicyRun, i: number):
 }
 
 /**
- * Calls one scheme. A failure that is not an `ApiError`, thrown or rejected, is wrapped so it
- * surfaces as a server error naming the scheme (only the scheme's own: not what the
- * permissions after it throw).
+ * Calls one scheme; a synchronous throw that is not an `ApiError` is wrapped so it surfaces as
+ * a server error naming the scheme (a rejection is wrapped where the promise is continued).
  */
 function callScheme(scheme: AuthenticationScheme, req: ApiRequest): MaybePromise<Authenticated | null> {
-  let result: MaybePromise<Authenticated | null>
   try {
-    result = scheme.authenticate(req)
+    return scheme.authenticate(req)
   } catch (error) {
     throw wrapSchemeError(scheme, error)
   }
-  return isPromise(result)
-    ? result.catch((error: unknown) => {
-        throw wrapSchemeError(scheme, error)
-      })
-    : result
 }
 
 function wrapSchemeError(scheme: AuthenticationScheme, error: unknown): unknown {
