@@ -10,19 +10,6 @@ import type { Settings } from './settings.js'
 import type { Throttle, ThrottleDecision } from './throttle.js'
 import type { User } from './user.js'
 
-/** The result of identifying a request. */
-export interface Identity {
-  readonly user: User
-  readonly auth: unknown
-  /** The scheme that authenticated the request, or `null` (anonymous). */
-  readonly authenticator: AuthenticationScheme | null
-  /**
-   * When the request's credential expires, as its scheme said (`Authenticated.expiresAt`):
-   * `null` when it does not, or for an anonymous request.
-   */
-  readonly credentialExpiresAt: Date | null
-}
-
 /** What a guarded request carries once its policies have passed. */
 export interface RequestState extends PolicyContext {
   /** The scheme that authenticated the request, or `null`. */
