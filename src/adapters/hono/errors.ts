@@ -1,15 +1,14 @@
 // Errors answered in DRF's shape on Hono: `app.onError`'s handler, DRF's 404, and
 // @hono/node-server's handler for requests it cannot read.
-import type { Context, ErrorHandler } from 'hono'
+import type { ErrorHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import { jsonResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
 import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
-import type { RequestContext } from '../../core/pipeline.js'
 import { WRITE_FAILED_RESPONSE } from '../../core/sendable-response.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import { checked, toResponse, webResponse } from './reply.js'
-import { toApiRequest, type GatehouseEnv } from './request.js'
+import { keptContext, toApiRequest } from './request.js'
 
 /**
  * An `app.onError` handler answering every error in DRF's shape: an error of a guarded request
@@ -24,7 +23,7 @@ export function errorHandler(api?: Api): ErrorHandler {
   const settings = api?.settings ?? DEFAULT_SETTINGS
   return (error, c) => {
     if (error instanceof HTTPException) return error.getResponse()
-    const scope = ((c as Context<GatehouseEnv>).get('gatehouse') as RequestContext | undefined) ?? { request: toApiRequest(c), settings }
+    const scope = keptContext(c) ?? { request: toApiRequest(c), settings }
     return webResponse(checked(errorResponse(error, scope), scope.settings, c), scope.settings, c)
   }
 }

@@ -7,7 +7,7 @@ import { Policies, resolvePolicies, type PolicyOptions } from '../../core/polici
 import type { RequestContext } from '../../core/pipeline.js'
 import { markPolicies, type OpenApiRouteOptions } from '../../openapi/policy-route.js'
 import { checked, webResponse } from './reply.js'
-import { toApiRequest, type GatehouseEnv, type HonoOptions } from './request.js'
+import { keptContext, toApiRequest, type GatehouseEnv, type HonoOptions } from './request.js'
 
 /** Options of `policies(api, options)`: the route's policies, how its body is read, what OpenAPI says of it. */
 export interface PoliciesOptions extends PolicyOptions, HonoOptions, OpenApiRouteOptions {}
@@ -17,7 +17,7 @@ export interface PoliciesOptions extends PolicyOptions, HonoOptions, OpenApiRout
  * through (JSON format, the route's parameters). Throws when `policies()` did not run on it.
  */
 export function requestContext(c: Context): RequestContext {
-  const context = (c as Context<GatehouseEnv>).get('gatehouse') as RequestContext | undefined
+  const context = keptContext(c)
   if (context === undefined) throw new Error('gatehouse: requestContext() needs policies() to have run on this request')
   return context
 }

@@ -3,10 +3,9 @@
 import type { Context } from 'hono'
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status'
 import type { ApiResponse } from '../../core/api-response.js'
-import type { RequestContext } from '../../core/pipeline.js'
 import { WRITE_FAILED_WIRE, wireResponse, type WireResponse } from '../../core/sendable-response.js'
 import { DEFAULT_SETTINGS, type Settings } from '../../core/settings.js'
-import type { GatehouseEnv } from './request.js'
+import { keptContext } from './request.js'
 
 /** The response headers as Web `Headers` (each `Set-Cookie` appended on its own). */
 function toHeaders(headers: WireResponse['headers']): Headers {
@@ -64,7 +63,7 @@ export function toResponse(response: ApiResponse): Response {
  * headers the app set with `c.header()`. A response HTTP cannot carry is the logged 500.
  */
 export function sendApiResponse(c: Context, response: ApiResponse): Response {
-  const settings = ((c as Context<GatehouseEnv>).get('gatehouse') as RequestContext | undefined)?.settings ?? DEFAULT_SETTINGS
+  const settings = keptContext(c)?.settings ?? DEFAULT_SETTINGS
   let wire = checked(response, settings, c)
   if (wire.status < 200 || wire.status > 599) {
     logFailure(settings, c, new Error(`gatehouse: cannot send status ${wire.status}`))

@@ -122,3 +122,8 @@ export function toApiRequest(c: Context, options: HonoOptions = {}): ApiRequest 
     readBody: () => readBody(c, limit),
   })
 }
+
+/** The context `policies()` set on `c` (`c.get('gatehouse')`), or `undefined` when it did not run on the request. */
+export function keptContext(c: Context): RequestContext | undefined {
+  return (c as Context<GatehouseEnv>).get('gatehouse') as RequestContext | undefined
+}
