@@ -6,7 +6,7 @@ import type { UserStore } from '../stores/user-store.js'
 import type { OpenApiSecurityScheme } from '../core/openapi-types.js'
 import type { Authenticated, AuthenticationScheme } from './authentication-scheme.js'
 import type { TokenCache, TokenLoader } from './token-cache.js'
-import type { MaybePromise } from '../core/maybe-promise.js'
+import { isPromise, thenMaybe, type MaybePromise } from '../core/maybe-promise.js'
 
 function isExpired(token: TokenRecord): boolean {
   return token.expiresAt !== undefined && token.expiresAt !== null && token.expiresAt.getTime() <= Date.now()
@@ -92,7 +92,7 @@ export class TokenAuthentication implements AuthenticationScheme<TokenRecord> {
    */
   protected authenticateCredentials(key: string): MaybePromise<Authenticated<TokenRecord>> {
     const found: MaybePromise<TokenWithUser | null> = this.cache === undefined ? this.lookup(key) : this.cache.get(key, this.loader)
-    return found instanceof Promise ? found.then(this.accept) : this.accept(found)
+    return thenMaybe(found, this.accept)
   }
 
   private acceptFound(found: TokenWithUser | null): MaybePromise<Authenticated<TokenRecord>> {
@@ -101,7 +101,7 @@ export class TokenAuthentication implements AuthenticationScheme<TokenRecord> {
     const authenticated: Authenticated<TokenRecord> = { user: found.user, auth: found.token, expiresAt: found.token.expiresAt ?? null }
     if (this.tokens.touch === undefined) return authenticated
     const touched: MaybePromise<void> = this.tokens.touch(found.token)
-    return touched instanceof Promise ? touched.then(() => authenticated) : authenticated
+    return isPromise(touched) ? touched.then(() => authenticated) : authenticated
   }
 
   /**

@@ -5,7 +5,25 @@
  */
 export type MaybePromise<T> = T | Promise<T>
 
-/** `next(value)` now when `value` is not a promise, else once it resolves. */
-export function thenMaybe<T, R>(value: MaybePromise<T>, next: (value: T) => MaybePromise<R>): MaybePromise<R> {
-  return value instanceof Promise ? value.then(next) : next(value)
+/** Whether `value` is the promise of a `MaybePromise` (the one place that asks). */
+export function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
+  return value instanceof Promise
+}
+
+/**
+ * `next(value, …state)` now when `value` is not a promise, else once it resolves. The state
+ * travels as arguments so that, with a `next` declared once (not a closure made per call), a
+ * synchronous value costs no allocation: only a promise is chained.
+ */
+export function thenMaybe<T, R>(value: MaybePromise<T>, next: (value: T) => MaybePromise<R>): MaybePromise<R>
+export function thenMaybe<T, R, A>(value: MaybePromise<T>, next: (value: T, a: A) => MaybePromise<R>, a: A): MaybePromise<R>
+export function thenMaybe<T, R, A, B>(value: MaybePromise<T>, next: (value: T, a: A, b: B) => MaybePromise<R>, a: A, b: B): MaybePromise<R>
+export function thenMaybe<T, R, A, B, C>(value: MaybePromise<T>, next: (value: T, a: A, b: B, c: C) => MaybePromise<R>, a: A, b: B, c: C): MaybePromise<R>
+export function thenMaybe<T, R, A, B, C>(value: MaybePromise<T>, next: (value: T, a?: A, b?: B, c?: C) => MaybePromise<R>, a?: A, b?: B, c?: C): MaybePromise<R> {
+  return isPromise(value) ? value.then((resolved: T) => next(resolved, a, b, c)) : next(value, a, b, c)
+}
+
+/** `value` as a promise: itself when it is one, else a resolved one (for an API that promises). */
+export function promiseOf<T>(value: MaybePromise<T>): Promise<T> {
+  return isPromise(value) ? value : Promise.resolve(value)
 }

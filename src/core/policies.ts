@@ -6,8 +6,8 @@ import { checkPageSize } from './page-size-check.js'
 import { errorResponse, INVALID_HOST_RESPONSE, type ExceptionHandler } from './exception-handler.js'
 import type { HtmlTemplates, Paginator } from './paginator.js'
 import type { Permission } from './permission.js'
-import type { MaybePromise } from './maybe-promise.js'
-import { checkHost, consultedVary, runPolicies, type PolicyProgress, type RequestContext } from './pipeline.js'
+import { isPromise, type MaybePromise } from './maybe-promise.js'
+import { checkHost, pipelineRoute, runPolicies, type PipelineRoute, type PolicyRun, type RequestContext } from './pipeline.js'
 import type { ViewInfo } from './policy-context.js'
 import { validateSettings, type Settings } from './settings.js'
 import type { Throttle } from './throttle.js'
@@ -63,6 +63,8 @@ export type PoliciesResult =
 export class Policies {
   readonly info: ViewInfo
   readonly settings: Settings
+  /** What the pipeline reads of this route, worked out once. */
+  private readonly route: PipelineRoute
 
   constructor(global: Settings, options: PolicyOptions, declaration: PoliciesDeclaration = {}) {
     const where = `${declaration.kind ?? 'route'} "${options.name ?? 'unnamed'}"`
@@ -85,6 +87,7 @@ export class Policies {
     this.info = Object.freeze({ name: options.name ?? 'view', throttleScope: options.throttleScope ?? null })
     // Mistakes a route can make (a throttle scope with no rate) stop start-up, not requests.
     for (const throttle of this.settings.throttles) throttle.validateRoute?.(this.info)
+    this.route = pipelineRoute(this.settings, this.info)
   }
 
   /**
@@ -97,21 +100,26 @@ export class Policies {
    */
   run(req: ApiRequest | null): MaybePromise<PoliciesResult> {
     if (req === null) return { context: null, response: INVALID_HOST_RESPONSE }
-    const progress: PolicyProgress = { consulted: 0, user: undefined }
+    const run = this.newRun(req)
     let context: MaybePromise<RequestContext>
     try {
       checkHost(req, this.settings)
-      context = runPolicies(req, this.settings, this.info, progress, 'json', req.params)
+      context = runPolicies(run)
     } catch (error) {
-      return this.refusal(error, req, progress)
+      return this.refusal(error, run)
     }
-    if (context instanceof Promise) return context.then(passed, (error: unknown) => this.refusal(error, req, progress))
+    if (isPromise(context)) return context.then(passed, (error: unknown) => this.refusal(error, run))
     return { context, response: null }
   }
 
-  private refusal(error: unknown, req: ApiRequest, progress: PolicyProgress): PoliciesResult {
-    const vary = consultedVary(this.settings.authentication, progress.consulted)
-    return { context: null, response: errorResponse(error, { request: req, settings: this.settings, vary, user: progress.user }) }
+  /** One request's pass through this route's policies (middleware style: JSON). */
+  private newRun(req: ApiRequest): PolicyRun {
+    return { request: req, route: this.route, format: 'json', consulted: 0, user: undefined }
+  }
+
+  private refusal(error: unknown, run: PolicyRun): PoliciesResult {
+    const vary = this.route.varyAfter[run.consulted]
+    return { context: null, response: errorResponse(error, { request: run.request, settings: this.settings, vary, user: run.user }) }
   }
 }
 

@@ -7,13 +7,13 @@ import { ConfigurationError, MethodNotAllowed, NotFound } from './errors.js'
 import { Policies, type PolicyOptions } from './policies.js'
 import { MEDIA_TYPES, negotiateFormat, type Format } from './request/negotiation.js'
 import { parseQuery } from './request/url-decoding.js'
-import { checkHost, consultedVary, runPolicies, type PolicyProgress, type RequestContext } from './pipeline.js'
+import { checkHost, pipelineRoute, runPolicies, type PipelineRoute, type PolicyRun, type RequestContext } from './pipeline.js'
 import { actionsFor, type ViewActions } from './action-metadata.js'
 import type { OperationDescription } from './openapi-types.js'
 import type { ViewInfo } from './policy-context.js'
 import { finishPrepared, prepareFinish, type PreparedFinish } from './response-finishing.js'
 import type { Settings } from './settings.js'
-import type { MaybePromise } from './maybe-promise.js'
+import { isPromise, thenMaybe, type MaybePromise } from './maybe-promise.js'
 
 /** How many distinct Accept headers a view remembers the negotiated format of. */
 const MAX_NEGOTIATED = 64
@@ -22,9 +22,7 @@ const MAX_NEGOTIATED = 64
 const FORMAT_NAMES: Readonly<Record<Format, string>> = { json: 'json', html: 'api' }
 
 /** One request's progress through a view: what its answer's headers depend on. */
-interface ViewRun extends PolicyProgress {
-  /** The negotiated format, once negotiation succeeded. */
-  format: Format | null
+interface ViewRun extends PolicyRun {
   /** Whether a handler was reached (the view's own `vary` then applies). */
   handled: boolean
 }
@@ -94,6 +92,10 @@ export interface ViewOptions extends PolicyOptions {
 export class ApiView {
   /** The view's policies: authentication, permissions and throttles, with its resolved settings. */
   readonly policies: Policies
+  /** What the pipeline reads of the view's policies, worked out once. */
+  private readonly route: PipelineRoute
+  /** `respond` as the pipeline's continuation (one function per view, not one per request). */
+  private readonly respondTo = (ctx: RequestContext, run: ViewRun): MaybePromise<ApiResponse> => this.respond(run.request, ctx, run)
   readonly allowedMethods: readonly string[]
   /** The `Allow` header every response carries, built once. */
   private readonly allow: string
@@ -115,6 +117,7 @@ export class ApiView {
     const { handlers, formats } = options
     const where = `view "${options.name ?? 'unnamed'}"`
     this.policies = new Policies(global, options, { kind: 'view', otherKeys: ['description', 'handlers', 'formats', 'vary', 'finish', 'parses', 'actions', 'actionsObject'] })
+    this.route = pipelineRoute(this.policies.settings, this.policies.info)
     const middleware = this.policies.settings.responseMiddleware
     this.finishSteps = options.finish === undefined ? middleware : [{ process: options.finish }, ...middleware]
     if (typeof handlers !== 'object' || handlers === null || Object.keys(handlers).length === 0) {
@@ -167,14 +170,14 @@ export class ApiView {
    * Never throws.
    */
   handle(req: ApiRequest): MaybePromise<ApiResponse> {
-    const run: ViewRun = { consulted: 0, user: undefined, format: null, handled: false }
+    const run: ViewRun = { request: req, route: this.route, format: null, consulted: 0, user: undefined, handled: false }
     let answer: MaybePromise<ApiResponse>
     try {
       answer = this.dispatch(req, run)
     } catch (error) {
       answer = this.answerError(error, req, run)
     }
-    if (answer instanceof Promise) {
+    if (isPromise(answer)) {
       return answer.then(
         (response) => this.finish(req, response, run),
         (error: unknown) => this.finish(req, this.answerError(error, req, run), run),
@@ -220,7 +223,7 @@ export class ApiView {
     const index = run.consulted * 2 + (run.handled ? 1 : 0)
     let prepared = this.finishes[index]
     if (prepared === undefined) {
-      const schemes = consultedVary(this.policies.settings.authentication, run.consulted)
+      const schemes = this.route.varyAfter[run.consulted] ?? []
       prepared = prepareFinish(this.allow, [...this.varyAccept, ...schemes, ...(run.handled ? (this.options.vary ?? []) : [])])
       this.finishes[index] = prepared
     }
@@ -252,8 +255,7 @@ export class ApiView {
     checkHost(req, this.policies.settings)
     const format = this.negotiate(req)
     run.format = format
-    const ctx = runPolicies(req, this.policies.settings, this.policies.info, run, format, req.params)
-    return ctx instanceof Promise ? ctx.then((passed) => this.respond(req, passed, run)) : this.respond(req, ctx, run)
+    return thenMaybe(runPolicies(run), this.respondTo, run)
   }
 
   /** The method's handler (or the OPTIONS metadata) once the policies passed. */

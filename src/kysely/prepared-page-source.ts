@@ -1,5 +1,5 @@
 import { sql, type CompiledQuery, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely'
-import type { MaybePromise } from '../core/maybe-promise.js'
+import { promiseOf, type MaybePromise } from '../core/maybe-promise.js'
 import type { KeyValue, OrderingField, PositionSeekArgs, SeekArgs, SeekSource } from '../pagination/paginator.js'
 import type { DialectName } from './dialect-name.js'
 import { countKeyOf, KyselyPageSource, planRows, type ColumnSpec, type CountableQuery, type QueryRunner } from './kysely-page-source.js'
@@ -106,7 +106,7 @@ function firstPlanRows(rows: readonly Record<string, unknown>[]): number | null 
 
 /** A promise of `value` (the methods whose contract is still a promise). */
 function promised<T>(value: MaybePromise<T>): Promise<T> {
-  return value instanceof Promise ? value : Promise.resolve(value)
+  return promiseOf(value)
 }
 
 /** One request's source: a shape and its parameter values. */

@@ -1,5 +1,5 @@
 import { sql, type CompiledQuery, type Expression, type Kysely, type QueryResult } from 'kysely'
-import type { MaybePromise } from '../core/maybe-promise.js'
+import { promiseOf, type MaybePromise } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/errors.js'
 import { directDriverOf, type DirectDriver } from './direct-driver.js'
 
@@ -69,7 +69,7 @@ export class CompiledStatement<O> {
   /** The rows of one run with `values` bound (a promise even where the driver answered synchronously). */
   execute(values: Readonly<Record<string, unknown>> = {}): Promise<O[]> {
     const rows = this.executeMapped(values, undefined)
-    return rows instanceof Promise ? rows : Promise.resolve(rows)
+    return promiseOf(rows)
   }
 
   /**
@@ -145,7 +145,7 @@ export function prepareQuery<P extends object, O>(db: Pick<Kysely<unknown>, 'exe
     execute: (values) => statement.execute(values as Readonly<Record<string, unknown>>),
     executeTakeFirst: (values) => {
       const row = statement.executeMapped(values as Readonly<Record<string, unknown>>, firstRow)
-      return row instanceof Promise ? row : Promise.resolve(row)
+      return promiseOf(row)
     },
   }
 }

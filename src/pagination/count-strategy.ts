@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../core/errors.js'
-import type { MaybePromise } from '../core/maybe-promise.js'
+import { thenMaybe, type MaybePromise } from '../core/maybe-promise.js'
 import { CountCache } from './count-cache.js'
 import type { PageSource } from './paginator.js'
 
@@ -61,7 +61,7 @@ export class Counter {
       // Synchronous when the source counts synchronously: no promise of its own.
       this.run = (source) => {
         const count: MaybePromise<number> = source.count()
-        return count instanceof Promise ? count.then(exactOutcome) : exactOutcome(count)
+        return thenMaybe(count, exactOutcome)
       }
     } else if (s === 'none') {
       this.run = async () => ({ exact: false, base: null, proven: 0 })

@@ -5,7 +5,7 @@ import type { Handler, RequestContext } from '../core/view.js'
 import { formatResponse } from '../core/format-response.js'
 import { checkPageSize } from '../core/page-size-check.js'
 import type { OrderingFilter } from './ordering-filter.js'
-import type { MaybePromise } from '../core/maybe-promise.js'
+import { isPromise, promiseOf, type MaybePromise } from '../core/maybe-promise.js'
 import type { OrderingField, Page, PageSource, Paginator } from './paginator.js'
 
 /** Options of `listHandler`. */
@@ -57,7 +57,7 @@ export function paginatedList<T>(
 ): Promise<ApiResponse> {
   try {
     const answer = listAnswer(ctx, paginator, unordered, serialize, options)
-    return answer instanceof Promise ? answer : Promise.resolve(answer)
+    return promiseOf(answer)
   } catch (error) {
     return Promise.reject(error as Error)
   }
@@ -81,7 +81,7 @@ function listAnswer<T>(
   // Own routes hand their paginator here, not to the policies: checked per request (a few property reads).
   checkPageSize(paginator, ctx.settings.pageSize, 'paginatedList')
   const page = paginator.paginate(source, ctx.request, { defaultPageSize: ctx.settings.pageSize, ordering })
-  if (page instanceof Promise) return page.then((p) => (p === null ? plainList(ctx, source, serialize) : pageAnswer(ctx, paginator, p, serialize, options)))
+  if (isPromise(page)) return page.then((p) => (p === null ? plainList(ctx, source, serialize) : pageAnswer(ctx, paginator, p, serialize, options)))
   return page === null ? plainList(ctx, source, serialize) : pageAnswer(ctx, paginator, page, serialize, options)
 }
 
@@ -120,7 +120,7 @@ export function listHandler<T>(options: ListHandlerOptions<T>): Handler {
   const { serialize } = options
   const handle = (ctx: RequestContext): MaybePromise<ApiResponse> => {
     const source = options.source(ctx)
-    return source instanceof Promise
+    return isPromise(source)
       ? source.then((s) => listAnswer(ctx, ctx.settings.pagination, s, serialize, listOptions))
       : listAnswer(ctx, ctx.settings.pagination, source, serialize, listOptions)
   }

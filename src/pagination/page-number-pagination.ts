@@ -1,6 +1,6 @@
 import type { ApiRequest } from '../core/api-request.js'
 import { NotFound } from '../core/errors.js'
-import type { MaybePromise } from '../core/maybe-promise.js'
+import { isPromise, type MaybePromise } from '../core/maybe-promise.js'
 import type { JsonObject, OpenApiPaginatedResponse, OpenApiParameter } from '../core/openapi-types.js'
 import { BasePagination, type BasePaginationOptions } from './base-pagination.js'
 import { envelopeSchema, pageSizeParameter, queryParameter } from './openapi-schemas.js'
@@ -105,7 +105,7 @@ export class PageNumberPagination extends BasePagination<PageNumberState> {
     const bottom = Number(bottomBig)
     const outcome = this.counter.count(source)
     const rows: MaybePromise<readonly T[]> = source.slice(bottom, this.counter.lookahead ? pageSize + 1 : pageSize)
-    if (!(outcome instanceof Promise) && !(rows instanceof Promise)) return this.numbered(req, raw, outcome, rows, pageNumber, bottom, pageSize)
+    if (!isPromise(outcome) && !isPromise(rows)) return this.numbered(req, raw, outcome, rows, pageNumber, bottom, pageSize)
     return Promise.all([outcome, rows]).then(([o, r]) => this.numbered(req, raw, o, r, pageNumber, bottom, pageSize))
   }
 

@@ -1,4 +1,4 @@
-import type { MaybePromise } from '../core/maybe-promise.js'
+import { isPromise, type MaybePromise } from '../core/maybe-promise.js'
 import type { TokenRecord, TokenStore, TokenWithUser } from './token-store.js'
 
 /** The lookup side of a token store: what `TokenAuthentication` needs. */
@@ -44,7 +44,7 @@ export function chainTokenStores(...stores: readonly TokenLookup[]): TokenLookup
     for (let i = index; i < touchers.length; i++) {
       const store = touchers[i] as TokenLookup
       const touched = (store.touch as (token: TokenRecord) => MaybePromise<void>).call(store, token)
-      if (touched instanceof Promise) return i + 1 === touchers.length ? touched : touched.then(() => touchFrom(token, i + 1))
+      if (isPromise(touched)) return i + 1 === touchers.length ? touched : touched.then(() => touchFrom(token, i + 1))
     }
     return undefined
   }
@@ -61,7 +61,7 @@ export function chainTokenStores(...stores: readonly TokenLookup[]): TokenLookup
       const orElse = orElses[i]
       if (orElse !== undefined) return orElse.call(store, key, () => findFrom(key, i + 1))
       const found = (withUser[i] as (key: string) => MaybePromise<TokenWithUser | null>).call(store, key)
-      if (found instanceof Promise) return found.then((record) => record ?? findFrom(key, i + 1))
+      if (isPromise(found)) return found.then((record) => record ?? findFrom(key, i + 1))
       if (found !== null) return found
     }
     return null

@@ -1,4 +1,4 @@
-import type { MaybePromise } from '../core/maybe-promise.js'
+import { thenMaybe, type MaybePromise } from '../core/maybe-promise.js'
 import type { PolicyContext } from '../core/policy-context.js'
 import { ConfigurationError } from '../core/errors.js'
 import { clientIdent } from './client-ident.js'
@@ -96,7 +96,7 @@ export abstract class SimpleRateThrottle implements Throttle {
       if (key === null) return ALLOWED
       const now = this.now()
       const hit = this.store.hit(key, now, rate.windowMs, rate.limit)
-      return hit instanceof Promise ? hit.then((h) => decision(h, now, rate)) : decision(hit, now, rate)
+      return thenMaybe(hit, decision, now, rate)
     } catch (error) {
       return Promise.reject(error as Error)
     }

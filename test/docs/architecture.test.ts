@@ -1,7 +1,9 @@
 /**
  * ARCHITECTURE.md stays true: every file or folder it names in backquotes exists, every folder
  * of src/ is on the map, and the folders it says may not import a framework are the ones
- * eslint.config.js holds to that rule.
+ * eslint.config.js holds to that rule. The four adapters keep one shape: the same file for the
+ * same job, and an index.ts that only re-exports. A value-or-promise is told apart in one place
+ * (src/core/maybe-promise.ts), and the policy pipeline keeps no state between requests.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -40,3 +42,54 @@ describe('ARCHITECTURE.md', () => {
     expect(pathsNamed(rule).sort()).toEqual(linted.sort())
   })
 })
+
+/** The file each adapter gives each job (ARCHITECTURE.md, step 1); node:http has no router for openapi-routes.ts to read. */
+const ADAPTER_FILES = ['index.ts', 'request.ts', 'reply.ts', 'views.ts', 'routing.ts', 'middleware.ts', 'errors.ts', 'openapi-routes.ts']
+const ADAPTERS: Readonly<Record<string, readonly string[]>> = {
+  fastify: ADAPTER_FILES,
+  express: ADAPTER_FILES,
+  hono: ADAPTER_FILES,
+  'node-http': ADAPTER_FILES.filter((file) => file !== 'openapi-routes.ts'),
+}
+
+describe('the adapters', () => {
+  for (const [adapter, files] of Object.entries(ADAPTERS)) {
+    const folder = join(ROOT, 'src/adapters', adapter)
+
+    it(`${adapter} has a file per job`, () => {
+      expect(files.filter((file) => !existsSync(join(folder, file)))).toEqual([])
+    })
+
+    it(`${adapter}'s index.ts only re-exports`, () => {
+      const code = readFileSync(join(folder, 'index.ts'), 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .split('\n')
+        .filter((line) => line.trim() !== '' && !line.trim().startsWith('//'))
+      expect(code.length).toBeGreaterThan(2)
+      expect(code.filter((line) => !/^export (type )?\{[^}]*\} from '\.\/[\w-]+\.js'$/.test(line))).toEqual([])
+    })
+  }
+})
+
+/** Every source file of src/ (tests left out), relative to the repository. */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${dir}/${entry.name}`
+    if (entry.isDirectory()) return sourceFiles(path)
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : []
+  })
+}
+
+describe('a value or a promise', () => {
+  it('is told apart only by src/core/maybe-promise.ts (isPromise, thenMaybe, promiseOf)', () => {
+    const asking = sourceFiles('src').filter((file) => readFileSync(join(ROOT, file), 'utf8').includes('instanceof Promise'))
+    expect(asking).toEqual(['src/core/maybe-promise.ts'])
+  })
+
+  it('runs through src/core/pipeline.ts, which keeps no state of its own between requests', () => {
+    const code = readFileSync(join(ROOT, 'src/core/pipeline.ts'), 'utf8')
+    expect(code.match(/^(let|var) /gm)).toBeNull()
+    expect(code.match(/^(export )?const \w+(: [^=]+)? = new /gm)).toBeNull()
+  })
+})
+

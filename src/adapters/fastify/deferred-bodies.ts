@@ -7,7 +7,7 @@
  *   @fastify/formbody): judged by the core's parsers when it is read, so a form is parsed as on
  *   every adapter and any other type is DRF's 415.
  */
-import type { FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { parseBody } from '../../core/request/body-parser.js'
 
 /** Raw bodies a parser refused, kept for `policies()` (or the route's handler) to judge. */
@@ -52,4 +52,29 @@ export async function settleDeferredBody(request: FastifyRequest, parse: (bytes:
 
 function parseRaw(request: FastifyRequest, bytes: Buffer): Promise<unknown> {
   return parseBody(request.headers['content-type'] ?? null, bytes.length === 0 ? null : new Uint8Array(bytes))
+}
+
+/**
+ * Makes a route's handler judge a deferred body before it runs (`settleDeferredBody`): the
+ * handler of a route whose policies did not already do so sees DRF's data or never runs.
+ * Requests without a deferred body go straight to the handler.
+ */
+export function judgeDeferredBodyFirst(routeOptions: RouteOptions): void {
+  const handler = routeOptions.handler
+  routeOptions.handler = function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    if (!hasDeferredBody(request)) return handler.call(this, request, reply)
+    return settleDeferredBody(request).then(() => handler.call(this, request, reply))
+  }
+}
+
+/**
+ * A body of a media type no parser of the app reads (a form without @fastify/formbody,
+ * `text/xml`) is kept as its bytes instead of Fastify's own 415 before the policies: read
+ * through `requestContext(request).request.body()`, a form is parsed as on every adapter and any
+ * other type is DRF's `415 Unsupported media type "…" in request.`, after a refusal; a route
+ * without policies judges it before its handler. An app's own catch-all parser is kept.
+ */
+export function keepOtherBodies(app: FastifyInstance): void {
+  if (app.hasContentTypeParser('*')) return
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body: Buffer, done) => done(null, keepUnparsed(body)))
 }

@@ -1,66 +1,11 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
-import type { HeaderBag } from '../../core/api-request.js'
+// Writing an `ApiResponse` to a node:http response (Express's included): one `writeHead`, one
+// `end`, and never a throw.
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ApiResponse } from '../../core/api-response.js'
-import { PayloadTooLarge } from '../../core/errors.js'
 import { targetPath } from '../../core/request/url-decoding.js'
 import { WRITE_FAILED_WIRE, wireResponse, type WireResponse } from '../../core/sendable-response.js'
-import type { Settings } from '../../core/settings.js'
-
-/**
- * Node's parsed request headers as a `HeaderBag` (case-insensitive; repeated headers joined
- * with `, `). Shared by every adapter built on node:http (Express, Fastify).
- */
-export function headerBag(headers: IncomingHttpHeaders): HeaderBag {
-  return {
-    get(name: string): string | null {
-      const value = headers[name.toLowerCase()]
-      if (value === undefined) return null
-      return Array.isArray(value) ? value.join(', ') : value
-    },
-  }
-}
-
-/** Reads the whole body, failing with `PayloadTooLarge` past `limit` bytes; `null` when empty. */
-export function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | null> {
-  const declared = Number(req.headers['content-length'])
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new PayloadTooLarge())
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const cleanup = (): void => {
-      req.off('data', onData)
-      req.off('end', onEnd)
-      req.off('error', onError)
-      req.off('close', onClose)
-    }
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length
-      if (size > limit) {
-        cleanup()
-        reject(new PayloadTooLarge())
-        return
-      }
-      chunks.push(chunk)
-    }
-    const onEnd = (): void => {
-      cleanup()
-      resolve(size === 0 ? null : new Uint8Array(Buffer.concat(chunks, size)))
-    }
-    const onError = (error: Error): void => {
-      cleanup()
-      reject(error)
-    }
-    // A client gone mid-body: settle instead of leaving the view waiting forever.
-    const onClose = (): void => {
-      cleanup()
-      if (!req.complete) reject(new Error('request aborted before its body ended'))
-    }
-    req.on('data', onData)
-    req.on('end', onEnd)
-    req.on('error', onError)
-    req.on('close', onClose)
-  })
-}
+import { DEFAULT_SETTINGS, type Settings } from '../../core/settings.js'
+import { keptContext } from './request.js'
 
 /** Writes a checked response in one `writeHead` and one `end` (each `Set-Cookie` on its own line). */
 function writeWire(res: ServerResponse, wire: WireResponse): void {
@@ -115,4 +60,23 @@ export function writeNodeResponse(res: ServerResponse, response: ApiResponse, se
       res.destroy()
     }
   }
+}
+
+/**
+ * Writes an `ApiResponse` to a node:http response (each `Set-Cookie` on its own line) and never
+ * throws: a response HTTP cannot carry (a header value Node refuses) is answered
+ * `500 {"detail": "A server error occurred."}` and logged once (through the route's `logError`
+ * when `policies()` ran on the request).
+ */
+export function sendApiResponse(res: ServerResponse, response: ApiResponse): void {
+  writeNodeResponse(res, response, keptContext(res.req)?.settings ?? DEFAULT_SETTINGS)
+}
+
+/** A listener's settled promise: what every listener of ours returns once it answered synchronously. */
+export const DONE: Promise<void> = Promise.resolve()
+
+/** Writes `response` as `sendApiResponse` does; a listener returns what this returns. */
+export function answer(res: ServerResponse, response: ApiResponse): Promise<void> {
+  sendApiResponse(res, response)
+  return DONE
 }

@@ -1,0 +1,127 @@
+// Middleware style on node:http: `policies()` wraps the app's own handler so the route's
+// policies run first, and `requestContext(req)` reads what they found.
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Api } from '../../core/api.js'
+import { errorResponse } from '../../core/exception-handler.js'
+import { Policies, resolvePolicies, type PolicyOptions, type PoliciesResult } from '../../core/policies.js'
+import type { RequestContext } from '../../core/pipeline.js'
+import { matchRoutes } from '../../core/route.js'
+import { copyMark, markPolicies, type OpenApiRouteOptions } from '../../openapi/policy-route.js'
+import { lastResort } from './errors.js'
+import { answer, DONE, writeNodeResponse, sendApiResponse } from './reply.js'
+import { keepContext, keptContext, nodeApiRequest, type NodeHttpOptions } from './request.js'
+import { routedPath, routeMiss } from './routing.js'
+import type { NodeHandler } from './views.js'
+import { isPromise } from '../../core/maybe-promise.js'
+
+/** Options of `policies(api, options)`: the route's policies, how its request is read, what OpenAPI says of it. */
+export interface PoliciesOptions extends PolicyOptions, NodeHttpOptions, OpenApiRouteOptions {
+  /**
+   * The route's path pattern (`'/api/books/:id/'`, the syntax of `route()`): its parameters
+   * fill `requestContext(req).params`, matched as `router` matches (percent-decoded path,
+   * trailing slash significant), and a request whose path it does not match is DRF's 404
+   * without running the policies. Without it, pass the parameters your own routing found to
+   * the guarded handler: `guarded(req, res, { id })`. @default none
+   */
+  readonly path?: string
+}
+
+/** An app's own handler behind `policies()`. */
+export type OwnHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>
+
+/** Wraps an app's own handler so it runs only once the route's policies passed: what `policies()` returns. */
+export type NodeMiddleware = (handler: OwnHandler) => NodeHandler
+
+const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['trustProxy', 'bodyLimit', 'params', 'path', 'openApi']
+
+/**
+ * Middleware style on plain node:http: `policies(api, { … })` wraps the app's own handler so
+ * that the route's policies (allowed host, authentication, permissions, throttles) run first.
+ * A refusal answers in DRF's shape (status, `{"detail"}`, `WWW-Authenticate`, `Retry-After`,
+ * `Vary`) and the handler does not run; otherwise the handler runs with `requestContext(req)`
+ * available and the `Vary` the consulted schemes need already set. An error the handler
+ * throws is answered as `errorHandler()` answers it (node:http has no error chain). Path
+ * parameters come from `options.path`, or from the caller: `guarded(req, res, { id: '7' })`.
+ *
+ * @example
+ * const guarded = policies(api, { path: '/books/:id/', permissions: [new IsAuthenticated()] })
+ * createServer(guarded((req, res) => {
+ *   const { user, params } = requestContext(req)
+ *   sendApiResponse(res, jsonResponse(200, { username: user.username, id: params['id'] }))
+ * }))
+ */
+export function policies(routePolicies: Policies, options?: NodeHttpOptions & OpenApiRouteOptions & Pick<PoliciesOptions, 'path'>): NodeMiddleware
+export function policies(api: Api, options?: PoliciesOptions): NodeMiddleware
+export function policies(source: Api | Policies, options: PoliciesOptions = {}): NodeMiddleware {
+  const routePolicies = resolvePolicies(source, options, ADAPTER_KEYS)
+  const adapterOptions: NodeHttpOptions = {
+    ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
+    ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+  }
+  const match = options.path === undefined ? null : matchRoutes([{ path: options.path }])
+  // node:http has no router: `policyRoute(method, path, guarded)` declares the route to OpenAPI documents.
+  const middleware: NodeMiddleware = (handler) =>
+    copyMark(middleware, (req: IncomingMessage, res: ServerResponse, given?: Readonly<Record<string, string>>): Promise<void> => {
+      let params = given ?? options.params
+      if (match !== null) {
+        const path = routedPath(req, adapterOptions)
+        const found = path === null ? null : match(path)
+        if (found === null) return answer(res, routeMiss(req, adapterOptions))
+        params ??= found.params
+      }
+      try {
+        const result = routePolicies.run(nodeApiRequest(req, adapterOptions, params))
+        // Policies that all answered synchronously: the handler runs now, without a promise of ours.
+        if (!isPromise(result)) {
+          const done = afterPolicies(result, handler, routePolicies, req, res)
+          return isPromise(done) ? done : DONE
+        }
+        return result.then(
+          (settled) => afterPolicies(settled, handler, routePolicies, req, res),
+          (error: unknown) => lastResort(error, req, res),
+        )
+      } catch (error) {
+        lastResort(error, req, res)
+        return DONE
+      }
+    })
+  return markPolicies(middleware, routePolicies, { ...options, name: source instanceof Policies ? undefined : options.name })
+}
+
+/** Answers a refusal, or runs the app's handler on a request the policies let through. */
+function afterPolicies(result: PoliciesResult, handler: OwnHandler, routePolicies: Policies, req: IncomingMessage, res: ServerResponse): Promise<void> | void {
+  if (result.response !== null) return writeNodeResponse(res, result.response, routePolicies.settings)
+  return runOwn(handler, result.context, req, res)
+}
+
+/** Runs the app's handler on a request its policies let through; its errors are answered in DRF's shape. */
+function runOwn(handler: OwnHandler, context: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> | void {
+  keepContext(req, context)
+  if (context.vary.length > 0) res.setHeader('Vary', context.vary.join(', '))
+  const failed = (error: unknown): void => {
+    if (res.headersSent) {
+      context.settings.logError(error, { method: context.request.method, path: context.request.url.pathname })
+      res.destroy()
+      return
+    }
+    for (const name of res.getHeaderNames()) res.removeHeader(name)
+    sendApiResponse(res, errorResponse(error, context))
+  }
+  try {
+    const done = handler(req, res)
+    if (isPromise(done)) return done.then(undefined, failed)
+  } catch (error) {
+    failed(error)
+  }
+}
+
+/**
+ * The handler context of a request `policies()` let through, for the core's helpers that take
+ * one (`paginatedList(requestContext(req), …)`): JSON format, the route's params. Throws when
+ * `policies()` did not run on the request.
+ */
+export function requestContext(req: IncomingMessage): RequestContext {
+  const context = keptContext(req)
+  if (context === undefined) throw new Error('gatehouse: requestContext() needs policies() to have run on this request')
+  return context
+}
