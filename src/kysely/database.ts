@@ -82,8 +82,10 @@ export interface OpenDatabaseOptions {
    * as startup parameters nor changed with `SET` (PgBouncer refuses the first and would hand
    * the second to other clients). The client-side `statementTimeoutMs` still applies; set the
    * server's with `ALTER ROLE … SET statement_timeout`. Without it, a pool that meets
-   * PgBouncer's `prepared statement … already exists` / `does not exist`, or its refusal of the
-   * timeout startup parameters, switches to this mode by itself, with one warning.
+   * PgBouncer's refusal of the timeout startup parameters, a server whose `statement_timeout`
+   * is not the one sent (read back once per new connection: a pooler dropped it unseen), or
+   * PgBouncer's `prepared statement … already exists` / `does not exist`, switches to this mode
+   * by itself, with one warning.
    * @default false
    */
   readonly pgbouncer?: boolean
