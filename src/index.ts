@@ -94,7 +94,7 @@ export { OrderingFilter, type OrderingFilterOptions } from './pagination/orderin
 export type { UserStore, NewUser } from './stores/user-store.js'
 export { UserCreatedHookError, type UserCreatedHook } from './stores/user-created-hook.js'
 export type { TokenStore, TokenRecord, TokenWithUser } from './stores/token-store.js'
-export type { NamedTokenStore, NamedTokenRecord, NamedTokenInfo, NewNamedToken, CreatedNamedToken } from './stores/named-token-store.js'
+export { NamedTokenLimitExceeded, type NamedTokenStore, type NamedTokenRecord, type NamedTokenInfo, type NewNamedToken, type NamedTokenLimit, type CreatedNamedToken } from './stores/named-token-store.js'
 export { chainTokenStores, type TokenLookup } from './stores/token-store-chain.js'
 export type { InvalidationBus, InvalidationEvent, InvalidationListener } from './stores/invalidation-bus.js'
 export { LocalInvalidationBus, type LocalInvalidationBusOptions } from './stores/local-invalidation-bus.js'
