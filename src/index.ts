@@ -101,6 +101,7 @@ export { LocalInvalidationBus, type LocalInvalidationBusOptions } from './stores
 export type { SessionStore, SessionRecord } from './stores/session-store.js'
 export { DEFAULT_SCRYPT, hashPassword, needsRehash, verifyPassword, verifyPasswordUniform, type ScryptParams } from './crypto/passwords.js'
 export { scryptHasher, paddedVerifier, type PasswordHasher } from './crypto/password-hasher.js'
+export { PasswordBudget, defaultPasswordBudget, DEFAULT_PASSWORD_CHECKS, DEFAULT_PASSWORD_QUEUE, PASSWORD_CHECKS_BUSY_DETAIL, type PasswordBudgetOptions } from './crypto/password-budget.js'
 export { generateTokenKey } from './crypto/random.js'
 export { timingSafeEqual } from './crypto/timing-safe-equal.js'
 export type { JsonObject, JsonValue, OpenApiSecurityScheme, OpenApiParameter, OpenApiPaginatedResponse, OpenApiListDescription, OperationDescription } from './core/openapi-types.js'

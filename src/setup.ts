@@ -8,6 +8,7 @@ import { SessionAuthentication } from './authentication/session-authentication.j
 import { TokenAuthentication } from './authentication/token-authentication.js'
 import type { ScryptParams } from './crypto/passwords.js'
 import type { PasswordValidator } from './passwords/password-validation.js'
+import type { PasswordBudget } from './crypto/password-budget.js'
 import type { PasswordHasher } from './crypto/password-hasher.js'
 import { openDatabase, type Database, type OpenDatabaseOptions } from './kysely/database.js'
 import { KyselyNamedTokenStore } from './kysely/kysely-named-token-store.js'
@@ -62,12 +63,13 @@ export interface GatehouseOptions<DB extends AuthDatabase = AuthDatabase> {
    */
   readonly tokenCache?: { readonly ttlMs: number; readonly maxEntries?: number } | undefined
   /**
-   * The user store's password cost, hasher, creation hook and password rules (`KyselyUserStore`'s
-   * options; the admin's forms read `passwordValidators` from the store).
+   * The user store's password cost, hasher, memory budget, creation hook and password rules
+   * (`KyselyUserStore`'s options; the admin's forms read `passwordValidators` from the store).
    */
   readonly users?: {
     readonly scrypt?: ScryptParams
     readonly passwordHasher?: PasswordHasher
+    readonly passwordBudget?: PasswordBudget
     readonly onUserCreated?: UserCreatedHook
     readonly passwordValidators?: readonly PasswordValidator[]
   }

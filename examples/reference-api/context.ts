@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
-import { createApi, PageNumberPagination, StaleSessionCookie, parseRate, redactConfigValue, type Api, type CountStrategy, type Rate, type ScryptParams } from 'gatehouse'
+import { createApi, PageNumberPagination, PasswordBudget, StaleSessionCookie, parseRate, redactConfigValue, type Api, type CountStrategy, type Rate, type ScryptParams } from 'gatehouse'
 import { jwtBlacklistMigrations, KyselyJwtBlacklistStore, migrate, type Database } from 'gatehouse/kysely'
 import { createRedisClusterClient, parseRedisClusterNodes } from 'gatehouse/redis'
 import { createGatehouse, type Gatehouse } from 'gatehouse/setup'
@@ -57,6 +57,12 @@ export interface ReferenceConfig {
    * (a power of two, 1024 or more, r=8, p=1); never lower it in production.
    */
   readonly scrypt?: ScryptParams | undefined
+  /**
+   * The memory budget of password hashing: `GATEHOUSE_PASSWORD_CHECKS` checks at once (128 MiB
+   * each at the default scrypt cost) and `GATEHOUSE_PASSWORD_QUEUE` waiting; past both, 503
+   * with `Retry-After`. Unset: the library's process-wide default, 2 at once and 32 waiting.
+   */
+  readonly passwordBudget?: PasswordBudget | undefined
   /**
    * Failed-login throttling (`GATEHOUSE_LOGIN_FAILURES`, a rate such as `5/min`): failed
    * password checks per username and per client address, counted in the throttle store
@@ -151,6 +157,13 @@ function envScrypt(env: NodeJS.ProcessEnv): ScryptParams | undefined {
   return { N: n, r: 8, p: 1 }
 }
 
+/** `GATEHOUSE_PASSWORD_CHECKS` and `GATEHOUSE_PASSWORD_QUEUE` as a budget, or `undefined` when both are unset. */
+function envPasswordBudget(env: NodeJS.ProcessEnv): PasswordBudget | undefined {
+  const concurrent = envInteger(env, 'GATEHOUSE_PASSWORD_CHECKS', 1)
+  const queued = envInteger(env, 'GATEHOUSE_PASSWORD_QUEUE', 0)
+  return concurrent === undefined && queued === undefined ? undefined : new PasswordBudget({ concurrent, queued })
+}
+
 /** `GATEHOUSE_JWT_SIGNING_KEY`, or `undefined` when unset (JWT routes off); a short key throws. A PEM may have its line breaks written `\n`. */
 function envJwtKey(env: NodeJS.ProcessEnv, name = 'GATEHOUSE_JWT_SIGNING_KEY'): string | undefined {
   const raw = env[name]
@@ -205,7 +218,7 @@ async function storedSecret(db: Kysely<ReferenceDatabase>): Promise<string> {
 /**
  * The serve command's configuration from the environment: `DATABASE_URL`, `GATEHOUSE_DB_TIMEOUT_MS`,
  * `REDIS_URL`, `REDIS_CLUSTER_NODES`, `GATEHOUSE_REDIS_PREFIX`, `GATEHOUSE_REDIS_TIMEOUT_MS`, `GATEHOUSE_NUM_PROXIES`,
- * `GATEHOUSE_SCRYPT_N`, `GATEHOUSE_LOGIN_FAILURES`, `GATEHOUSE_COUNT`, `GATEHOUSE_TOKEN_CACHE_TTL_MS`, `GATEHOUSE_JWT_SIGNING_KEY`, `GATEHOUSE_JWT_ALGORITHM`,
+ * `GATEHOUSE_SCRYPT_N`, `GATEHOUSE_PASSWORD_CHECKS`, `GATEHOUSE_PASSWORD_QUEUE`, `GATEHOUSE_LOGIN_FAILURES`, `GATEHOUSE_COUNT`, `GATEHOUSE_TOKEN_CACHE_TTL_MS`, `GATEHOUSE_JWT_SIGNING_KEY`, `GATEHOUSE_JWT_ALGORITHM`,
  * `GATEHOUSE_JWT_VERIFYING_KEY`, `GATEHOUSE_OAUTH_ISSUER`, `GATEHOUSE_OAUTH_AUDIENCE` and `GATEHOUSE_OAUTH_INTROSPECTION`. A malformed number or rate throws, so a typo stops start-up instead of silently trusting no proxy.
  */
 export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
@@ -219,6 +232,7 @@ export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Re
     numProxies: envInteger(env, 'GATEHOUSE_NUM_PROXIES', 0),
     secrets: envSecrets(env),
     scrypt: envScrypt(env),
+    passwordBudget: envPasswordBudget(env),
     loginFailures: envRate(env, 'GATEHOUSE_LOGIN_FAILURES'),
     count: envCount(env),
     tokenCacheTtlMs: envInteger(env, 'GATEHOUSE_TOKEN_CACHE_TTL_MS', 1),
@@ -314,7 +328,10 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
       redisOptions,
       ...(config.redisPrefix === undefined ? {} : { redisPrefix: config.redisPrefix }),
       tokenCache: config.tokenCacheTtlMs === undefined ? undefined : { ttlMs: config.tokenCacheTtlMs, maxEntries: 10_000 },
-      users: config.scrypt === undefined ? {} : { scrypt: config.scrypt },
+      users: {
+        ...(config.scrypt === undefined ? {} : { scrypt: config.scrypt }),
+        ...(config.passwordBudget === undefined ? {} : { passwordBudget: config.passwordBudget }),
+      },
       loginFailures: config.loginFailures,
     })
   } catch (error) {

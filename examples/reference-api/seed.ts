@@ -43,7 +43,10 @@ export function seedArticle(i: number): { id: number; title: string; author_id: 
 export async function seedIfEmpty(db: Kysely<ReferenceDatabase>, dialect: DialectName, scrypt?: ScryptParams): Promise<boolean> {
   const existing = await db.selectFrom('gatehouse_users').select('id').limit(1).executeTakeFirst()
   if (existing !== undefined) return false
-  const hashes = await Promise.all(SEED_USERS.map((u) => hashPassword(u.password, scrypt)))
+  // One at a time: at the default cost each takes 128 MiB, and the first start should take no
+  // more memory than the password budget allows a burst of logins.
+  const hashes: string[] = []
+  for (const u of SEED_USERS) hashes.push(await hashPassword(u.password, scrypt))
   const now = new Date().toISOString()
   await db.transaction().execute(async (trx) => {
     await trx

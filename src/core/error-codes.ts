@@ -47,6 +47,7 @@ export const CONFIGURATION_ERROR_CODES = Object.freeze({
   ERR_NO_THROTTLE_RATE: 'a throttle (scope) with no rate',
   ERR_CURSOR_ORDERING: 'an empty or malformed cursor ordering',
   ERR_CURSOR_SOURCE: 'cursor pagination over a source without seek()',
+  ERR_NO_PAGE_SIZE: 'a paginator with no page size, on itself or in the pageSize setting: it would answer every row (pageSize: null says so on purpose)',
   ERR_CURSOR_NULL: 'a cursor ordering field that a row holds as NULL or that the query does not select',
   ERR_PAGE_SOURCE_COLUMN: 'an ordering field the page source does not declare in its columns',
   ERR_ORDERING_FILTER: 'an ordering filter without fields, with a malformed field, default ordering or parameter, or over a source without orderedBy()',

@@ -3,6 +3,7 @@ import type { ApiResponse } from './api-response.js'
 import type { AuthenticationScheme } from './authentication-scheme.js'
 import { errorResponse, INVALID_HOST_RESPONSE } from './error-answer.js'
 import { ConfigurationError } from './errors.js'
+import { checkPageSize } from './page-size-check.js'
 import type { ExceptionHandler } from './exception-handler.js'
 import type { HtmlTemplates, Paginator } from './paginator.js'
 import type { Permission } from './permission.js'
@@ -81,6 +82,7 @@ export class Policies {
     // Copied and frozen: a caller mutating its own array later cannot change the route.
     for (const [k, v] of Object.entries(overrides)) merged[k] = Array.isArray(v) ? Object.freeze([...(v as unknown[])]) : v
     this.settings = Object.freeze(merged) as unknown as Settings
+    checkPageSize(this.settings.pagination, this.settings.pageSize, where)
     this.info = Object.freeze({ name: options.name ?? 'view', throttleScope: options.throttleScope ?? null })
     // Mistakes a route can make (a throttle scope with no rate) stop start-up, not requests.
     for (const throttle of this.settings.throttles) throttle.validateRoute?.(this.info)

@@ -6,7 +6,7 @@ import type { ApiResponse } from '../core/api-response.js'
 import { JwtCodec } from './jwt-codec.js'
 import { resolveJwtSettings } from './jwt-settings.js'
 import type { JwtBlacklistStore } from '../stores/jwt-blacklist-store.js'
-import { accessPayloadFrom, jwtRefreshView, jwtVerifyView, refreshPayloadFor } from './token-views.js'
+import { accessPayloadFrom, jwtBlacklistView, jwtRefreshView, jwtVerifyView, refreshPayloadFor } from './token-views.js'
 
 const users = new FakeUserStore()
 const api = createApi()
@@ -67,5 +67,40 @@ describe('BLACKLIST_AFTER_ROTATION', () => {
     const answer = await verify.handle(buildRequest({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: old }) }))
     expect(answer.status).toBe(400)
     expect(answer.body).toEqual({ non_field_errors: ['Token is blacklisted'] })
+  })
+})
+
+describe('the atomic claim of a refresh token (issue 45 item 19)', () => {
+  /**
+   * The state a concurrent request leaves between this request's `isBlacklisted` check and its
+   * claim: the token read as usable, then `blacklist()` answers false (another request claimed
+   * it first). Set here without a race, so the outcome does not depend on scheduling.
+   */
+  function claimedByAnother(): JwtBlacklistStore & { readonly outstanding: string[] } {
+    const outstanding: string[] = []
+    return {
+      outstanding,
+      addOutstanding: async (t) => void outstanding.push(t.jti),
+      blacklist: async () => false,
+      isBlacklisted: async () => false,
+      flushExpired: async () => 0,
+    }
+  }
+  const strict = new JwtCodec(resolveJwtSettings({ signingKey: 'views-test-signing-key-0123456789', rotateRefreshTokens: true, blacklistAfterRotation: true }), () => clock)
+
+  it('refresh with rotation: a claim another request won is 401 "Token is blacklisted", and no token is issued', async () => {
+    const blacklist = claimedByAnother()
+    const view = api.view(jwtRefreshView({ codec: strict, users, blacklist }))
+    const response = await refresh(view, await strict.encode(refreshPayloadFor(strict, bob, clock)))
+    expect(response.status).toBe(401)
+    expect(response.body).toEqual({ detail: 'Token is blacklisted', code: 'token_not_valid' })
+    expect(blacklist.outstanding).toEqual([])
+  })
+
+  it('logout: a claim another request won is 401 "Token is blacklisted"', async () => {
+    const view = api.view(jwtBlacklistView({ codec: strict, blacklist: claimedByAnother() }))
+    const response = await refresh(view, await strict.encode(refreshPayloadFor(strict, bob, clock)))
+    expect(response.status).toBe(401)
+    expect(response.body).toEqual({ detail: 'Token is blacklisted', code: 'token_not_valid' })
   })
 })

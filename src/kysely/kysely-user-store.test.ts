@@ -5,6 +5,7 @@ import type { UserId } from '../core/user.js'
 import { ConfigurationError } from '../core/errors.js'
 import { LocalInvalidationBus } from '../stores/local-invalidation-bus.js'
 import { runUserStoreSuite } from '../testing/index.js'
+import { PasswordBudget } from '../crypto/password-budget.js'
 import { KyselyUserStore } from './kysely-user-store.js'
 import { backendUnavailable } from '../../test/helpers/requirements.js'
 
@@ -227,3 +228,71 @@ describe('KyselyUserStore with a passwordHasher of its own', () => {
     }
   })
 })
+
+describe('KyselyUserStore under a PasswordBudget (issue 45 item 9)', () => {
+  const backend = BACKENDS.find((b) => b.available)!
+  it('runs at most `concurrent` checks at once; the next wait; past `queued`, 503 with Retry-After and no check', async () => {
+    const t = await openAuthDatabase(await backend.create())
+    try {
+      // A hasher whose checks the test holds open, counting how many run at once.
+      let inFlight = 0
+      let most = 0
+      const gates: (() => void)[] = []
+      const hasher = {
+        hash: async (password: string) => `held$${password}`,
+        verify: async (password: string, encoded: string) => {
+          inFlight += 1
+          most = Math.max(most, inFlight)
+          await new Promise<void>((resolve) => gates.push(resolve))
+          inFlight -= 1
+          return encoded === `held$${password}`
+        },
+        needsRehash: () => false,
+      }
+      const budget = new PasswordBudget({ concurrent: 2, queued: 1, retryAfterSeconds: 2 })
+      const users = new KyselyUserStore({ db: t.db, passwordHasher: hasher, passwordBudget: budget })
+      const ann = await users.create({ username: 'ann', password: 'ann-pass' })
+      const until = async (done: () => boolean): Promise<void> => {
+        while (!done()) await new Promise((resolve) => setTimeout(resolve, 1))
+      }
+      const first = users.authenticate('ann', 'ann-pass')
+      const second = users.checkPassword(ann, 'wrong')
+      const third = users.authenticate('nobody', 'x')
+      await until(() => gates.length + budget.waiting === 3)
+      expect([gates.length, budget.waiting]).toEqual([2, 1])
+      // Two checks run, one waits: the fourth is refused, and its check never starts.
+      const refused = await users.authenticate('ann', 'ann-pass').catch((error: unknown) => error)
+      expect(refused).toMatchObject({ status: 503, code: 'password_checks_busy', headers: [['Retry-After', '2']] })
+      expect(gates.length).toBe(2)
+      gates.shift()?.()
+      await until(() => gates.length === 2)
+      expect(budget.waiting).toBe(0)
+      // The waiting check got the turn; nothing else is left to start.
+      while (gates.length > 0) gates.shift()?.()
+      expect((await first)?.id).toBe(ann.id)
+      expect(await second).toBe(false)
+      expect(await third).toBeNull()
+      expect(most).toBe(2)
+      // Hashing a new password takes a turn as well.
+      const held = heldTurn(budget)
+      const again = heldTurn(budget)
+      await until(() => budget.running === 2)
+      const waiting = users.create({ username: 'bea', password: 'bea-pass' })
+      await until(() => budget.waiting === 1)
+      await expect(users.setPassword(ann.id, 'new-pass')).rejects.toMatchObject({ status: 503 })
+      held.release()
+      again.release()
+      expect((await waiting).username).toBe('bea')
+    } finally {
+      await t.close()
+    }
+  })
+})
+
+/** Takes one turn of `budget` and keeps it until `release`. */
+function heldTurn(budget: PasswordBudget): { release: () => void } {
+  let release: () => void = () => undefined
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  void budget.run(() => gate)
+  return { release: () => release() }
+}

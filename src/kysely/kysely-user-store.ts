@@ -2,6 +2,7 @@ import { sql, type AliasedRawBuilder, type Kysely } from 'kysely'
 import { ConfigurationError } from '../core/errors.js'
 import { normalizeUsername } from '../core/username.js'
 import type { StoredUser, UserId } from '../core/user.js'
+import { defaultPasswordBudget, type PasswordBudget } from '../crypto/password-budget.js'
 import { paddedVerifier, scryptHasher, type PasswordHasher } from '../crypto/password-hasher.js'
 import { DEFAULT_SCRYPT, verifyPasswordUniform, type ScryptParams } from '../crypto/passwords.js'
 import { sessionAuthHashOf } from '../crypto/session-auth-hash.js'
@@ -35,6 +36,14 @@ export interface KyselyUserStoreOptions<DB = AuthDatabase> {
    * `verify` against a dummy hash that `hash` makes once. @default scryptHasher(scrypt)
    */
   readonly passwordHasher?: PasswordHasher
+  /**
+   * The memory budget every password check and hash of this store runs under: at most
+   * `concurrent` at once (2 by default, 128 MiB each at the default scrypt cost: 256 MiB),
+   * `queued` more waiting, and beyond that `503` with `Retry-After`. A rehash after a login
+   * waits for an idle turn (it is skipped, until the next login, when none is free).
+   * @default defaultPasswordBudget() (one per process, shared by every store that takes the default)
+   */
+  readonly passwordBudget?: PasswordBudget | undefined
   /**
    * Told after `setPassword`, `setActive` and `setStaff` change a user, so token caches drop what they
    * hold about them (the bus your `MemoryTokenCache` listens to). @default none
@@ -111,6 +120,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
   private readonly hasher: PasswordHasher
   /** The hasher's `verify`, padded so that a wrong password costs the same for every account. */
   private readonly verifyUniform: (password: string, encoded: string | null) => Promise<boolean>
+  private readonly budget: PasswordBudget
   private readonly invalidation: InvalidationBus | undefined
   private readonly onUserCreated: UserCreatedHook | undefined
   private readonly canonical: ((username: string) => string) | undefined
@@ -132,6 +142,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
       this.hasher = options.passwordHasher
       this.verifyUniform = paddedVerifier(options.passwordHasher)
     }
+    this.budget = options.passwordBudget ?? defaultPasswordBudget()
     this.invalidation = options.invalidation
     this.onUserCreated = options.onUserCreated
     this.canonical = options.canonicalUsername
@@ -204,10 +215,11 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     return row === undefined || typeof row.password !== 'string' ? undefined : row.password
   }
 
+  /** @throws ServiceUnavailable (503, `Retry-After`) when the `passwordBudget` is full. */
   async checkPassword(user: StoredUser, password: string): Promise<boolean> {
     const stored = await this.storedHash(user.id)
     // Same hashing work whatever the account, so the answer's timing says nothing about it.
-    const ok = await this.verifyUniform(password, stored ?? null)
+    const ok = await this.budget.run(() => this.verifyUniform(password, stored ?? null))
     if (ok && stored !== undefined) await this.upgradeHash(user.id, stored, password)
     return ok
   }
@@ -227,10 +239,17 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     return (await this.storedHash(userId)) ?? null
   }
 
+  private hashUnderBudget(password: string): Promise<string> {
+    const hasher = this.hasher
+    return this.budget.run(() => hasher.hash(password))
+  }
+
   /** Replaces a hash that verified but is weaker than this store's (Django's `must_update`). */
   private async upgradeHash(userId: UserId, encoded: string, password: string): Promise<void> {
     if (!this.hasher.needsRehash(encoded)) return
-    const hash = await this.hasher.hash(password)
+    // Optional work: under load it waits for a later login rather than for a turn.
+    const hash = await this.budget.runIfIdle(() => this.hasher.hash(password))
+    if (hash === undefined) return
     // Only if unchanged meanwhile: a concurrent password change wins.
     await this.db
       .updateTable(this.table)
@@ -243,6 +262,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
   /**
    * Finds a user by name and checks the password, spending the same hashing time
    * whether or not the user exists. Inactive users never authenticate (Django's ModelBackend).
+   * @throws ServiceUnavailable (503, `Retry-After`) when the `passwordBudget` is full.
    */
   async authenticate(username: string, password: string): Promise<StoredUser | null> {
     const row: UserRow | undefined = !storable(username)
@@ -255,7 +275,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     // Unknown user, unusable password (`!`), legacy hash: padded, so every wrong answer costs the same.
     const hash = row?.['password']
     const stored = typeof hash === 'string' ? hash : undefined
-    const ok = await this.verifyUniform(password, stored ?? null)
+    const ok = await this.budget.run(() => this.verifyUniform(password, stored ?? null))
     if (row === undefined || stored === undefined || !ok) return null
     const user = this.toUser(row)
     if (!user.isActive) return null
@@ -269,7 +289,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
    * @throws UserCreatedHookError when the hook fails (the user exists).
    */
   async create(user: NewUser): Promise<StoredUser> {
-    const password = user.password === null ? '!' : await this.hasher.hash(user.password)
+    const password = user.password === null ? '!' : await this.hashUnderBudget(user.password)
     const c = this.columns
     const values: Record<string, unknown> = { [c.username]: normalizeUsername(user.username), [c.password]: password }
     if (this.userTable.idType === 'uuid') values[c.id] = randomUUID()
@@ -291,7 +311,7 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
    */
   async setPassword(userId: UserId, password: string | null): Promise<boolean> {
     if (!this.validId(userId)) return false
-    const hash = password === null ? '!' : await this.hasher.hash(password)
+    const hash = password === null ? '!' : await this.hashUnderBudget(password)
     return this.update(userId, { [this.columns.password]: hash })
   }
 

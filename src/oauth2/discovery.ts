@@ -1,4 +1,4 @@
-import { fetchProviderJson, ProviderUnavailable, providerUrl, type FetchLimits } from './provider-fetch.js'
+import { fetchProviderJson, providerEndpointOf, ProviderUnavailable, type FetchLimits } from './provider-fetch.js'
 
 /** What the resource server reads from the authorization server's metadata. */
 export interface ProviderMetadata {
@@ -30,11 +30,16 @@ export function wellKnownUrls(issuer: string): readonly string[] {
   return [`${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`, `${url.origin}/.well-known/oauth-authorization-server${path}`]
 }
 
-/** A metadata field naming an endpoint: `null` when absent, else a provider URL or a `ProviderUnavailable`. */
-function endpoint(document: Record<string, unknown>, field: string): string | null {
+/**
+ * A metadata field naming an endpoint: `null` when absent, else a URL `providerEndpointOf`
+ * allows for `issuer` (`https:` when the issuer is) or a `ProviderUnavailable`.
+ */
+function endpoint(document: Record<string, unknown>, field: string, issuer: string): string | null {
   const value = document[field]
   if (value === undefined || value === null) return null
-  if (providerUrl(value) === null) throw new ProviderUnavailable(`discovery: ${field} is not an https: URL`)
+  if (providerEndpointOf(value, issuer) === null) {
+    throw new ProviderUnavailable(`discovery: ${field} is not an https: URL${new URL(issuer).protocol === 'https:' ? ' (the issuer is https:, so its endpoints must be)' : ''}`)
+  }
   return value as string
 }
 
@@ -88,6 +93,6 @@ export class Discovery {
     }
     if (document === null) throw new ProviderUnavailable('discovery: no metadata document')
     if (document['issuer'] !== issuer) throw new ProviderUnavailable('discovery: the document names another issuer')
-    return { issuer, jwksUri: endpoint(document, 'jwks_uri'), introspectionEndpoint: endpoint(document, 'introspection_endpoint') }
+    return { issuer, jwksUri: endpoint(document, 'jwks_uri', issuer), introspectionEndpoint: endpoint(document, 'introspection_endpoint', issuer) }
   }
 }

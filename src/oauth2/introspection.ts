@@ -14,8 +14,12 @@ export interface IntrospectorOptions {
   readonly limits: FetchLimits
   /** Longest a result is kept; an active token's never past its `exp`. */
   readonly cacheMs: number
-  /** Results kept at most; the oldest go first. */
+  /** Active answers kept at most; the oldest go first. */
   readonly maxEntries: number
+  /** Inactive answers kept at most, apart from the active ones (so that they never push one out); the oldest go first. */
+  readonly maxInactiveEntries: number
+  /** Introspection requests in flight at most (one per distinct token); a question past it gets `IntrospectionBusy`. */
+  readonly maxInFlight: number
   readonly now: () => number
   readonly outages: ProviderOutageLog
 }
@@ -26,9 +30,29 @@ interface Entry {
   readonly until: number
 }
 
+/**
+ * The introspection requests in flight are at their cap: the request is refused at once (503
+ * with `Retry-After`) instead of queueing another request to the authorization server.
+ */
+export class IntrospectionBusy extends Error {
+  override readonly name = 'IntrospectionBusy'
+}
+
 /** `application/x-www-form-urlencoded` of one value, as RFC 6749 §2.3.1 wants the client id and secret before Basic. */
 function formEncode(value: string): string {
   return new URLSearchParams([['', value]]).toString().slice(1)
+}
+
+/** A first-in first-out cache of at most `max` entries (a Map keeps insertion order: the first key is the oldest). */
+function put(cache: Map<string, Entry>, max: number, key: string, entry: Entry): void {
+  if (max < 1) return
+  cache.delete(key)
+  while (cache.size >= max) {
+    const oldest = cache.keys().next()
+    if (oldest.done === true) break
+    cache.delete(oldest.value)
+  }
+  cache.set(key, entry)
 }
 
 /**
@@ -36,9 +60,12 @@ function formEncode(value: string): string {
  * configured client. Answers are kept for `cacheMs` at most, an active token's never past its
  * `exp` (so a revoked token stops working within `cacheMs`), keyed by the token's SHA-256 so
  * that the cache holds no usable token; concurrent questions about one token are one request.
+ * Inactive answers have a cache of their own, so made-up tokens (any client can send them)
+ * never push out an active one; at most `maxInFlight` distinct tokens are asked about at once.
  */
 export class Introspector {
   private readonly cache = new Map<string, Entry>()
+  private readonly inactive = new Map<string, Entry>()
   private readonly pending = new Map<string, Promise<Readonly<Record<string, unknown>> | null>>()
   private requestCount = 0
 
@@ -48,17 +75,23 @@ export class Introspector {
     return this.requestCount
   }
 
-  /** The active token's claims (the introspection answer), `null` when inactive; `ProviderUnavailable` when it cannot be asked. */
+  /**
+   * The active token's claims (the introspection answer), `null` when inactive;
+   * `ProviderUnavailable` when it cannot be asked, `IntrospectionBusy` when `maxInFlight`
+   * other tokens are being asked about.
+   */
   introspect(token: string): Promise<Readonly<Record<string, unknown>> | null> {
     const key = sha256Hex(token)
     const now = this.options.now()
-    const cached = this.cache.get(key)
-    if (cached !== undefined) {
+    for (const cache of [this.cache, this.inactive]) {
+      const cached = cache.get(key)
+      if (cached === undefined) continue
       if (now < cached.until) return Promise.resolve(cached.claims)
-      this.cache.delete(key)
+      cache.delete(key)
     }
     const inFlight = this.pending.get(key)
     if (inFlight !== undefined) return inFlight
+    if (this.pending.size >= this.options.maxInFlight) return Promise.reject(new IntrospectionBusy(`introspection: ${this.options.maxInFlight} requests in flight`))
     const asked = this.ask(token).then(
       (claims) => {
         this.pending.delete(key)
@@ -97,11 +130,7 @@ export class Introspector {
     const exp = claims?.['exp']
     if (typeof exp === 'number' && Number.isFinite(exp)) until = Math.min(until, exp * 1000)
     if (until <= now) return
-    if (this.cache.size >= this.options.maxEntries) {
-      // Map keeps insertion order: the first key is the oldest answer.
-      const oldest = this.cache.keys().next()
-      if (oldest.done !== true) this.cache.delete(oldest.value)
-    }
-    this.cache.set(key, { claims, until })
+    if (claims === null) put(this.inactive, this.options.maxInactiveEntries, key, { claims, until })
+    else put(this.cache, this.options.maxEntries, key, { claims, until })
   }
 }

@@ -189,6 +189,34 @@ describe('JWT access tokens (RFC 9068) from a running OpenID provider', () => {
     expect((await call(`Bearer ${await signed({}, { typ: 'JWT' })}`)).status).toBe(200)
   })
 
+  it('a typ that is not a string ({"a":1}, null, a number, an array, true) is refused, not read as no typ; no typ at all passes unless requireAtJwtType', async () => {
+    const notAType = 'The token is not an access token.'
+    for (const strictness of [false, true]) {
+      const call = guarded(scheme({ requireAtJwtType: strictness }))
+      for (const typ of [{ a: 1 }, null, 1, ['at+jwt'], true, { typ: 'at+jwt' }]) {
+        const token = await signed({}, { typ })
+        expect(decodeProtectedHeader(token).typ, JSON.stringify(typ)).toEqual(typ)
+        expect(await call(`Bearer ${token}`), `${JSON.stringify(typ)} strict=${strictness}`).toEqual({ status: 401, body: { detail: notAType }, challenge: invalid(notAType) })
+      }
+    }
+    // The control: the same token typed `at+jwt`, or not typed, passes the default scheme.
+    expect((await guarded(scheme())(`Bearer ${await signed({}, { typ: 'at+jwt' })}`)).status).toBe(200)
+    expect((await guarded(scheme())(`Bearer ${await signed({}, { typ: undefined })}`)).status).toBe(200)
+  })
+
+  it('requireAtJwtType refuses a JWT with no typ: an ID token whose aud is this API is not an access token', async () => {
+    const strict = guarded(scheme({ requireAtJwtType: true }))
+    // An ID token's shape: sub, aud the client's (here this API's), no scope, no typ header.
+    const idToken = await signed({ scope: undefined, client_id: undefined, azp: CLIENT.id, nonce: 'n-0S6_WzA2Mj', auth_time: Math.floor(Date.now() / 1000) }, { typ: undefined })
+    expect('typ' in decodeProtectedHeader(idToken)).toBe(false)
+    const answer = await strict(`Bearer ${idToken}`)
+    expect(answer).toEqual({ status: 401, body: { detail: 'The token is not an access token.' }, challenge: invalid('The token is not an access token.') })
+    // The control: everything else about it is valid, so the default scheme (no scope needed) takes it.
+    expect((await guarded(scheme(), [])(`Bearer ${idToken}`)).status).toBe(200)
+    // And each casing RFC 9068 allows of at+jwt passes the strict scheme.
+    for (const typ of ['at+jwt', 'AT+JWT', 'application/at+jwt']) expect((await strict(`Bearer ${await signed({}, { typ })}`)).status, typ).toBe(200)
+  })
+
   it('unknown kid: the JWKS is fetched again once, then refused from the cache until the cooldown ends, whatever the kids', async () => {
     const c = clock()
     const s = scheme({ now: c.now, jwksCooldownSeconds: 30 })

@@ -9,7 +9,7 @@ import { OAuth2AccessToken, rememberRealm, tokenPrincipal } from './access-token
 import { parseBearerAuthorization } from './bearer-header.js'
 import { bearerChallenge, checkedRealm } from './challenge.js'
 import { Discovery, wellKnownUrls, type ProviderMetadata } from './discovery.js'
-import { Introspector, type IntrospectionAuthMethod } from './introspection.js'
+import { IntrospectionBusy, Introspector, type IntrospectionAuthMethod } from './introspection.js'
 import { JwksCache } from './jwks-cache.js'
 import { ProviderOutageLog } from './outage-log.js'
 import { checkedProviderUrl, ProviderUnavailable, type FetchLimits } from './provider-fetch.js'
@@ -34,13 +34,31 @@ export interface OAuth2IntrospectionOptions {
    * token keeps working this long at most. 0 asks on every request. @default 60
    */
   readonly cacheSeconds?: number
-  /** Answers kept at most. @default 10000 */
+  /** Active answers kept at most. @default 10000 */
   readonly maxEntries?: number
   /**
+   * Inactive answers kept at most, in a cache of their own: made-up tokens, which any client
+   * can send, never push an active answer out. 0 keeps none. @default 1000
+   */
+  readonly maxInactiveEntries?: number
+  /**
+   * Introspection requests in flight at most (one per distinct token not cached; requests
+   * about the same token share one). A request that would need another answers 503 with
+   * `Retry-After: 1` at once, so a flood of random tokens cannot queue unbounded work at the
+   * authorization server. @default 32
+   */
+  readonly maxInFlight?: number
+  /**
    * Refuse an active token whose answer names no audience. Introspection answers for any token
-   * of the server, so without `aud` a token minted for another API would pass. @default true
+   * of the server, so without `aud` a token minted for another API would pass (Keycloak, Ory
+   * and Okta leave `aud` out when none was asked for). @default true
    */
   readonly requireAudience?: boolean
+  /**
+   * Refuse an active token whose answer names no issuer (`iss`); one naming another issuer is
+   * always refused. Turn off only for a provider whose answers never carry `iss`. @default true
+   */
+  readonly requireIssuer?: boolean
 }
 
 /** How the scheme describes itself in OpenAPI documents. */
@@ -69,9 +87,10 @@ export interface OAuth2AuthenticationOptions {
   /** Clock skew allowed on `exp`, `nbf` and `iat`, in seconds. @default 5 */
   readonly leeway?: number
   /**
-   * Accept only JWTs typed `at+jwt` (RFC 9068 §4). Off by default because Auth0 (unless its
-   * RFC 9068 profile is chosen), Okta, Keycloak and Entra ID type their access tokens `JWT`;
-   * turn it on when yours types them `at+jwt`, so an ID token is never taken for an access token.
+   * Accept only JWTs typed `at+jwt` (RFC 9068 §4): one typed `JWT`, or not typed at all, is
+   * refused. Off by default because Auth0 (unless its RFC 9068 profile is chosen), Okta,
+   * Keycloak and Entra ID type their access tokens `JWT`; turn it on when yours types them
+   * `at+jwt`, so an ID token is never taken for an access token.
    * @default false
    */
   readonly requireAtJwtType?: boolean
@@ -122,6 +141,9 @@ export interface OAuth2AuthenticationOptions {
 /** The 503's detail when the authorization server cannot be asked. */
 export const PROVIDER_UNAVAILABLE_DETAIL = 'The authorization server is unavailable, try again later.'
 
+/** The 503's detail when `introspection.maxInFlight` requests to the authorization server are in flight. */
+export const INTROSPECTION_BUSY_DETAIL = 'Too many access tokens are being checked with the authorization server, try again later.'
+
 const MESSAGES = Object.freeze({
   invalid: 'The access token is invalid.',
   expired: 'The access token expired.',
@@ -154,9 +176,14 @@ function joseMessage(error: errors.JOSEError): string {
   return MESSAGES.invalid
 }
 
-/** A JWT's `typ` as RFC 9068 compares it: lower case, without `application/`. */
-function normalizedType(typ: unknown): string | undefined {
-  if (typeof typ !== 'string') return undefined
+/**
+ * A JWT's `typ` as RFC 9068 compares it: lower case, without `application/`; `undefined` when
+ * the header has none, `null` when it is not a string (RFC 7515 §4.1.9 makes it one): a
+ * malformed header is refused, not read as one without `typ`.
+ */
+function normalizedType(typ: unknown): string | undefined | null {
+  if (typ === undefined) return undefined
+  if (typeof typ !== 'string') return null
   const lower = typ.toLowerCase()
   return lower.startsWith('application/') ? lower.slice('application/'.length) : lower
 }
@@ -209,6 +236,7 @@ export class OAuth2Authentication implements AuthenticationScheme<OAuth2AccessTo
   private readonly jwksCache: JwksCache
   private readonly introspector: Introspector | null
   private readonly requireIntrospectedAudience: boolean
+  private readonly requireIntrospectedIssuer: boolean
   private readonly openApi: OAuth2OpenApiOptions
   private readonly discoveryUrl: string | undefined
   /** Why each failed request failed, for its challenge's `error_description`. */
@@ -261,6 +289,7 @@ export class OAuth2Authentication implements AuthenticationScheme<OAuth2AccessTo
     if (introspection === undefined) {
       this.introspector = null
       this.requireIntrospectedAudience = true
+      this.requireIntrospectedIssuer = true
     } else {
       if (typeof introspection.clientId !== 'string' || introspection.clientId === '' || typeof introspection.clientSecret !== 'string') {
         throw new ConfigurationError('ERR_INVALID_SETTING', 'introspection needs a clientId and a clientSecret')
@@ -274,10 +303,13 @@ export class OAuth2Authentication implements AuthenticationScheme<OAuth2AccessTo
         limits,
         cacheMs: nonNegative(introspection.cacheSeconds, 60, 'introspection.cacheSeconds') * 1000,
         maxEntries: Math.max(1, nonNegative(introspection.maxEntries, 10_000, 'introspection.maxEntries')),
+        maxInactiveEntries: nonNegative(introspection.maxInactiveEntries, 1000, 'introspection.maxInactiveEntries'),
+        maxInFlight: Math.max(1, nonNegative(introspection.maxInFlight, 32, 'introspection.maxInFlight')),
         now: this.now,
         outages,
       })
       this.requireIntrospectedAudience = introspection.requireAudience ?? true
+      this.requireIntrospectedIssuer = introspection.requireIssuer ?? true
     }
   }
 
@@ -300,6 +332,8 @@ export class OAuth2Authentication implements AuthenticationScheme<OAuth2AccessTo
       token = await this.verified(req, credential.token)
     } catch (error) {
       if (error instanceof ProviderUnavailable) throw new ServiceUnavailable(PROVIDER_UNAVAILABLE_DETAIL, 'authorization_server_unavailable')
+      // Not an outage: the provider is answering, just not to more than maxInFlight at once.
+      if (error instanceof IntrospectionBusy) throw new ServiceUnavailable(INTROSPECTION_BUSY_DETAIL, 'authorization_server_unavailable', { headers: [['Retry-After', '1']] })
       if (error instanceof errors.JOSEError) throw this.invalid(req, joseMessage(error))
       throw error
     }
@@ -324,6 +358,7 @@ export class OAuth2Authentication implements AuthenticationScheme<OAuth2AccessTo
 
   private async verifiedJwt(req: ApiRequest, raw: string, header: Readonly<Record<string, unknown>>): Promise<JWTPayload> {
     const typ = normalizedType(header['typ'])
+    // Strict: `at+jwt` only, so an ID token (typed `JWT` or not at all) whose `aud` is this API is never taken for an access token.
     if (this.requireAtJwtType ? typ !== 'at+jwt' : typ !== undefined && typ !== 'at+jwt' && typ !== 'jwt') throw this.invalid(req, MESSAGES.type)
     // Checked before any key is looked up: `none`, `HS256` with the public key as secret, and anything unlisted.
     if (!(this.algorithms as readonly unknown[]).includes(header['alg'])) throw this.invalid(req, MESSAGES.algorithm)
@@ -362,7 +397,8 @@ export class OAuth2Authentication implements AuthenticationScheme<OAuth2AccessTo
   /** Why an active introspection answer is still refused, or `null`. */
   private introspectedFailure(claims: Readonly<Record<string, unknown>>): string | null {
     const now = this.now() / 1000
-    if (claims['iss'] !== undefined && claims['iss'] !== this.issuer) return MESSAGES.issuer
+    const iss = claims['iss']
+    if (iss === undefined ? this.requireIntrospectedIssuer : iss !== this.issuer) return MESSAGES.issuer
     const aud = audiences(claims['aud'])
     if (aud.length === 0 ? this.requireIntrospectedAudience : !aud.some((a) => this.audiences.includes(a))) return MESSAGES.audience
     const { exp, nbf, token_type: tokenType } = claims

@@ -142,6 +142,19 @@ export function providerUrl(value: unknown): URL | null {
   return null
 }
 
+/**
+ * `value` as an endpoint the discovery document of `issuer` may name: a provider URL
+ * (`providerUrl`) that is `https:` whenever the issuer is. Plain `http:` (loopback only) is
+ * trusted only from an issuer that is itself loopback `http:` (a test provider): a document
+ * served over TLS could otherwise send key fetches, and the introspection POST with the
+ * client's credentials, to a cleartext port on the API's own host. `null` when not.
+ */
+export function providerEndpointOf(value: unknown, issuer: string): URL | null {
+  const url = providerUrl(value)
+  if (url === null) return null
+  return url.protocol === 'https:' || new URL(issuer).protocol === 'http:' ? url : null
+}
+
 /** `value` as a provider URL (`providerUrl`), or a `ConfigurationError` naming `setting`. */
 export function checkedProviderUrl(value: string, setting: string): string {
   if (providerUrl(value) === null) throw new ConfigurationError('ERR_INVALID_SETTING', `${setting} must be an https: URL (http: only on a loopback address) without a user or password, got "${redactConfigValue(value)}"`)

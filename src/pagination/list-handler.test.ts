@@ -4,7 +4,7 @@ import { createApi } from '../core/api.js'
 import { createApiRequest } from '../core/request/request-factory.js'
 import { ArrayPageSource } from './array-page-source.js'
 import { CursorPagination } from './cursor-pagination.js'
-import { listHandler } from './list-handler.js'
+import { listHandler, paginatedList } from './list-handler.js'
 import { PageNumberPagination } from './page-number-pagination.js'
 
 function get(url: string, accept: string | null = null): ReturnType<typeof createApiRequest> {
@@ -33,9 +33,16 @@ describe('listHandler', () => {
     expect(Object.keys(cursor.body as object)).toEqual(['next', 'previous', 'results'])
     const off = await api.view({ pagination: null, handlers: { GET: handler } }).handle(get('http://x/items/'))
     expect(off.body).toHaveLength(12)
-    // A style with no page size anywhere is off too (DRF: PAGE_SIZE None).
-    const unsized = await createApi({ pagination: new PageNumberPagination() }).view({ handlers: { GET: handler } }).handle(get('http://x/items/'))
+    // A style with no page size anywhere would answer every row: DRF does (with warning W001),
+    // gatehouse refuses the view. pageSize: null asks for the whole list on purpose.
+    expect(() => createApi({ pagination: new PageNumberPagination() }).view({ name: 'Items', handlers: { GET: handler } })).toThrow(
+      /view "Items": PageNumberPagination has no page size, so it would answer every row: .*pageSize setting \(DRF's PAGE_SIZE\)/,
+    )
+    expect(() => createApi().view({ pagination: new CursorPagination({ secret: TEST_SECRET, ordering: 'created' }), handlers: { GET: handler } })).toThrow(/CursorPagination has no page size/)
+    const unsized = await createApi({ pagination: new PageNumberPagination({ pageSize: null }) }).view({ handlers: { GET: handler } }).handle(get('http://x/items/'))
     expect(unsized.body).toHaveLength(12)
+    const routeSized = await createApi({ pagination: new PageNumberPagination() }).view({ pageSize: 5, handlers: { GET: handler } }).handle(get('http://x/items/'))
+    expect((routeSized.body as { results: unknown[] }).results).toHaveLength(5)
   })
 
   it('serves an HTML page with the controls when the view renders html', async () => {
@@ -95,11 +102,29 @@ describe('listHandler fields', () => {
     // The API-wide style is checked too, as each view resolves it.
     expect(() => createApi({ pagination: cursor('title') }).view({ handlers: { GET: list } })).toThrow(/"title"/)
     expect(api.view({ pagination: cursor('-created'), handlers: { GET: list } })).toBeDefined()
-    expect(api.view({ pagination: new PageNumberPagination(), handlers: { GET: list } })).toBeDefined()
+    expect(api.view({ pagination: new PageNumberPagination({ pageSize: 5 }), handlers: { GET: list } })).toBeDefined()
   })
 
   it('without fields nothing is checked at declaration (the source answers at request time)', () => {
     const list = listHandler({ source, serialize: (r) => r })
     expect(createApi().view({ pagination: cursor('-score'), handlers: { GET: list } })).toBeDefined()
+  })
+})
+
+describe('paginatedList with a paginator of its own (own routes)', () => {
+  it('refuses a paginator with no page size when the route has none either, instead of answering every row', async () => {
+    const unsized = new CursorPagination({ secret: TEST_SECRET, ordering: 'created' })
+    const logged: unknown[] = []
+    const view = (pageSize?: number) =>
+      createApi({ logError: (error: unknown) => void logged.push(error) }).view({
+        ...(pageSize === undefined ? {} : { pageSize }),
+        handlers: { GET: (ctx) => paginatedList(ctx, unsized, new ArrayPageSource(rows), (r) => r.id) },
+      })
+    const refused = await view().handle(get('http://x/items/?cursor=garbage'))
+    expect(refused.status).toBe(500)
+    expect(JSON.stringify(refused.body)).not.toContain('"results"')
+    expect(String(logged[0])).toMatch(/paginatedList: CursorPagination has no page size/)
+    const sized = await view(5).handle(get('http://x/items/'))
+    expect((sized.body as { results: unknown[] }).results).toEqual([1, 2, 3, 4, 5])
   })
 })

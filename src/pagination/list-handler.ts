@@ -3,6 +3,7 @@ import type { JsonObject } from '../core/openapi-types.js'
 import type { Settings } from '../core/settings.js'
 import type { Handler, RequestContext } from '../core/view.js'
 import { formatResponse } from '../core/format-response.js'
+import { checkPageSize } from '../core/page-size-check.js'
 import type { OrderingFilter } from './ordering-filter.js'
 import type { MaybePromise } from '../core/maybe-promise.js'
 import type { OrderingField, Page, PageSource, Paginator } from './paginator.js'
@@ -77,6 +78,8 @@ function listAnswer<T>(
   let ordering: readonly OrderingField[] | null = null
   if (options.ordering !== undefined) ({ source, ordering } = options.ordering.apply(unordered, ctx.request))
   if (paginator === null) return plainList(ctx, source, serialize)
+  // Own routes hand their paginator here, not to the policies: checked per request (a few property reads).
+  checkPageSize(paginator, ctx.settings.pageSize, 'paginatedList')
   const page = paginator.paginate(source, ctx.request, { defaultPageSize: ctx.settings.pageSize, ordering })
   if (page instanceof Promise) return page.then((p) => (p === null ? plainList(ctx, source, serialize) : pageAnswer(ctx, paginator, p, serialize, options)))
   return page === null ? plainList(ctx, source, serialize) : pageAnswer(ctx, paginator, page, serialize, options)

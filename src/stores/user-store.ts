@@ -44,8 +44,11 @@ export interface UserStore {
   /** Checks a password in constant time against the stored hash (scrypt, or Django's pbkdf2_sha256). */
   checkPassword(user: StoredUser, password: string): Promise<boolean>
   /**
-   * Creates a user. Throws on a duplicate username (the store's unique constraint). A store
-   * with an `onUserCreated` hook (`UserCreatedHook`) calls it once the row is committed.
+   * Creates a user, its name normalised with NFKC first (`normalizeUsername`, Django's
+   * `normalize_username`: `ａｄｍｉｎ` is `admin`), so a look-alike of an existing name is a
+   * duplicate; `runUserStoreSuite` checks it. Throws on a duplicate username (the store's
+   * unique constraint). A store with an `onUserCreated` hook (`UserCreatedHook`) calls it once
+   * the row is committed.
    */
   create(user: NewUser): Promise<StoredUser>
   /**

@@ -67,10 +67,11 @@ class MemoryUserStore implements UserStore {
     return true
   }
   async create(user: NewUser): Promise<StoredUser> {
-    if (this.rows.some((r) => r.username === user.username)) throw new Error('duplicate username')
+    const username = user.username.normalize('NFKC')
+    if (this.rows.some((r) => r.username === username)) throw new Error('duplicate username')
     const row = {
       id: this.rows.length + 1,
-      username: user.username,
+      username,
       hash: user.password === null ? null : digest(user.password),
       isActive: user.isActive ?? true,
       isStaff: user.isStaff ?? false,
@@ -193,6 +194,22 @@ describe('runUserStoreSuite', () => {
     ])
     expect(await failures((api) => runUserStoreSuite({ ...api, create: () => new CaseBlind() }))).toEqual([
       'refuses a duplicate username, and names are case-sensitive',
+    ])
+  })
+})
+
+describe('runUserStoreSuite and NFKC (issue 45 item 17)', () => {
+  it('fails a store whose create keeps the name as given', async () => {
+    class KeepsName extends MemoryUserStore {
+      override async create(user: NewUser): Promise<StoredUser> {
+        if (this.rows.some((r) => r.username === user.username)) throw new Error('duplicate username')
+        const row = { id: this.rows.length + 1, username: user.username, hash: user.password === null ? null : digest(user.password), isActive: user.isActive ?? true, isStaff: user.isStaff ?? false }
+        this.rows.push(row)
+        return (await this.findById(row.id)) as StoredUser
+      }
+    }
+    expect(await failures((api) => runUserStoreSuite({ ...api, create: () => new KeepsName() }))).toEqual([
+      "create normalises the username with NFKC (Django's normalize_username): fullwidth ａｄｍｉｎ is admin",
     ])
   })
 })

@@ -22,6 +22,11 @@ function otherTypeId(id: UserId): UserId {
   return typeof id === 'number' ? randomUUID() : 987_654_321
 }
 
+/** `name` in fullwidth forms (`a` is `ａ`, U+FF41): NFKC makes it `name` again. */
+function fullwidth(name: string): string {
+  return name.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0))
+}
+
 function summary(user: StoredUser | null): object | null {
   return user === null ? null : { id: user.id, username: user.username, isActive: user.isActive, isStaff: user.isStaff, isAuthenticated: user.isAuthenticated }
 }
@@ -76,6 +81,16 @@ export function runUserStoreSuite(options: UserStoreSuiteOptions): void {
       assert.equal(await store.findByUsername(username.toUpperCase()), null, 'findByUsername matches case exactly')
       const upper = await store.create({ username: username.toUpperCase(), password: 'y' })
       assert.equal(upper.username, username.toUpperCase())
+    })
+
+    it('create normalises the username with NFKC (Django\'s normalize_username): fullwidth ａｄｍｉｎ is admin', async () => {
+      const store = await create()
+      const username = uniqueName('nfkc')
+      const user = await store.create({ username: fullwidth(username), password: 'nfkc-pass-1' })
+      assert.equal(user.username, username, 'create answers the normalised name')
+      assert.equal((await store.findByUsername(username))?.id, user.id, 'the normalised name is the one stored')
+      assert.equal((await store.authenticate(username, 'nfkc-pass-1'))?.id, user.id)
+      await assert.rejects(Promise.resolve().then(() => store.create({ username, password: 'y' })), 'the look-alike of an existing name is a duplicate')
     })
 
     it('authenticate answers the user for the right password only', async () => {

@@ -57,10 +57,12 @@ export class FakeUserStore implements UserStore {
   }
 
   async create(user: NewUser): Promise<StoredUser> {
-    if (this.users.some((x) => x.username === user.username)) throw new Error(`duplicate username ${user.username}`)
+    // As every store's create must (UserStore.create): NFKC, Django's normalize_username.
+    const username = user.username.normalize('NFKC')
+    if (this.users.some((x) => x.username === username)) throw new Error(`duplicate username ${username}`)
     const u: FakeUser = {
       id: Math.max(0, ...this.users.map((x) => x.id)) + 1,
-      username: user.username,
+      username,
       password: user.password,
       isActive: user.isActive ?? true,
       isStaff: user.isStaff ?? false,

@@ -295,6 +295,44 @@ function adminTests(start: () => Promise<RunningReference>): void {
     }
   })
 
+  it('a superuser who is not staff is changed by superusers only: a staff member cannot set their password and log in as them (issue 45 item 16)', async () => {
+    const server = await start()
+    try {
+      // Reachable through revoke-staff, grant-superuser on a non-staff user, or import-django.
+      const root = await server.ref.users.create({ username: 'root-not-staff', password: 'root-pass-9', isSuperuser: true })
+      expect(root.isStaff).toBe(false)
+      await server.ref.users.create({ username: 'staffer', password: 'staffer-pass-9', isStaff: true })
+      const staffer = new AdminClient(server.baseUrl)
+      expect((await adminLogin(staffer, 'staffer', 'staffer-pass-9')).status).toBe(303)
+      const page = await staffer.get(`/admin/users/${root.id}/`)
+      expect(page.status).toBe(200)
+      expect(page.html).toContain('Only a superuser can change a staff or superuser account.')
+      expect(page.html).not.toContain('/password/')
+      const csrf = csrfOf(page)
+      const refused = await staffer.post(`/admin/users/${root.id}/password/`, { csrfmiddlewaretoken: csrf, password1: 'taken-over-1', password2: 'taken-over-1' })
+      expect(refused.status).toBe(403)
+      expect(refused.html).toContain('Only a superuser can change a staff or superuser account.')
+      for (const [path, fields] of [
+        [`/admin/users/${root.id}/active/`, { is_active: '0' }],
+        [`/admin/users/${root.id}/sessions/end/`, {}],
+      ] as const) {
+        expect((await staffer.post(path, { csrfmiddlewaretoken: csrf, ...fields })).status, path).toBe(403)
+      }
+      // The takeover the refusal prevents: logging in with the password the staff member chose.
+      const obtain = await fetch(`${server.baseUrl}/api/auth/token/`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+        body: JSON.stringify({ username: 'root-not-staff', password: 'taken-over-1' }),
+      })
+      await obtain.arrayBuffer()
+      expect(obtain.status).toBe(400)
+      expect(await server.ref.users.authenticate('root-not-staff', 'root-pass-9')).not.toBeNull()
+      expect((await server.ref.users.findById(root.id))?.isActive).toBe(true)
+    } finally {
+      await server.close()
+    }
+  })
+
   it('usernames are normalised with NFKC on creation: fullwidth ａｄｍｉｎ is admin, which exists (issue 36 item 6)', async () => {
     const server = await start()
     try {
