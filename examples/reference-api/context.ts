@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
-import { createApi, PageNumberPagination, PasswordBudget, StaleSessionCookie, parseRate, redactConfigValue, type Api, type CountStrategy, type Rate, type ScryptParams } from 'gatehouse'
-import { jwtBlacklistMigrations, KyselyJwtBlacklistStore, migrate, type Database } from 'gatehouse/kysely'
+import { PageNumberPagination, PasswordBudget, StaleSessionCookie, parseRate, redactConfigValue, type CountStrategy, type Rate, type ScryptParams } from 'gatehouse'
+import { admin } from 'gatehouse/admin'
+import { migrate, type KyselyJwtBlacklistStore } from 'gatehouse/kysely'
 import { createRedisClusterClient, parseRedisClusterNodes } from 'gatehouse/redis'
 import { createGatehouse, type Gatehouse } from 'gatehouse/setup'
-import { JwtCodec, JWT_ALGORITHMS, resolveJwtSettings, type JwtAlgorithm, type JwtSettings } from 'gatehouse/jwt'
-import { OAuth2Authentication } from 'gatehouse/oauth2'
+import { jwt, JWT_ALGORITHMS, type JwtAlgorithm, type JwtCodec, type JwtFeatureOptions } from 'gatehouse/jwt'
+import { oauth2, type OAuth2Authentication, type OAuth2FeatureOptions } from 'gatehouse/oauth2'
 import { articleMigrations, type ReferenceDatabase } from './database.js'
 import { seedIfEmpty } from './seed.js'
 
@@ -83,31 +84,18 @@ export interface ReferenceConfig {
    */
   readonly count?: CountStrategy | undefined
   /**
-   * The JWT routes' HS256 signing key (`GATEHOUSE_JWT_SIGNING_KEY`; a Django app's `SECRET_KEY`
-   * keeps its simplejwt clients' tokens valid). Unset: the `/api/jwt/` routes are off.
+   * The JWT routes (`/api/jwt/`), simplejwt's settings: `GATEHOUSE_JWT_SIGNING_KEY` (HS256's key, a
+   * Django app's `SECRET_KEY` keeps its simplejwt clients' tokens valid; the private key in PEM with
+   * an `RS*`/`ES*` `GATEHOUSE_JWT_ALGORITHM`, whose public half `/api/jwt/jwks/` serves) and
+   * `GATEHOUSE_JWT_VERIFYING_KEY`. Unset: the routes are off.
    */
-  readonly jwtSigningKey?: string | undefined
+  readonly jwt?: Omit<JwtFeatureOptions, 'prefix' | 'authentication'> | undefined
   /**
-   * The JWT routes' algorithm (`GATEHOUSE_JWT_ALGORITHM`, simplejwt's `ALGORITHM`): with `RS*`/`ES*`,
-   * `jwtSigningKey` is the private key in PEM and `/api/jwt/jwks/` serves the public one. @default 'HS256'
+   * The OAuth 2.0 resource server of `/api/schemes/oauth2/` and `-write/`: `GATEHOUSE_OAUTH_ISSUER`,
+   * `GATEHOUSE_OAUTH_AUDIENCE` (comma-separated, required with the issuer) and
+   * `GATEHOUSE_OAUTH_INTROSPECTION` (`client_id:client_secret`, for opaque tokens). Unset: off.
    */
-  readonly jwtAlgorithm?: JwtAlgorithm | undefined
-  /** simplejwt's `VERIFYING_KEY` (`GATEHOUSE_JWT_VERIFYING_KEY`), for `RS*`/`ES*`. @default the public half of the signing key */
-  readonly jwtVerifyingKey?: string | undefined
-  /**
-   * simplejwt's other settings for the JWT routes (simplejwt 5.2.2's defaults when unset). The
-   * simplejwt comparison turns `rotateRefreshTokens` and `blacklistAfterRotation` on with it.
-   */
-  readonly jwtSettings?: Omit<JwtSettings, 'signingKey' | 'algorithm' | 'verifyingKey'> | undefined
-  /**
-   * The OAuth 2.0 resource server's issuer (`GATEHOUSE_OAUTH_ISSUER`): an OpenID provider whose
-   * discovery document and JWKS are read. Unset: `/api/schemes/oauth2/` and `-write/` are off.
-   */
-  readonly oauthIssuer?: string | undefined
-  /** The audiences its tokens must name (`GATEHOUSE_OAUTH_AUDIENCE`, comma-separated). Required with `oauthIssuer`. */
-  readonly oauthAudience?: readonly string[] | undefined
-  /** RFC 7662 introspection of opaque tokens (`GATEHOUSE_OAUTH_INTROSPECTION`, `client_id:client_secret`). Unset: opaque tokens are refused. */
-  readonly oauthIntrospection?: { readonly clientId: string; readonly clientSecret: string } | undefined
+  readonly oauth2?: Omit<OAuth2FeatureOptions, 'authentication'> | undefined
 }
 
 /** `GATEHOUSE_COUNT` as a count strategy, or `undefined` when unset; a malformed value throws. */
@@ -164,30 +152,39 @@ function envPasswordBudget(env: NodeJS.ProcessEnv): PasswordBudget | undefined {
   return concurrent === undefined && queued === undefined ? undefined : new PasswordBudget({ concurrent, queued })
 }
 
-/** `GATEHOUSE_JWT_SIGNING_KEY`, or `undefined` when unset (JWT routes off); a short key throws. A PEM may have its line breaks written `\n`. */
-function envJwtKey(env: NodeJS.ProcessEnv, name = 'GATEHOUSE_JWT_SIGNING_KEY'): string | undefined {
+/** A JWT key from `name`, or `undefined` when unset; a short key throws. A PEM may have its line breaks written `\n`. */
+function envJwtKey(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = env[name]
   if (raw === undefined || raw === '') return undefined
   if (Buffer.byteLength(raw) < 32) throw new Error(`${name} must be at least 32 bytes (HS256 wants the hash's size; a Django SECRET_KEY is 50)`)
   return raw.startsWith('-----BEGIN ') ? raw.replace(/\\n/g, '\n') : raw
 }
 
-/** `GATEHOUSE_JWT_ALGORITHM`, or `undefined` (HS256) when unset; an unknown one throws. */
-function envJwtAlgorithm(env: NodeJS.ProcessEnv): JwtAlgorithm | undefined {
-  const raw = env['GATEHOUSE_JWT_ALGORITHM']
-  if (raw === undefined || raw === '') return undefined
-  const known = JWT_ALGORITHMS.find((a) => a === raw)
-  if (known === undefined) throw new Error(`GATEHOUSE_JWT_ALGORITHM must be one of ${JWT_ALGORITHMS.join(', ')}`)
-  return known
+/** The JWT settings of `GATEHOUSE_JWT_SIGNING_KEY`, `GATEHOUSE_JWT_ALGORITHM` and `GATEHOUSE_JWT_VERIFYING_KEY`, or `undefined` without a signing key. */
+function envJwt(env: NodeJS.ProcessEnv): ReferenceConfig['jwt'] {
+  const signingKey = envJwtKey(env, 'GATEHOUSE_JWT_SIGNING_KEY')
+  if (signingKey === undefined) return undefined
+  const verifyingKey = envJwtKey(env, 'GATEHOUSE_JWT_VERIFYING_KEY')
+  const rawAlgorithm = env['GATEHOUSE_JWT_ALGORITHM']
+  const algorithm: JwtAlgorithm | undefined = rawAlgorithm === undefined || rawAlgorithm === '' ? undefined : JWT_ALGORITHMS.find((a) => a === rawAlgorithm)
+  if (rawAlgorithm !== undefined && rawAlgorithm !== '' && algorithm === undefined) throw new Error(`GATEHOUSE_JWT_ALGORITHM must be one of ${JWT_ALGORITHMS.join(', ')}`)
+  return { signingKey, ...(algorithm === undefined ? {} : { algorithm }), ...(verifyingKey === undefined ? {} : { verifyingKey }) }
 }
 
-/** `GATEHOUSE_OAUTH_INTROSPECTION` (`client_id:client_secret`, split at the first colon), or `undefined` when unset. */
-function envIntrospection(env: NodeJS.ProcessEnv): ReferenceConfig['oauthIntrospection'] {
-  const raw = env['GATEHOUSE_OAUTH_INTROSPECTION']
-  if (raw === undefined || raw === '') return undefined
-  const colon = raw.indexOf(':')
-  if (colon <= 0) throw new Error('GATEHOUSE_OAUTH_INTROSPECTION must be client_id:client_secret')
-  return { clientId: raw.slice(0, colon), clientSecret: raw.slice(colon + 1) }
+/** The OAuth 2.0 settings of `GATEHOUSE_OAUTH_ISSUER`, `_AUDIENCE` and `_INTROSPECTION` (`client_id:client_secret`, split at the first colon), or `undefined` without an issuer. */
+function envOAuth2(env: NodeJS.ProcessEnv): ReferenceConfig['oauth2'] {
+  const issuer = env['GATEHOUSE_OAUTH_ISSUER']
+  if (issuer === undefined || issuer === '') return undefined
+  const audience = (env['GATEHOUSE_OAUTH_AUDIENCE'] ?? '').split(',').map((a) => a.trim()).filter((a) => a !== '')
+  if (audience.length === 0) throw new Error('GATEHOUSE_OAUTH_ISSUER needs GATEHOUSE_OAUTH_AUDIENCE (the audiences its tokens must name)')
+  const introspection = env['GATEHOUSE_OAUTH_INTROSPECTION'] ?? ''
+  const colon = introspection.indexOf(':')
+  if (introspection !== '' && colon <= 0) throw new Error('GATEHOUSE_OAUTH_INTROSPECTION must be client_id:client_secret')
+  return {
+    issuer,
+    audience,
+    ...(introspection === '' ? {} : { introspection: { clientId: introspection.slice(0, colon), clientSecret: introspection.slice(colon + 1) } }),
+  }
 }
 
 /** `GATEHOUSE_SECRET` as a list (comma-separated, for rotation), or `undefined` when unset. */
@@ -236,12 +233,8 @@ export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Re
     loginFailures: envRate(env, 'GATEHOUSE_LOGIN_FAILURES'),
     count: envCount(env),
     tokenCacheTtlMs: envInteger(env, 'GATEHOUSE_TOKEN_CACHE_TTL_MS', 1),
-    jwtSigningKey: envJwtKey(env),
-    jwtAlgorithm: envJwtAlgorithm(env),
-    jwtVerifyingKey: envJwtKey(env, 'GATEHOUSE_JWT_VERIFYING_KEY'),
-    oauthIssuer: env['GATEHOUSE_OAUTH_ISSUER'] === '' ? undefined : env['GATEHOUSE_OAUTH_ISSUER'],
-    oauthAudience: env['GATEHOUSE_OAUTH_AUDIENCE']?.split(',').map((a) => a.trim()).filter((a) => a !== ''),
-    oauthIntrospection: envIntrospection(env),
+    jwt: envJwt(env),
+    oauth2: envOAuth2(env),
     allowedHosts:
       env['GATEHOUSE_ALLOWED_HOSTS'] === undefined || env['GATEHOUSE_ALLOWED_HOSTS'] === ''
         ? undefined
@@ -256,70 +249,36 @@ function databaseTimeouts(config: ReferenceConfig): { connectTimeoutMs?: number;
   return ms === undefined ? {} : { connectTimeoutMs: Math.max(1, Math.ceil(ms / 2)), statementTimeoutMs: ms }
 }
 
-/**
- * Everything the reference API's routes share: gatehouse's stores and schemes (built by
- * `createGatehouse`), the JWT codec and blacklist, the secrets and the API settings.
- */
-export interface ReferenceContext {
-  readonly database: Database<ReferenceDatabase>
-  readonly db: Kysely<ReferenceDatabase>
-  readonly users: Gatehouse['users']
-  readonly tokens: Gatehouse['tokens']
-  /** The safer token mode (`/api/auth/tokens/`): named tokens, kept as digests, prefixed `gth_`. */
-  readonly namedTokens: Gatehouse['namedTokens']
-  /** SQL sessions, or Redis ones when `redisUrl` or `redisClusterNodes` is set. */
-  readonly sessions: Gatehouse['sessions']
-  /** Where throttle counters live: Redis when `redisUrl` or `redisClusterNodes` is set, else this process's memory. */
-  readonly throttleStore: Gatehouse['throttleStore']
-  /** Failed-login throttling shared by Basic, token obtain and login; `undefined` when off. */
-  readonly loginFailures: Gatehouse['loginFailures']
-  /** The Redis client when `redisUrl` or `redisClusterNodes` is set (closed by `close()`), else `null`. */
-  readonly redis: Gatehouse['redis']
-  /** The JWT codec when `jwtSigningKey` is set (the `/api/jwt/` routes are on), else `null`. */
+/** What the reference API's routes share: everything `createGatehouse` built, and the reference's own. */
+export interface ReferenceContext extends Gatehouse<ReferenceDatabase> {
+  /** The JWT codec when `jwt` is set (the `/api/jwt/` routes, among `routes`, are on), else `null`. */
   readonly jwt: JwtCodec | null
-  /** simplejwt's token blacklist, in SQL (`gatehouse_jwt_tokens`). */
-  readonly jwtBlacklist: KyselyJwtBlacklistStore<ReferenceDatabase>
-  /** The OAuth 2.0 resource-server scheme when `oauthIssuer` is set, else `null`. */
+  /** simplejwt's token blacklist, in SQL (`gatehouse_jwt_tokens`), when `jwt` is set. */
+  readonly jwtBlacklist: KyselyJwtBlacklistStore | undefined
+  /** The OAuth 2.0 resource-server scheme when `oauth2` is set, else `null`. */
   readonly oauth2: OAuth2Authentication | null
-  readonly schemes: Gatehouse['schemes']
   /** Signing secrets (cursors): the first signs, all verify. */
   readonly secrets: readonly string[]
-  /** Settings of the reference API: Token, Session, Basic; page number with page size 10. */
-  readonly api: Api
-  close(): Promise<void>
 }
 
-/** The OAuth 2.0 scheme of `config`, or `null` when no issuer is set; an issuer without an audience throws. */
-function oauthScheme(config: ReferenceConfig): OAuth2Authentication | null {
-  if (config.oauthIssuer === undefined) return null
-  const audience = config.oauthAudience ?? []
-  if (audience.length === 0) throw new Error('GATEHOUSE_OAUTH_ISSUER needs GATEHOUSE_OAUTH_AUDIENCE (the audiences its tokens must name)')
-  return new OAuth2Authentication({
-    issuer: config.oauthIssuer,
-    audience,
-    ...(config.oauthIntrospection === undefined ? {} : { introspection: config.oauthIntrospection }),
-    openApi: { scopes: { read: 'Read access', write: 'Write access' } },
-  })
-}
-
-/** Runs the reference API's own migrations (gatehouse's own are run by `createGatehouse`). */
-async function migrateReference(database: Database<ReferenceDatabase>): Promise<void> {
-  await migrate(database.db, articleMigrations(database.dialect), 'reference_api_migrations')
-  await migrate(database.db, jwtBlacklistMigrations(database.dialect), 'gatehouse_jwt_migrations')
-}
-
-/** Opens the database and Redis with `createGatehouse`, migrates, seeds when empty, and builds the settings. */
+/**
+ * Opens the database and Redis, migrates and builds the stores, the settings (Token, Session,
+ * Basic; page number with page size 10), JWT, OAuth 2.0 and the admin pages with one
+ * `createGatehouse` call, then runs the reference's own migrations and seeds an empty database.
+ */
 export async function openReferenceContext(config: ReferenceConfig = {}): Promise<ReferenceContext> {
   if (config.redisUrl !== undefined && config.redisClusterNodes !== undefined) {
     throw new Error('set REDIS_URL (one Redis server) or REDIS_CLUSTER_NODES (a Redis Cluster), not both')
   }
-  const oauth2 = oauthScheme(config)
+  // The JWT and OAuth 2.0 schemes guard their own routes only (reference-api.md), not the API's default.
+  const jwtFeature = config.jwt === undefined ? null : jwt({ ...config.jwt, prefix: '/api/jwt/', authentication: false })
+  const oauth2Feature =
+    config.oauth2 === undefined ? null : oauth2({ openApi: { scopes: { read: 'Read access', write: 'Write access' } }, ...config.oauth2, authentication: false })
   const redisOptions =
     config.redisTimeoutMs === undefined ? {} : { commandTimeoutMs: config.redisTimeoutMs, connectTimeoutMs: config.redisTimeoutMs }
   // createGatehouse connects (and closes) a Redis URL itself; a cluster client is made here and closed by close().
   const cluster = config.redisClusterNodes === undefined ? null : createRedisClusterClient(config.redisClusterNodes, redisOptions)
   let auth: Gatehouse<ReferenceDatabase>
-  let secrets: readonly string[]
   try {
     auth = await createGatehouse<ReferenceDatabase>({
       database: config.databaseUrl,
@@ -333,6 +292,16 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
         ...(config.passwordBudget === undefined ? {} : { passwordBudget: config.passwordBudget }),
       },
       loginFailures: config.loginFailures,
+      api: ({ schemes }) => ({
+        authentication: [schemes.token, schemes.session, schemes.basic],
+        pagination: new PageNumberPagination(config.count === undefined ? {} : { count: config.count }),
+        pageSize: 10,
+        numProxies: config.numProxies ?? 0,
+        allowedHosts: config.allowedHosts ?? ['localhost', '127.0.0.1', '[::1]'],
+        // Django's session middleware: a session cookie that holds no session is deleted.
+        responseMiddleware: [new StaleSessionCookie({ session: schemes.session })],
+      }),
+      features: [...(jwtFeature === null ? [] : [jwtFeature]), ...(oauth2Feature === null ? [] : [oauth2Feature]), admin({ siteTitle: 'gatehouse reference API administration' })],
     })
   } catch (error) {
     await cluster?.close()
@@ -346,49 +315,20 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
     }
   }
   try {
-    await migrateReference(auth.database)
+    await migrate(auth.db, articleMigrations(auth.database.dialect), 'reference_api_migrations')
     await seedIfEmpty(auth.db, auth.database.dialect, config.scrypt)
-    secrets = config.secrets ?? [await storedSecret(auth.db)]
+    const secrets = config.secrets ?? [await storedSecret(auth.db)]
+    const jwtParts = jwtFeature === null ? null : auth.feature(jwtFeature)
+    return {
+      ...auth,
+      jwt: jwtParts?.codec ?? null,
+      jwtBlacklist: jwtParts?.blacklist,
+      oauth2: oauth2Feature === null ? null : auth.feature(oauth2Feature).authentication,
+      secrets,
+      close,
+    }
   } catch (error) {
     await close()
     throw error
-  }
-  const { schemes } = auth
-  const api = createApi({
-    authentication: [schemes.token, schemes.session, schemes.basic],
-    pagination: new PageNumberPagination(config.count === undefined ? {} : { count: config.count }),
-    pageSize: 10,
-    numProxies: config.numProxies ?? 0,
-    allowedHosts: config.allowedHosts ?? ['localhost', '127.0.0.1', '[::1]'],
-    // Django's session middleware: a session cookie that holds no session is deleted.
-    responseMiddleware: [new StaleSessionCookie({ session: schemes.session })],
-  })
-  return {
-    database: auth.database,
-    db: auth.db,
-    users: auth.users,
-    tokens: auth.tokens,
-    namedTokens: auth.namedTokens,
-    sessions: auth.sessions,
-    throttleStore: auth.throttleStore,
-    loginFailures: auth.loginFailures,
-    redis: auth.redis,
-    schemes,
-    jwt:
-      config.jwtSigningKey === undefined
-        ? null
-        : new JwtCodec(
-            resolveJwtSettings({
-              ...config.jwtSettings,
-              signingKey: config.jwtSigningKey,
-              ...(config.jwtAlgorithm === undefined ? {} : { algorithm: config.jwtAlgorithm }),
-              ...(config.jwtVerifyingKey === undefined ? {} : { verifyingKey: config.jwtVerifyingKey }),
-            }),
-          ),
-    jwtBlacklist: new KyselyJwtBlacklistStore({ db: auth.db }),
-    oauth2,
-    secrets,
-    api,
-    close,
   }
 }

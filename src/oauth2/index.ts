@@ -7,3 +7,4 @@ export { TokenHasScope, TokenHasReadWriteScope, type ReadWriteScopes } from './s
 export { usersByClaim, type UsersByClaimOptions } from './users-by-claim.js'
 export { parseBearerAuthorization, MAX_ACCESS_TOKEN_LENGTH, type BearerCredential } from './bearer-header.js'
 export type { IntrospectionAuthMethod } from './introspection.js'
+export { oauth2, type OAuth2FeatureOptions, type OAuth2FeatureParts } from './oauth2-feature.js'

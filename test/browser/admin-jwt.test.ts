@@ -11,7 +11,7 @@ import { unavailable } from '../helpers/requirements.js'
 const available = chromiumAvailable('test/browser/admin-jwt.test.ts')
 
 describe.skipIf(unavailable('a Chromium browser (CHROMIUM_PATH)', available))('JWT refresh tokens on the admin pages, in a browser', () => {
-  const running = useReferenceInChromium({ jwtSigningKey: 'django-insecure-browser-jwt-key-0123456789abcdef' })
+  const running = useReferenceInChromium({ jwt: { signingKey: 'django-insecure-browser-jwt-key-0123456789abcdef' } })
 
   async function api(path: string, body: unknown): Promise<{ status: number; body: Record<string, string> }> {
     const response = await fetch(`${running.server.baseUrl}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })

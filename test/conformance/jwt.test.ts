@@ -46,7 +46,7 @@ for (const backend of BACKENDS) {
     }
 
     beforeAll(async () => {
-      server = await startReference(await backend.create(), { jwtSigningKey: KEY, loginFailures: '3/min' })
+      server = await startReference(await backend.create(), { jwt: { signingKey: KEY }, loginFailures: '3/min' })
       if (server.ref.jwt === null) throw new Error('JWT routes are off')
       codec = server.ref.jwt
     }, 60_000)
@@ -172,11 +172,13 @@ for (const backend of BACKENDS) {
       expect(wrongType.body).toEqual({ detail: 'Token has wrong type', code: 'token_not_valid' })
       expect((await post('/api/jwt/blacklist/', {})).body).toEqual({ refresh: ['This field is required.'] })
       // flush-expired: rows past their exp go, blacklisted or not
-      await server.ref.jwtBlacklist.blacklist({ jti: 'old-one', userId: 1, expiresAt: new Date(Date.now() - 1000) })
-      expect(await server.ref.jwtBlacklist.isBlacklisted('old-one')).toBe(true)
-      expect(await server.ref.jwtBlacklist.flushExpired(new Date())).toBe(1)
-      expect(await server.ref.jwtBlacklist.isBlacklisted('old-one')).toBe(false)
-      expect(await server.ref.jwtBlacklist.isBlacklisted(jti)).toBe(true)
+      const blacklist = server.ref.jwtBlacklist
+      if (blacklist === undefined) throw new Error('the JWT blacklist is off')
+      await blacklist.blacklist({ jti: 'old-one', userId: 1, expiresAt: new Date(Date.now() - 1000) })
+      expect(await blacklist.isBlacklisted('old-one')).toBe(true)
+      expect(await blacklist.flushExpired(new Date())).toBe(1)
+      expect(await blacklist.isBlacklisted('old-one')).toBe(false)
+      expect(await blacklist.isBlacklisted(jti)).toBe(true)
     })
 
     it('OpenAPI: /api/schemes/jwt/ requires jwtAuth (http bearer, JWT, drf-spectacular\'s name); the token views take no credentials; nothing undescribed', async () => {
@@ -216,7 +218,7 @@ for (const backend of BACKENDS) {
     const blacklisted = { detail: 'Token is blacklisted', code: 'token_not_valid' }
 
     beforeAll(async () => {
-      server = await startReference(await backend.create(), { jwtSigningKey: KEY, jwtSettings: { rotateRefreshTokens: true, blacklistAfterRotation: true } })
+      server = await startReference(await backend.create(), { jwt: { signingKey: KEY, rotateRefreshTokens: true, blacklistAfterRotation: true } })
     }, 60_000)
     afterAll(async () => server?.close())
 
@@ -258,7 +260,7 @@ describe.skipIf(unavailable('SQLite', sqlite !== undefined))('JWT routes with ES
   const post = (path: string, body: unknown): Promise<ExchangeResult> => send(server.baseUrl, 'POST', path, { 'Content-Type': 'application/json' }, JSON.stringify(body))
 
   beforeAll(async () => {
-    server = await startReference(await (sqlite as NonNullable<typeof sqlite>).create(), { jwtSigningKey: keys.privateKey, jwtAlgorithm: 'ES256' })
+    server = await startReference(await (sqlite as NonNullable<typeof sqlite>).create(), { jwt: { signingKey: keys.privateKey, algorithm: 'ES256' } })
   }, 60_000)
   afterAll(async () => server?.close())
 

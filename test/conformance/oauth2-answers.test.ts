@@ -40,7 +40,7 @@ describe('OAuth 2.0 routes: introspection answers the checks refuse, and the cap
       GATEHOUSE_OAUTH_AUDIENCE: API,
       GATEHOUSE_OAUTH_INTROSPECTION: `${RS.id}:${RS.secret}`,
     })
-    server = await startReference(freshSqlite(), { oauthIssuer: config.oauthIssuer, oauthAudience: config.oauthAudience, oauthIntrospection: config.oauthIntrospection })
+    server = await startReference(freshSqlite(), { oauth2: config.oauth2 })
   }, 60_000)
   afterAll(async () => {
     await server?.close()

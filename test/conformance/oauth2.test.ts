@@ -50,7 +50,7 @@ describe('OAuth 2.0 resource server routes', () => {
       GATEHOUSE_OAUTH_AUDIENCE: `${JWT_API},${OPAQUE_API}`,
       GATEHOUSE_OAUTH_INTROSPECTION: `${RESOURCE_SERVER.id}:${RESOURCE_SERVER.secret}`,
     })
-    server = await startReference(freshSqlite(), { oauthIssuer: config.oauthIssuer, oauthAudience: config.oauthAudience, oauthIntrospection: config.oauthIntrospection })
+    server = await startReference(freshSqlite(), { oauth2: config.oauth2 })
   }, 60_000)
   afterAll(async () => {
     await server?.close()

@@ -123,7 +123,7 @@ function comparison(backend: (typeof BACKENDS)[number], settings: OracleSettings
     beforeAll(async () => {
       const jwtSettings = settings === 'rotation' ? { rotateRefreshTokens: true, blacklistAfterRotation: true } : {}
       ;[ours, oracle] = await Promise.all([
-        backend.create().then((db) => startReference(db, { jwtSigningKey: JWT_ORACLE_KEY, jwtSettings })),
+        backend.create().then((db) => startReference(db, { jwt: { signingKey: JWT_ORACLE_KEY, ...jwtSettings } })),
         sharedSimplejwtOracle(backend.name, settings),
       ])
       pairs = {

@@ -34,7 +34,7 @@ for (const backend of BACKENDS) {
 
     beforeAll(async () => {
       // A token cache far longer than the test: what is seen at once was not waited for.
-      server = await startReference(await backend.create(), { jwtSigningKey: KEY, tokenCacheTtlMs: 600_000 })
+      server = await startReference(await backend.create(), { jwt: { signingKey: KEY }, tokenCacheTtlMs: 600_000 })
     }, 60_000)
     afterAll(async () => server?.close())
 
