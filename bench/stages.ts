@@ -102,14 +102,15 @@ async function stagesFor(ref: ReferenceContext, q: HandQueries): Promise<{ stage
   const req = apiRequest()
   const findWithUser = ref.tokens.findWithUser
   if (findWithUser === undefined) throw new Error('the token store has no findWithUser')
-  const state = await view.policies.check(req, [])
+  const passed = await view.policies.run(req)
+  if (passed.context === null) throw new Error(`the policies refused the benchmark request: ${passed.response.status}`)
   // `articleSources` (prepared once) where the checkout has it; an older one builds a source per request.
   const articles = (await import('../examples/reference-api/routes/articles.js')) as Record<string, unknown>
   const source =
     typeof articles['articleSources'] === 'function'
       ? (articles['articleSources'] as (r: ReferenceContext) => (ctx: RequestContext) => PageSource<unknown>)(ref)
       : (ctx: RequestContext): PageSource<unknown> => (articles['articleSource'] as (r: ReferenceContext, c: RequestContext) => PageSource<unknown>)(ref, ctx)
-  const ctx = { ...state, format: 'json' as const, params: {} }
+  const ctx: RequestContext = passed.context
   const response = await view.handle(req)
   const paginator = new PageNumberPagination({ pageSize: 10 })
   const memory = new ArrayPageSource(await source(ctx).slice(0, 137))
@@ -125,7 +126,7 @@ async function stagesFor(ref: ReferenceContext, q: HandQueries): Promise<{ stage
       hand: () => Promise.all([q.count(), q.page(20)]),
     },
     { name: 'authentication', gatehouse: () => ref.schemes.token.authenticate(req), hand: null },
-    { name: 'policies (incl. authentication)', gatehouse: () => view.policies.check(req, []), hand: null },
+    { name: 'policies (incl. authentication)', gatehouse: () => view.policies.run(req), hand: null },
     {
       // The paginator over rows already in memory: parsing `page`, the page arithmetic and both links.
       name: 'pagination + links (no SQL)',

@@ -12,8 +12,6 @@ export interface Api {
    * it before the app's handler. Resolved now, never per request.
    */
   policies(options?: PolicyOptions): Policies
-  /** @deprecated Use `policies(options)`; this alias goes in the next release. */
-  guard(options?: PolicyOptions): Policies
 }
 
 /**
@@ -31,6 +29,5 @@ export function createApi(settings: Partial<Settings> = {}): Api {
     settings: resolved,
     view: (options: ViewOptions): ApiView => new ApiView(resolved, options),
     policies,
-    guard: policies,
   })
 }

@@ -1,6 +1,6 @@
 import { NotAuthenticated, PermissionDenied } from './errors.js'
 import type { Permission } from './permission.js'
-import type { RequestState } from './pipeline.js'
+import type { RequestContext } from './pipeline.js'
 import type { PolicyContext } from './policy-context.js'
 
 /** `permission`'s answer for `object`: allowed when it has no object half (DRF's `BasePermission`). */
@@ -21,7 +21,7 @@ export async function objectAnswer(permission: Permission, ctx: PolicyContext, o
  * if (article === undefined) throw new NotFound()
  * await checkObjectPermissions(ctx, article)
  */
-export async function checkObjectPermissions(ctx: RequestState, object: unknown): Promise<void> {
+export async function checkObjectPermissions(ctx: RequestContext, object: unknown): Promise<void> {
   for (const permission of ctx.settings.permissions) {
     if (!(await objectAnswer(permission, ctx, object))) {
       throw ctx.authenticator === null && ctx.settings.authentication.length > 0

@@ -23,8 +23,8 @@ export interface Identity {
   readonly credentialExpiresAt: Date | null
 }
 
-/** What a guarded request carries once its policies have passed. */
-export interface RequestState extends PolicyContext {
+/** Everything a handler knows about the request once the policies have passed. */
+export interface RequestContext extends PolicyContext {
   /** The scheme that authenticated the request, or `null`. */
   readonly authenticator: AuthenticationScheme | null
   /** When the request's credential expires (`Authenticated.expiresAt`); `null`: it does not, or anonymous. */
@@ -36,10 +36,6 @@ export interface RequestState extends PolicyContext {
    * adapters add them to the response's `Vary`.
    */
   readonly vary: readonly string[]
-}
-
-/** Everything a handler knows about the request once the policies have passed. */
-export interface RequestContext extends RequestState {
   /** The negotiated response format (always `'json'` in middleware style, where the app renders). */
   readonly format: Format
   /** The route's path parameters (`/books/:id/` → `{ id: '7' }`), decoded. */

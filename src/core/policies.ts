@@ -1,14 +1,13 @@
 import type { ApiRequest } from './api-request.js'
 import type { ApiResponse } from './api-response.js'
 import type { AuthenticationScheme } from './authentication-scheme.js'
-import { errorResponse, INVALID_HOST_RESPONSE } from './error-answer.js'
 import { ConfigurationError } from './errors.js'
 import { checkPageSize } from './page-size-check.js'
-import type { ExceptionHandler } from './exception-handler.js'
+import { errorResponse, INVALID_HOST_RESPONSE, type ExceptionHandler } from './exception-handler.js'
 import type { HtmlTemplates, Paginator } from './paginator.js'
 import type { Permission } from './permission.js'
 import type { MaybePromise } from './maybe-promise.js'
-import { checkHost, consultedVary, runPolicies, type PolicyProgress, type RequestContext, type RequestState } from './pipeline.js'
+import { checkHost, consultedVary, runPolicies, type PolicyProgress, type RequestContext } from './pipeline.js'
 import type { ViewInfo } from './policy-context.js'
 import { validateSettings, type Settings } from './settings.js'
 import type { Throttle } from './throttle.js'
@@ -58,7 +57,7 @@ export type PoliciesResult =
 /**
  * The policies of one route, resolved once when the route is declared: authentication,
  * permissions and throttles (DRF's `initial()`), and the rendering of errors (DRF's
- * exception handler). Framework adapters run `check()` before the app's own handler;
+ * exception handler). Framework adapters run `run()` before the app's own handler;
  * `ApiView` runs it before its handlers.
  */
 export class Policies {
@@ -114,60 +113,10 @@ export class Policies {
     const vary = consultedVary(this.settings.authentication, progress.consulted)
     return { context: null, response: errorResponse(error, { request: req, settings: this.settings, vary, user: progress.user }) }
   }
-
-  /**
-   * Runs the route's policies: allowed host, authentication, permissions, throttles. Returns
-   * the request's state, or throws the `ApiError` to answer with (answer it with
-   * `errorResponse(error, { request, settings: policies.settings })`). `consulted` collects the
-   * schemes tried, for `Vary`.
-   */
-  check(req: ApiRequest, consulted?: AuthenticationScheme[]): Promise<RequestState> {
-    checkHost(req, this.settings)
-    const progress: PolicyProgress = { consulted: 0, user: undefined }
-    const settle = (): void => {
-      consulted?.push(...this.settings.authentication.slice(0, progress.consulted))
-    }
-    let state: MaybePromise<RequestState>
-    try {
-      state = runPolicies(req, this.settings, this.info, progress, 'json', req.params)
-    } catch (error) {
-      settle()
-      return Promise.reject(error as Error)
-    }
-    return Promise.resolve(state).finally(settle)
-  }
-
-  /**
-   * The response for an error thrown while serving this route, through the
-   * `exceptionHandler` setting; `null` for an error it does not own.
-   *
-   * @deprecated Use `errorResponse(error, { request: req, settings: policies.settings })`, which also answers the errors no handler owns.
-   */
-  renderError(error: unknown, req: ApiRequest): ApiResponse | null {
-    return this.settings.exceptionHandler(error, { request: req, authentication: this.settings.authentication })
-  }
-
-  /**
-   * `renderError`, or a logged `500 {"detail": "A server error occurred."}`. Never throws.
-   *
-   * @deprecated Use `errorResponse(error, { request: req, settings: policies.settings })`.
-   */
-  renderErrorOr500(error: unknown, req: ApiRequest): ApiResponse {
-    return errorResponse(error, { request: req, settings: this.settings })
-  }
 }
 
 /** `Policies.run`'s pass, built without a closure per request. */
 const passed = (context: RequestContext): PoliciesResult => ({ context, response: null })
-
-/**
- * The answer to an error thrown by the app's own handler after `Policies.run` passed.
- *
- * @deprecated Use `errorResponse(error, context)`: a request's context is an `ErrorScope`.
- */
-export function answerHandlerError(error: unknown, context: RequestState): ApiResponse {
-  return errorResponse(error, context)
-}
 
 /**
  * What makes `Policies`: an `Api` (`createApi`). Named here by its shape so that this file does
@@ -188,12 +137,3 @@ export function resolvePolicies(source: PoliciesFactory | Policies, options: Pol
   for (const [key, value] of Object.entries(options)) if (!adapterKeys.includes(key)) own[key] = value
   return source.policies(own as PolicyOptions)
 }
-
-/** @deprecated Use `Policies`; this alias goes in the next release. */
-export const Guard = Policies
-/** @deprecated Use `Policies`; this alias goes in the next release. */
-export type Guard = Policies
-/** @deprecated Use `PolicyOptions`; this alias goes in the next release. */
-export type GuardOptions = PolicyOptions
-/** @deprecated Use `PoliciesResult`; this alias goes in the next release. */
-export type GuardResult = PoliciesResult

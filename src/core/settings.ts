@@ -4,12 +4,9 @@ import type { Permission } from './permission.js'
 import type { ResponseMiddleware } from './response-middleware.js'
 import type { Throttle } from './throttle.js'
 import { ConfigurationError } from './errors.js'
-import { renderApiError, type ExceptionHandler } from './exception-handler.js'
+import { renderApiError, type ErrorLogger, type ExceptionHandler } from './exception-handler.js'
 import { createStoreOutageLog, type StoreFaultLogger } from './store-outage-log.js'
 import { anonymousUser, type User } from './user.js'
-
-/** Receives server errors (never a secret: only error objects gatehouse did not render). */
-export type ErrorLogger = (error: unknown, context: { readonly method: string; readonly path: string }) => void
 
 /**
  * Global settings: library defaults ⊕ the app's values, validated and frozen once.

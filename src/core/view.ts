@@ -2,7 +2,7 @@ import type { ApiRequest } from './api-request.js'
 import { jsonResponse, type ApiResponse } from './api-response.js'
 import { isJson, renderBrowsablePage } from './html/browsable-page.js'
 import { DEFAULT_PARSED_MEDIA_TYPES } from './request/body-parser.js'
-import { errorResponse } from './error-answer.js'
+import { errorResponse } from './exception-handler.js'
 import { ConfigurationError, MethodNotAllowed, NotFound } from './errors.js'
 import { Policies, type PolicyOptions } from './policies.js'
 import { MEDIA_TYPES, negotiateFormat, type Format } from './request/negotiation.js'
@@ -144,11 +144,6 @@ export class ApiView {
     methods.push('OPTIONS')
     this.allowedMethods = Object.freeze(methods)
     this.allow = methods.join(', ')
-  }
-
-  /** @deprecated Use `policies`; this alias goes in the next release. */
-  get guard(): Policies {
-    return this.policies
   }
 
   /** What policies are told about this view. */

@@ -26,8 +26,6 @@ export interface PolicyRoute {
   readonly path: string
   /** The route's policies: its schemes, permissions, throttles and paginator. */
   readonly policies: Policies
-  /** @deprecated Use `policies` (the same object); this alias goes in the next release. */
-  readonly guard?: Policies
   /** What the route's `policies(api, { name, openApi })` said about it. */
   readonly openApi: OperationDescription
   /** The `name` given to `policies(api, { name })`: the operation's summary and id. */
@@ -128,7 +126,7 @@ export function describedRoutes(routes: Iterable<FrameworkRoute>): DescribedRout
       const key = `${upper} ${plain}`
       if (operations.has(key)) continue
       operations.add(key)
-      out.push({ method: upper as HandlerMethod, path: plain, policies: mark.policies, guard: mark.policies, openApi: mark.openApi, ...(mark.name === undefined ? {} : { name: mark.name }) })
+      out.push({ method: upper as HandlerMethod, path: plain, policies: mark.policies, openApi: mark.openApi, ...(mark.name === undefined ? {} : { name: mark.name }) })
     }
   }
   return out
@@ -148,5 +146,5 @@ export function policyRoute(method: HandlerMethod, path: string, policy: (...arg
   const mark = described.get(policy)
   if (mark === undefined || mark.kind !== 'policies') throw new ConfigurationError('ERR_INVALID_SETTING', `policyRoute('${method}', '${path}'): the handler did not come from policies()`)
   validateRoutePath(plainRoutePath(path))
-  return { method, path: plainRoutePath(path), policies: mark.policies, guard: mark.policies, openApi: mark.openApi, ...(mark.name === undefined ? {} : { name: mark.name }) }
+  return { method, path: plainRoutePath(path), policies: mark.policies, openApi: mark.openApi, ...(mark.name === undefined ? {} : { name: mark.name }) }
 }

@@ -10,7 +10,7 @@ import { and, not, or, type Permission } from './permission.js'
 import type { AuthenticationScheme } from '../core/authentication-scheme.js'
 import { NotAuthenticated, PermissionDenied } from '../core/errors.js'
 import { checkObjectPermissions } from '../core/object-permissions.js'
-import type { RequestState } from '../core/pipeline.js'
+import type { RequestContext } from '../core/pipeline.js'
 import { resolveSettings } from '../core/settings.js'
 import { IsOwnerOrReadOnly } from './is-owner-or-read-only.js'
 import { ReadOnly } from './read-only.js'
@@ -114,9 +114,9 @@ describe('object permissions (DRF has_object_permission)', () => {
 
 describe('checkObjectPermissions (DRF check_object_permissions)', () => {
   const scheme: AuthenticationScheme = { authenticate: async () => null, authenticateHeader: () => 'Token' }
-  function state(user: User, permissions: readonly Permission[], authenticated: boolean, schemes: readonly AuthenticationScheme[] = [scheme]): RequestState {
+  function state(user: User, permissions: readonly Permission[], authenticated: boolean, schemes: readonly AuthenticationScheme[] = [scheme]): RequestContext {
     const settings = resolveSettings({ authentication: schemes, permissions })
-    return { ...ctx(user, 'PUT'), settings, authenticator: authenticated ? scheme : null, credentialExpiresAt: null, vary: [] }
+    return { ...ctx(user, 'PUT'), settings, authenticator: authenticated ? scheme : null, credentialExpiresAt: null, vary: [], format: 'json', params: {} }
   }
   const refuse = (message?: string): Permission => ({ hasPermission: () => true, hasObjectPermission: () => false, ...(message === undefined ? {} : { message, code: 'not_author' }) })
 

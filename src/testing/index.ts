@@ -9,10 +9,10 @@
  *
  * runTokenStoreSuite({ describe, it, create: () => new MyTokenStore(db), createUser: () => makeUser(db) })
  */
-export type { TestApi, Factory } from './test-api.js'
-export { runUserStoreSuite, type UserStoreSuiteOptions } from './user-store-suite.js'
-export { runTokenStoreSuite, type TokenStoreSuiteOptions } from './token-store-suite.js'
-export { runSessionStoreSuite, type SessionStoreSuiteOptions } from './session-store-suite.js'
+export type { TestApi } from './test-api.js'
+export { runUserStoreSuite } from './user-store-suite.js'
+export { runTokenStoreSuite } from './token-store-suite.js'
+export { runSessionStoreSuite } from './session-store-suite.js'
 export { runThrottleStoreSuite, type ThrottleStoreSuiteOptions } from './throttle-store-suite.js'
-export { runJwtBlacklistStoreSuite, type JwtBlacklistStoreSuiteOptions } from './jwt-blacklist-store-suite.js'
-export { runReservingThrottleStoreSuite, type ReservingThrottleStoreSuiteOptions } from './reserving-throttle-store-suite.js'
+export { runJwtBlacklistStoreSuite } from './jwt-blacklist-store-suite.js'
+export { runReservingThrottleStoreSuite } from './reserving-throttle-store-suite.js'

@@ -1,7 +1,7 @@
 /**
  * Middleware style answers the same request byte for byte on every adapter: the flow (host,
  * authentication, policies, Vary, error rendering, logging) is the core's `Policies.run` and
- * `answerHandlerError`; each adapter only translates. Real servers over real sockets.
+ * `errorResponse`; each adapter only translates. Real servers over real sockets.
  */
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -113,11 +113,11 @@ async function fastifyApp(): Promise<FastifyInstance> {
 function nodeServer(): Server {
   const guarded = new Map<string, ReturnType<ReturnType<typeof no.policies>>>()
   for (const [name, , authenticated] of ROUTES) {
-    guarded.set(`/${name}/`, no.policies(api, policyOptions(authenticated))(async (req, res) => no.writeResponse(res, await handlers[name](no.requestContext(req)))))
+    guarded.set(`/${name}/`, no.policies(api, policyOptions(authenticated))(async (req, res) => no.sendApiResponse(res, await handlers[name](no.requestContext(req)))))
   }
   return createServer((req, res) => {
     const handler = guarded.get(req.url ?? '')
-    if (handler === undefined) return no.writeResponse(res, jsonResponse(404, { detail: 'Not found.' }))
+    if (handler === undefined) return no.sendApiResponse(res, jsonResponse(404, { detail: 'Not found.' }))
     void handler(req, res)
   })
 }

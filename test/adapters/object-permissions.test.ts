@@ -129,7 +129,7 @@ function nodeServer(): Server {
   const views = no.router(ROUTES)
   const own = OWN.map(([path, options]) => [path, no.policies(api, options)(async (req, res) => {
     const id = (req.url ?? '').slice(path.length, -1)
-    no.writeResponse(res, await noteHandler(no.requestContext(req), id))
+    no.sendApiResponse(res, await noteHandler(no.requestContext(req), id))
   })] as const)
   const onError = no.errorHandler(api)
   return createServer((req, res) => {

@@ -1,7 +1,7 @@
 /**
  * Issue 36 item 1: a response HTTP cannot carry (a header value Node refuses) never stops the
  * server. On every adapter — a view mounted with `mountRoutes`, a refusal of `policies()`, and
- * the app's own handler answering with `sendApiResponse`/`writeResponse` — the answer is the
+ * the app's own handler answering with `sendApiResponse` — the answer is the
  * same `500 {"detail": "A server error occurred."}`, the failure is logged once through the
  * route's `logError`, no promise is left rejected, and the server answers the next request.
  */
@@ -68,7 +68,7 @@ beforeAll(async () => {
     node() {
       const routed = no.router(routes)
       const refused = no.policies(api, refusing)((_req, res) => void res.end())
-      const own = no.policies(api, open)((_req, res) => no.writeResponse(res, BAD['euro'] as ApiResponse))
+      const own = no.policies(api, open)((_req, res) => no.sendApiResponse(res, BAD['euro'] as ApiResponse))
       return (req, res) => {
         if (req.url === '/refused/') return void refused(req, res)
         if (req.url === '/own/') return void own(req, res)

@@ -8,7 +8,7 @@
  * attacker holding a correctly signed token with chosen claims gets from them.
  */
 import { IsAdminUser, IsAuthenticated, route, type Permission } from 'gatehouse'
-import { OAuth2Authentication, usersByClaim, type OAuth2AuthenticationOptions } from 'gatehouse/oauth2'
+import { OAuth2Authentication, usersByClaim } from 'gatehouse/oauth2'
 import { SignJWT, importJWK, type JWTPayload } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { referenceConfigFromEnv } from '../../examples/reference-api/context.js'
@@ -161,7 +161,7 @@ describe('OAuth 2.0 tokens mapped to local accounts (usersByClaim) behind IsAdmi
     await users.create({ username: ROOT, password: null, isStaff: true, isSuperuser: true })
     await users.create({ username: STAFF, password: null, isStaff: true })
     await users.create({ username: PLAIN, password: null })
-    const scheme = (options: Partial<OAuth2AuthenticationOptions>): OAuth2Authentication => new OAuth2Authentication({ issuer: issuer.issuer, audience: JWT_API, ...options })
+    const scheme = (options: Partial<ConstructorParameters<typeof OAuth2Authentication>[0]>): OAuth2Authentication => new OAuth2Authentication({ issuer: issuer.issuer, audience: JWT_API, ...options })
     const view = (name: string, s: OAuth2Authentication, permissions: Permission[]) => api.view({ name, handlers: { GET: whoami }, authentication: [s], permissions })
     own = await startRoutes(testFramework(), [
       // The docs' old example: accounts named by email. IsAdminUser, as the attack found it.

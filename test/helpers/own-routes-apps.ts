@@ -177,7 +177,7 @@ async function nodeApp(): Promise<Running> {
   const api = makeApi()
   const o = policyOptions(api)
   const wrap = (name: keyof typeof handlers, options: object) =>
-    no.policies(api, options)(async (req, res) => no.writeResponse(res, await handlers[name](no.requestContext(req))))
+    no.policies(api, options)(async (req, res) => no.sendApiResponse(res, await handlers[name](no.requestContext(req))))
   const list = wrap('list', o.list)
   const create = wrap('create', o.create)
   // node:http has no router: the route's pattern fills `requestContext(req).params`.

@@ -4,7 +4,6 @@ import { ScopedRateThrottle } from '../../src/throttling/scoped-rate-throttle.js
 import { MemoryThrottleStore } from '../../src/throttling/memory-throttle-store.js'
 import { withHeaders } from '../../src/core/api-response.js'
 import { createApi } from '../../src/core/api.js'
-import { Guard, Policies } from '../../src/core/policies.js'
 import { ConfigurationError, NotFound } from '../../src/core/errors.js'
 import { renderApiError, type ExceptionHandler } from '../../src/core/exception-handler.js'
 import { matchRoutes, route } from '../../src/core/route.js'
@@ -64,15 +63,5 @@ describe('the exceptionHandler setting (DRF EXCEPTION_HANDLER)', () => {
     expect(boom.status).toBe(500)
     expect(boom.body).toEqual({ detail: 'A server error occurred.' })
     expect(logged).toHaveLength(1)
-  })
-})
-
-describe('the deprecated Guard names', () => {
-  it('still reach Policies: the class, api.guard() and view.guard', () => {
-    const api = createApi()
-    expect(Guard).toBe(Policies)
-    expect(api.guard({ name: 'old' })).toBeInstanceOf(Policies)
-    const view = api.view({ handlers })
-    expect(view.guard).toBe(view.policies)
   })
 })

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
@@ -6,6 +6,10 @@ import * as root from 'gatehouse'
 import * as httpEntry from 'gatehouse/http'
 import * as jwtEntry from 'gatehouse/jwt'
 import * as oauth2Entry from 'gatehouse/oauth2'
+import * as fastifyEntry from 'gatehouse/fastify'
+import * as expressEntry from 'gatehouse/express'
+import * as honoEntry from 'gatehouse/hono'
+import * as nodeEntry from 'gatehouse/node'
 import { apiReport, entryPoints, REPORT_PATH } from '../../scripts/api-report.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -54,5 +58,26 @@ describe('the public API report', () => {
     const oauth2 = ['OAuth2Authentication', 'OAuth2AccessToken', 'TokenHasScope', 'TokenHasReadWriteScope', 'usersByClaim']
     for (const name of oauth2) expect(Object.keys(root), name).not.toContain(name)
     for (const name of oauth2) expect(Object.keys(oauth2Entry), name).toContain(name)
+  })
+
+  it('stays at most 400 names across the entries, each one a name an app writes (issue 46)', () => {
+    const report = readFileSync(join(ROOT, REPORT_PATH), 'utf8')
+    const counts = [...report.matchAll(/^(\d+) exports \(/gm)].map((m) => Number(m[1]))
+    expect(counts).toHaveLength(entryPoints(ROOT).size)
+    expect(counts.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(400)
+  })
+
+  it('declares nothing @deprecated in src/: 1.0 has one name per concept, no aliases kept for a release', () => {
+    const deprecated = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
+      .filter((file) => readFileSync(join(ROOT, 'src', file), 'utf8').includes('@deprecated'))
+    expect(deprecated).toEqual([])
+  })
+
+  it('has one name on every adapter for sending an ApiResponse from an own handler: sendApiResponse', () => {
+    for (const [name, entry] of Object.entries({ fastifyEntry, expressEntry, honoEntry, nodeEntry })) {
+      expect(Object.keys(entry), name).toContain('sendApiResponse')
+      for (const other of ['writeResponse', 'toResponse', 'wireResponse']) expect(Object.keys(entry), name).not.toContain(other)
+    }
   })
 })

@@ -3,7 +3,7 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import type { ApiRequest, RequestData } from '../../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
-import { errorResponse, INVALID_HOST_RESPONSE, refusalResponse } from '../../core/error-answer.js'
+import { errorResponse, INVALID_HOST_RESPONSE, refusalResponse } from '../../core/exception-handler.js'
 import { ConfigurationError, MalformedRequest, ParseError, PayloadTooLarge, type ApiError } from '../../core/errors.js'
 import { Policies, resolvePolicies, type PolicyOptions, type PoliciesResult } from '../../core/policies.js'
 import type { RequestContext } from '../../core/pipeline.js'
@@ -119,7 +119,7 @@ export function sendApiResponse(res: Response, response: ApiResponse): void {
 }
 
 /** Options of `policies(api, options)`: the route's policies, how its body is read, what OpenAPI says of it. */
-export interface PoliciesOptions extends PolicyOptions, ExpressOptions, OpenApiRouteOptions {}
+interface PoliciesOptions extends PolicyOptions, ExpressOptions, OpenApiRouteOptions {}
 
 const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['bodyLimit', 'openApi']
 

@@ -12,7 +12,7 @@ import type { Api } from '../../core/api.js'
 import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import { parseBody } from '../../core/request/body-parser.js'
-import { errorResponse, INVALID_HOST_RESPONSE, refusalResponse } from '../../core/error-answer.js'
+import { errorResponse, INVALID_HOST_RESPONSE, refusalResponse } from '../../core/exception-handler.js'
 import { isApiError, MalformedRequest, PayloadTooLarge, UnsupportedMediaType, type ApiError } from '../../core/errors.js'
 import { Policies, resolvePolicies, type PolicyOptions } from '../../core/policies.js'
 import type { RequestContext } from '../../core/pipeline.js'
@@ -88,7 +88,7 @@ export interface DrfRouting {
 }
 
 function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  writeResponse(reply, error.code === 'FST_ERR_BAD_URL' ? NOT_FOUND : MALFORMED)
+  sendApiResponse(reply, error.code === 'FST_ERR_BAD_URL' ? NOT_FOUND : MALFORMED)
 }
 
 /**
@@ -96,7 +96,7 @@ function answerFrameworkError(error: FastifyError, _request: FastifyRequest, rep
  * `app.setNotFoundHandler(notFound)` for paths outside the prefix `mountRoutes` answers below.
  */
 export function notFound(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return writeResponse(reply, NOT_FOUND)
+  return sendApiResponse(reply, NOT_FOUND)
 }
 
 /**
@@ -120,13 +120,9 @@ export interface FastifyOptions {
  * with DRF's rules (JSON, forms; any other media type is DRF's 415); an object Fastify's own JSON
  * parser made is handed over as it is. `null` when the Host header cannot form a URL (answer 400).
  */
-export function toApiRequest(request: FastifyRequest, options?: FastifyOptions): ApiRequest | null
-/** @deprecated Pass the options (or nothing): the URL is the adapter's to build. */
-export function toApiRequest(request: FastifyRequest, url: URL): ApiRequest
-export function toApiRequest(request: FastifyRequest, second?: FastifyOptions | URL): ApiRequest | null {
-  if (second instanceof URL) return fastifyApiRequest(request, second, undefined)
+export function toApiRequest(request: FastifyRequest, options: FastifyOptions = {}): ApiRequest | null {
   const url = requestUrl(request)
-  return url === null ? null : fastifyApiRequest(request, url, second?.params)
+  return url === null ? null : fastifyApiRequest(request, url, options.params)
 }
 
 function fastifyApiRequest(request: FastifyRequest, url: URL, params: Readonly<Record<string, string>> | undefined): ApiRequest {
@@ -172,11 +168,12 @@ function stringParams(params: unknown): Record<string, string> {
 }
 
 /**
- * Writes an `ApiResponse` to a Fastify reply. A response HTTP cannot carry (a header value Node
- * refuses) is answered `500 {"detail": "A server error occurred."}` instead, logged once
- * through the route's `logError` (the guarded request's, else the default).
+ * Sends an `ApiResponse` (from `paginatedList`, `jsonResponse`, …) from an app's own handler:
+ * `return sendApiResponse(reply, await paginatedList(…))`. A response HTTP cannot carry (a
+ * header value Node refuses) is answered `500 {"detail": "A server error occurred."}` instead,
+ * logged once through the route's `logError` (the guarded request's, else the default).
  */
-export function writeResponse(reply: FastifyReply, response: ApiResponse): FastifyReply {
+export function sendApiResponse(reply: FastifyReply, response: ApiResponse): FastifyReply {
   return sendWire(reply, response, reply.request.gatehouse?.settings ?? DEFAULT_SETTINGS)
 }
 
@@ -193,14 +190,6 @@ function sendWire(reply: FastifyReply, response: ApiResponse, settings: Settings
   if (setCookies !== null) reply.header('set-cookie', setCookies)
   // A Buffer keeps Fastify from appending `; charset=utf-8` (DRF sends bare `application/json`).
   return wire.body === undefined ? reply.send() : reply.send(Buffer.from(wire.body))
-}
-
-/**
- * Sends an `ApiResponse` (from `paginatedList`, `jsonResponse`, …) from an app's own handler:
- * `return sendApiResponse(reply, await paginatedList(…))`.
- */
-export function sendApiResponse(reply: FastifyReply, response: ApiResponse): FastifyReply {
-  return writeResponse(reply, response)
 }
 
 function apiRequestOf(request: FastifyRequest): ApiRequest | null {
@@ -271,7 +260,7 @@ function installDrfScope(app: FastifyInstance, views: ReadonlyMap<string, ApiVie
     // (405 or 401/403, as DRF); it has no QUERY handler that would read the body.
     if (error.code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE') {
       // No view: the not-found route got it, and it is DRF's 404 like any other method.
-      if (view === undefined) return writeResponse(reply, NOT_FOUND)
+      if (view === undefined) return sendApiResponse(reply, NOT_FOUND)
       const url = requestUrl(request)
       if (url === null) return sendWire(reply, INVALID_HOST_RESPONSE, view.settings)
       return sendWire(reply, await view.handle(fastifyApiRequest(request, url, undefined)), view.settings)
@@ -353,7 +342,7 @@ export function policies(source: Api | Policies, options: PoliciesOptions = {}):
 }
 
 /** Options of `policies(api, options)`: the route's policies (Fastify reads the request itself) and what OpenAPI says of it. */
-export interface PoliciesOptions extends PolicyOptions, OpenApiRouteOptions {}
+interface PoliciesOptions extends PolicyOptions, OpenApiRouteOptions {}
 
 /**
  * The handler context of a request `policies()` let through, for the core's helpers that take
@@ -398,15 +387,15 @@ export function errorHandler(api?: Api): FastifyErrorHandler {
     // A schema refused a body no parser could read: DRF's parse error is the answer, as DRF parses first.
     if (hasDeferredBody(request) && !isApiError(error)) await settleDeferredBody(request).catch((parseError: unknown) => (error = parseError))
     const context = request.gatehouse
-    if (context !== undefined && context !== null) return writeResponse(reply, errorResponse(error, context))
+    if (context !== undefined && context !== null) return sendApiResponse(reply, errorResponse(error, context))
     const scope = { request: apiRequestOf(request), settings }
     const refusal = frameworkError(error as FastifyError, request)
-    return writeResponse(reply, refusal === null ? errorResponse(error, scope) : refusalResponse(refusal, scope))
+    return sendApiResponse(reply, refusal === null ? errorResponse(error, scope) : refusalResponse(refusal, scope))
   }
 }
 
 /** Options of the `gatehouse` plugin. */
-export interface GatehouseOptions {
+interface GatehousePluginOptions {
   /** Where the routes' policies take their global settings from (`createApi({ … })`). */
   readonly api: Api
   /**
@@ -427,7 +416,7 @@ export interface GatehouseOptions {
  * (`request.body` is what DRF's `request.data` would be; a malformed body is DRF's exact 400,
  * after a refusal); other parsers of the app are untouched.
  */
-export const gatehouse: FastifyPluginAsync<GatehouseOptions> = async (scope, options) => {
+export const gatehouse: FastifyPluginAsync<GatehousePluginOptions> = async (scope, options) => {
   scope.decorateRequest('user', null)
   scope.decorateRequest('auth', null)
   scope.decorateRequest('gatehouse', null)

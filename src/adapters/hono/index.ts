@@ -4,7 +4,7 @@ import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status'
 import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
-import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
+import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/exception-handler.js'
 import { PayloadTooLarge } from '../../core/errors.js'
 import { Policies, resolvePolicies, type PolicyOptions } from '../../core/policies.js'
 import type { RequestContext } from '../../core/pipeline.js'
@@ -37,7 +37,7 @@ export interface HonoOptions {
 }
 
 /** Options of `policies(api, options)`: the route's policies, how its body is read, what OpenAPI says of it. */
-export interface PoliciesOptions extends PolicyOptions, HonoOptions, OpenApiRouteOptions {}
+interface PoliciesOptions extends PolicyOptions, HonoOptions, OpenApiRouteOptions {}
 
 /**
  * What `policies()` puts on the context: `c.get('user')`, `c.get('auth')`, and the whole
@@ -186,7 +186,7 @@ function webResponse(wire: WireResponse, settings: Settings, c: Context | null):
  * response HTTP cannot carry (a header value Node refuses) is `500 {"detail": "A server error
  * occurred."}` instead, logged once.
  */
-export function toResponse(response: ApiResponse): Response {
+function toResponse(response: ApiResponse): Response {
   return webResponse(checked(response, DEFAULT_SETTINGS, null), DEFAULT_SETTINGS, null)
 }
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { ApiRequest } from '../../core/api-request.js'
 import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
 import type { Api } from '../../core/api.js'
-import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/error-answer.js'
+import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/exception-handler.js'
 import { Policies, resolvePolicies, type PolicyOptions, type PoliciesResult } from '../../core/policies.js'
 import type { RequestContext } from '../../core/pipeline.js'
 import { createApiRequest } from '../../core/request/request-factory.js'
@@ -59,11 +59,8 @@ export function requestUrl(req: IncomingMessage, options: NodeHttpOptions = {}):
  * Translates a node:http request into an `ApiRequest` (the body is read only when
  * a view asks for it). `null` when the Host header cannot form a URL: answer 400.
  */
-export function toApiRequest(req: IncomingMessage, options?: NodeHttpOptions): ApiRequest | null
-/** @deprecated Pass the parameters as `options.params`. */
-export function toApiRequest(req: IncomingMessage, options: NodeHttpOptions | undefined, params: Readonly<Record<string, string>> | undefined): ApiRequest | null
-export function toApiRequest(req: IncomingMessage, options: NodeHttpOptions = {}, params?: Readonly<Record<string, string>>): ApiRequest | null {
-  return nodeApiRequest(req, options, params ?? options.params)
+export function toApiRequest(req: IncomingMessage, options: NodeHttpOptions = {}): ApiRequest | null {
+  return nodeApiRequest(req, options, options.params)
 }
 
 /** `toApiRequest` with the route's parameters apart from the options (no options object per request). */
@@ -87,7 +84,7 @@ function nodeApiRequest(req: IncomingMessage, options: NodeHttpOptions, routePar
  * `500 {"detail": "A server error occurred."}` and logged once (through the route's `logError`
  * when `policies()` ran on the request).
  */
-export function writeResponse(res: ServerResponse, response: ApiResponse): void {
+export function sendApiResponse(res: ServerResponse, response: ApiResponse): void {
   writeNodeResponse(res, response, contexts.get(res.req)?.settings ?? DEFAULT_SETTINGS)
 }
 
@@ -108,11 +105,8 @@ export function notFound(_req: IncomingMessage, res: ServerResponse): Promise<vo
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, params?: Readonly<Record<string, string>>) => Promise<void>
 
 /** Answers every request with `view` (which never throws); a malformed Host is a 400. */
-export function viewHandler(view: ApiView, options?: NodeHttpOptions): NodeHandler
-/** @deprecated Pass the parameters as `options.params`, or to the handler. */
-export function viewHandler(view: ApiView, options: NodeHttpOptions | undefined, params: Readonly<Record<string, string>> | undefined): NodeHandler
-export function viewHandler(view: ApiView, options: NodeHttpOptions = {}, params?: Readonly<Record<string, string>>): NodeHandler {
-  const fixed = params ?? options.params
+export function viewHandler(view: ApiView, options: NodeHttpOptions = {}): NodeHandler {
+  const fixed = options.params
   return (req, res, given) => serveView(view, options, req, res, given ?? fixed)
 }
 
@@ -196,7 +190,7 @@ export function router(routes: readonly Route[], options: NodeRouterOptions = {}
  * ends the connection when the headers are already out; never an unhandled rejection.
  */
 function answer(res: ServerResponse, response: ApiResponse): Promise<void> {
-  writeResponse(res, response)
+  sendApiResponse(res, response)
   return DONE
 }
 
@@ -224,7 +218,7 @@ export function mountRoutes<S extends Server>(target: S, routes: readonly Route[
 }
 
 /** Options of `policies(api, options)`: the route's policies, how its request is read, what OpenAPI says of it. */
-export interface PoliciesOptions extends PolicyOptions, NodeHttpOptions, OpenApiRouteOptions {
+interface PoliciesOptions extends PolicyOptions, NodeHttpOptions, OpenApiRouteOptions {
   /**
    * The route's path pattern (`'/api/books/:id/'`, the syntax of `route()`): its parameters
    * fill `requestContext(req).params`, matched as `router` matches (percent-decoded path,
@@ -257,7 +251,7 @@ const contexts = new WeakMap<IncomingMessage, RequestContext>()
  * const guarded = policies(api, { path: '/books/:id/', permissions: [new IsAuthenticated()] })
  * createServer(guarded((req, res) => {
  *   const { user, params } = requestContext(req)
- *   writeResponse(res, jsonResponse(200, { username: user.username, id: params['id'] }))
+ *   sendApiResponse(res, jsonResponse(200, { username: user.username, id: params['id'] }))
  * }))
  */
 export function policies(routePolicies: Policies, options?: NodeHttpOptions & OpenApiRouteOptions & Pick<PoliciesOptions, 'path'>): NodeMiddleware
@@ -315,7 +309,7 @@ function runOwn(handler: OwnHandler, context: RequestContext, req: IncomingMessa
       return
     }
     for (const name of res.getHeaderNames()) res.removeHeader(name)
-    writeResponse(res, errorResponse(error, context))
+    sendApiResponse(res, errorResponse(error, context))
   }
   try {
     const done = handler(req, res)
@@ -357,6 +351,6 @@ export function errorHandler(api?: Api, options: NodeHttpOptions = {}): NodeErro
       res.destroy()
       return
     }
-    writeResponse(res, errorResponse(error, contexts.get(req) ?? { request: toApiRequest(req, options), settings }))
+    sendApiResponse(res, errorResponse(error, contexts.get(req) ?? { request: toApiRequest(req, options), settings }))
   }
 }
