@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
-import { PageNumberPagination, PasswordBudget, StaleSessionCookie, parseRate, type CountStrategy, type Rate, type ScryptParams } from 'gatehouse'
+import { PageNumberPagination, PasswordBudget, StaleSessionCookie, parseRate, redactConfigValue, type CountStrategy, type Rate, type ScryptParams } from 'gatehouse'
 import { admin } from 'gatehouse/admin'
 import { migrate, type KyselyJwtBlacklistStore } from 'gatehouse/kysely'
 import { createRedisClusterClient, parseRedisClusterNodes } from 'gatehouse/redis'
@@ -105,7 +105,7 @@ export function envCount(env: NodeJS.ProcessEnv): CountStrategy | undefined {
   if (raw === 'exact' || raw === 'none' || raw === 'estimated') return raw
   const match = /^(capped|cached):([0-9]{1,9})$/.exec(raw)
   const n = Number(match?.[2])
-  if (match === null || n < 1) throw new Error(`GATEHOUSE_COUNT must be exact, none, estimated, capped:N or cached:MS, got "${raw}"`)
+  if (match === null || n < 1) throw new Error(`GATEHOUSE_COUNT must be exact, none, estimated, capped:N or cached:MS, got "${redactConfigValue(raw)}"`)
   return match[1] === 'capped' ? { capped: n } : { cachedMs: n }
 }
 
@@ -115,7 +115,7 @@ function envInteger(env: NodeJS.ProcessEnv, name: string, min: number): number |
   if (raw === undefined || raw === '') return undefined
   const value = Number(raw)
   if (!/^[0-9]+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min) {
-    throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`)
+    throw new Error(`${name} must be an integer >= ${min}, got "${redactConfigValue(raw)}"`)
   }
   return value
 }
@@ -125,7 +125,7 @@ function envRate(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = env[name]
   if (raw === undefined || raw === '') return undefined
   const rate: Rate = parseRate(raw)
-  if (rate.limit < 1) throw new Error(`${name} must allow at least one failure, got "${raw}"`)
+  if (rate.limit < 1) throw new Error(`${name} must allow at least one failure, got "${redactConfigValue(raw)}"`)
   return raw
 }
 

@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs'
 import { basename, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError } from 'commander'
+import { defaultPasswordValidators, validatePassword } from 'gatehouse'
 import { openReferenceContext, referenceConfigFromEnv, type ReferenceContext } from './context.js'
 import { runtimeServerName } from './runtime-server.js'
 
@@ -98,16 +99,25 @@ export function buildProgram(): Command {
     })
   program
     .command('create-user')
-    .description('create a user; the password comes from --password or the GATEHOUSE_PASSWORD variable')
+    .description('create a user; the password comes from --password or the GATEHOUSE_PASSWORD variable, checked by the password validators')
     .argument('<username>')
     .option('--password <password>', 'password (prefer GATEHOUSE_PASSWORD: arguments show in process lists)')
     .option('--staff', 'make the user staff')
     .option('--inactive', 'create the user inactive')
-    .action(async (username: string, options: { password?: string; staff?: boolean; inactive?: boolean }) => {
+    .option('--skip-password-validation', "store the password even if the password validators refuse it (Django's \"Bypass password validation\")")
+    .action(async (username: string, options: { password?: string; staff?: boolean; inactive?: boolean; skipPasswordValidation?: boolean }) => {
       const password = options.password ?? process.env['GATEHOUSE_PASSWORD'] ?? null
       if (username.length === 0 || username.length > 150) throw new CommandError('username must be 1 to 150 characters')
       await withContext(async (ref) => {
         if ((await ref.users.findByUsername(username)) !== null) throw new CommandError(`user ${username} already exists`)
+        // As the library's create-user and Django's createsuperuser: the password's rules before anything is written.
+        if (password !== null && options.skipPasswordValidation !== true) {
+          const messages = await validatePassword(password, { username }, ref.users.passwordValidators ?? defaultPasswordValidators())
+          if (messages.length > 0) {
+            for (const message of messages) console.error(message)
+            throw new CommandError(`user ${username} not created: the password validators refused the password (--skip-password-validation stores it anyway)`)
+          }
+        }
         let user
         try {
           user = await ref.users.create({

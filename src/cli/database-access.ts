@@ -3,6 +3,7 @@
  * command line's timeouts, migrated first, or opened read-only for commands that only read.
  */
 import { existsSync } from 'node:fs'
+import { redactConfigValue } from '../core/redact.js'
 import { openDatabase, parseDatabaseUrl, type Database } from '../kysely/database.js'
 import { authMigrations, migrate } from '../kysely/migrations.js'
 import type { AuthDatabase } from '../kysely/schema.js'
@@ -63,7 +64,7 @@ export async function withReadOnlyDatabase<T>(
   fn: (database: Database<AuthDatabase>) => Promise<T>,
 ): Promise<T> {
   const database = await openReadOnly(options, io)
-  if (database === null) throw new CliError(`no database at ${databaseUrl(options, io)}: this command only reads, and creates nothing`)
+  if (database === null) throw new CliError(`no database at ${redactConfigValue(databaseUrl(options, io))}: this command only reads, and creates nothing`)
   try {
     const missing = await missingTables(database, tables)
     if (missing.length > 0) throw new CliError(`gatehouse's tables are not in this database (no ${missing.join(', ')}): run gatehouse migrate first`)

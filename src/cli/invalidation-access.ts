@@ -1,3 +1,4 @@
+import { redactConfigValue } from '../core/redact.js'
 import { invalidationChannel } from '../redis/invalidation-channel.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
 import { nonEmpty, type CliIo } from './cli-io.js'
@@ -49,7 +50,8 @@ export async function withInvalidation<T>(options: InvalidationOptions, io: CliI
   const warn = (error: Error): void => {
     if (warned) return
     warned = true
-    const reason = connectionError?.message ?? error.message
+    // ioredis may quote the URL it was given.
+    const reason = redactConfigValue(connectionError?.message ?? error.message)
     io.stderr.write(`gatehouse: warning: running servers were not told through Redis (${reason}); their cached token authentications end within their cache's TTL\n`)
   }
   const onError = (error: Error): void => {

@@ -1,5 +1,6 @@
 import { Kysely, type Dialect, type SqliteDatabase, type SqliteStatement } from 'kysely'
 import { ConfigurationError } from '../core/errors.js'
+import { redactConfigValue } from '../core/redact.js'
 import { sqliteDirectDriver } from './direct-driver.js'
 import { GatehousePostgresDialect, GatehouseSqliteDialect } from './dialects.js'
 import { GuardedPostgresPool } from './postgres-pool.js'
@@ -18,48 +19,11 @@ export type DatabaseTarget =
 export const DEFAULT_SQLITE_PATH = 'gatehouse.sqlite3'
 
 /**
- * `url` fit for a message or a log line: everything between `//` (or the scheme's `:`) and
- * the *last* `@` masked, so a password holding `/`, `?`, `#` or `@` never shows
- * (`mysql://root:hunter2/x@db/app` → `mysql://***@db/app`). An `@` later in the path or
- * query masks the host as well: a message says less rather than a secret. A password given
- * as a query parameter (`?password=…`, `sslpassword=…`, in any case, its name
- * percent-encoded or not, as libpq reads them) is masked up to the next `&`.
+ * `url` fit for a message or a log line: `redactConfigValue`, which masks URL user info (up
+ * to the last `@`), secret query parameters and libpq `key=value` passwords.
  */
 export function redactUrl(url: string): string {
-  const at = url.lastIndexOf('@')
-  let masked = url
-  if (at !== -1) {
-    const slashes = url.indexOf('//')
-    const start = slashes !== -1 && slashes < at ? slashes + 2 : url.indexOf(':') + 1
-    masked = `${url.slice(0, start)}***${url.slice(at)}`
-  }
-  return maskPasswordParameters(masked)
-}
-
-/** Query parameter names whose value is a secret (libpq's `password` and `sslpassword`). */
-const SECRET_PARAMETERS: ReadonlySet<string> = new Set(['password', 'sslpassword'])
-
-/** Every `?`/`&`-separated segment named a secret parameter gets `***` for its value. */
-function maskPasswordParameters(url: string): string {
-  if (!url.includes('=')) return url
-  // The first segment is the scheme, host and path: never a parameter.
-  const segments = url.split(/(?=[?&])/)
-  return segments
-    .map((segment, i) => {
-      const eq = segment.indexOf('=')
-      if (i === 0 || eq === -1) return segment
-      return SECRET_PARAMETERS.has(decodedName(segment.slice(1, eq)).toLowerCase()) ? `${segment.slice(0, eq + 1)}***` : segment
-    })
-    .join('')
-}
-
-/** A parameter name percent-decoded (as libpq decodes it); undecodable text as it is. */
-function decodedName(name: string): string {
-  try {
-    return decodeURIComponent(name.replaceAll('+', ' '))
-  } catch {
-    return name
-  }
+  return redactConfigValue(url)
 }
 
 /**
@@ -118,8 +82,10 @@ export interface OpenDatabaseOptions {
    * as startup parameters nor changed with `SET` (PgBouncer refuses the first and would hand
    * the second to other clients). The client-side `statementTimeoutMs` still applies; set the
    * server's with `ALTER ROLE … SET statement_timeout`. Without it, a pool that meets
-   * PgBouncer's `prepared statement … already exists` / `does not exist`, or its refusal of the
-   * timeout startup parameters, switches to this mode by itself, with one warning.
+   * PgBouncer's refusal of the timeout startup parameters, a server whose `statement_timeout`
+   * is not the one sent (read back once per new connection: a pooler dropped it unseen), or
+   * PgBouncer's `prepared statement … already exists` / `does not exist`, switches to this mode
+   * by itself, with one warning.
    * @default false
    */
   readonly pgbouncer?: boolean

@@ -9,7 +9,7 @@ import { AuthenticationFailed, ConfigurationError } from '../core/errors.js'
 import type { UserId } from '../core/user.js'
 import type { InvalidationEvent } from '../stores/invalidation-bus.js'
 import { LocalInvalidationBus } from '../stores/local-invalidation-bus.js'
-import type { NamedTokenRecord } from '../stores/named-token-store.js'
+import { NamedTokenLimitExceeded, type NamedTokenRecord } from '../stores/named-token-store.js'
 import { chainTokenStores } from '../stores/token-store-chain.js'
 import { KyselyNamedTokenStore } from './kysely-named-token-store.js'
 import { KyselyTokenStore } from './kysely-token-store.js'
@@ -242,6 +242,37 @@ for (const backend of BACKENDS) {
       const both = await chain.findWithUser?.(drf.key)
       expect(both?.token).toEqual({ key: drf.key, userId: other, created: drf.created })
       expect(await named.findWithUser?.(drf.key)).toMatchObject({ token: { name: 'adopted' } })
+    })
+
+    it('create with a limit counts and inserts as one step: 30 concurrent creates from 95 tokens end at exactly 100', async () => {
+      const store = new KyselyNamedTokenStore({ db: t.db })
+      const user = await newUser()
+      const other = await newUser()
+      for (let i = 0; i < 95; i++) await store.create(user, { name: `existing ${i}` })
+      await store.create(other, { name: 'not counted' })
+      const results = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => store.create(user, { name: `burst ${i}`, limit: { max: 100 } })))
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5)
+      const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+      expect(refused).toHaveLength(25)
+      for (const r of refused) expect(r.reason).toBeInstanceOf(NamedTokenLimitExceeded)
+      expect(await store.list(user)).toHaveLength(100)
+      expect(await store.list(other)).toHaveLength(1)
+    })
+
+    it('a limit may count one name only, and unexpired tokens only', async () => {
+      const store = new KyselyNamedTokenStore({ db: t.db })
+      const user = await newUser()
+      await store.create(user, { name: 'laptop' })
+      await store.create(user, { name: 'obtain', expiresAt: new Date(Date.now() - 1000) })
+      await store.create(user, { name: 'obtain', expiresIn: 3600 })
+      const limit = { max: 2, name: 'obtain', unexpiredOnly: true }
+      // One live `obtain` token: the expired one and the laptop's do not count.
+      await store.create(user, { name: 'obtain', expiresIn: 3600, limit })
+      await expect(store.create(user, { name: 'obtain', expiresIn: 3600, limit })).rejects.toBeInstanceOf(NamedTokenLimitExceeded)
+      // Without a name, every token counts, expired ones too.
+      await expect(store.create(user, { name: 'obtain', limit: { max: 4 } })).rejects.toBeInstanceOf(NamedTokenLimitExceeded)
+      await expect(store.create(user, { name: 'obtain', limit: { max: 0 } })).rejects.toThrow(ConfigurationError)
+      expect(await store.list(user)).toHaveLength(4)
     })
 
     it('rejects a malformed prefix or touch interval at construction', () => {

@@ -1,10 +1,10 @@
-import type { Kysely } from 'kysely'
+import { PostgresAdapter, sql, type Kysely } from 'kysely'
 import type { MaybePromise } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/errors.js'
 import type { UserId } from '../core/user.js'
 import { randomAlphanumeric } from '../crypto/random.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
-import type { CreatedNamedToken, NamedTokenInfo, NamedTokenRecord, NamedTokenStore, NewNamedToken } from '../stores/named-token-store.js'
+import { NamedTokenLimitExceeded, type CreatedNamedToken, type NamedTokenInfo, type NamedTokenLimit, type NamedTokenRecord, type NamedTokenStore, type NewNamedToken } from '../stores/named-token-store.js'
 import type { TokenRecord, TokenWithUser } from '../stores/token-store.js'
 import { FIND_WITH_USER_OR_ELSE, type FindWithUserOrElse } from '../stores/token-store-chain.js'
 import { digest } from './kysely-token-store.js'
@@ -137,9 +137,59 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
     const created = this.now()
     const expiresIn = token.expiresIn ?? null
     const expiresAt = token.expiresAt ?? (expiresIn === null ? null : new Date(created.getTime() + expiresIn * 1000))
-    const info = await this.insert(userId, key, token.name, created, expiresAt)
+    const info = token.limit === undefined ? await this.insert(this.db, userId, key, token.name, created, expiresAt) : await this.insertWithin(token.limit, userId, key, token.name, created, expiresAt)
     if (info === null) throw new Error('a new token collided with an existing digest')
     return { key, info }
+  }
+
+  /**
+   * `insert` only while the user holds fewer than `limit.max` tokens, counted and inserted as
+   * one step. PostgreSQL: in a transaction that first takes a transaction-scoped advisory lock
+   * on (this table, the user), so concurrent creates for one user queue there and each counts
+   * the rows the previous ones committed (a count in the INSERT alone would not see them). SQLite:
+   * one `INSERT … SELECT … WHERE (count) < max` statement, which holds the write lock from
+   * its count to its insert.
+   */
+  private async insertWithin(limit: NamedTokenLimit, userId: UserId, key: string, name: string, created: Date, expiresAt: Date | null): Promise<NamedTokenInfo | null> {
+    if (!Number.isSafeInteger(limit.max) || limit.max < 1) throw new ConfigurationError('ERR_INVALID_SETTING', 'a named-token limit must be a positive integer')
+    const now = this.now().toISOString()
+    const held = (db: Kysely<NamedTokensDatabase>) => {
+      let query = db.selectFrom('gatehouse_named_tokens').select((eb) => eb.fn.countAll<number | string>().as('n')).where('user_id', '=', userId)
+      if (limit.name !== undefined) query = query.where('name', '=', limit.name)
+      if (limit.unexpiredOnly === true) query = query.where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+      return query
+    }
+    if (this.db.getExecutor().adapter instanceof PostgresAdapter) {
+      const locked = async (trx: Kysely<NamedTokensDatabase>): Promise<NamedTokenInfo | null> => {
+        await sql`select pg_advisory_xact_lock(hashtext('gatehouse_named_tokens'), hashtext(${String(userId)}))`.execute(trx)
+        const row = await held(trx).executeTakeFirst()
+        if (Number(row?.n ?? 0) >= limit.max) throw new NamedTokenLimitExceeded(limit.max)
+        return this.insert(trx, userId, key, name, created, expiresAt)
+      }
+      return this.db.isTransaction ? locked(this.db) : this.db.transaction().execute(locked)
+    }
+    const displayPrefix = this.displayPrefix(key)
+    const row = await this.db
+      .insertInto('gatehouse_named_tokens')
+      .columns(['user_id', 'name', 'display_prefix', 'digest', 'created', 'expires_at', 'last_used_at'])
+      .expression(
+        this.db
+          .selectNoFrom((eb) => [
+            eb.val(userId).as('user_id'),
+            eb.val(name).as('name'),
+            eb.val(displayPrefix).as('display_prefix'),
+            eb.val(digest(key)).as('digest'),
+            eb.val(created.toISOString()).as('created'),
+            eb.val(expiresAt === null ? null : expiresAt.toISOString()).as('expires_at'),
+            eb.val(null).as('last_used_at'),
+          ])
+          .where((eb) => eb(held(this.db), '<', limit.max)),
+      )
+      .onConflict((oc) => oc.column('digest').doNothing())
+      .returning(['id'])
+      .executeTakeFirst()
+    if (row === undefined) throw new NamedTokenLimitExceeded(limit.max)
+    return { id: Number(row.id), userId, name, displayPrefix, created, expiresAt, lastUsedAt: null }
   }
 
   /**
@@ -148,12 +198,12 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
    * @returns the new token, or `null` when a token with this key existed already.
    */
   async adopt(userId: UserId, key: string, token: NewNamedToken & { readonly created?: Date }): Promise<NamedTokenInfo | null> {
-    return this.insert(userId, key, token.name, token.created ?? this.now(), token.expiresAt ?? null)
+    return this.insert(this.db, userId, key, token.name, token.created ?? this.now(), token.expiresAt ?? null)
   }
 
-  private async insert(userId: UserId, key: string, name: string, created: Date, expiresAt: Date | null): Promise<NamedTokenInfo | null> {
+  private async insert(db: Kysely<NamedTokensDatabase>, userId: UserId, key: string, name: string, created: Date, expiresAt: Date | null): Promise<NamedTokenInfo | null> {
     const displayPrefix = this.displayPrefix(key)
-    const row = await this.db
+    const row = await db
       .insertInto('gatehouse_named_tokens')
       .values({
         user_id: userId,

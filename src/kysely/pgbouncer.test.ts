@@ -13,6 +13,7 @@ import { freshPostgres, postgresAvailable, type TestDatabase } from '../../test/
 import { pgbouncerAvailable, startPgbouncer, type ThrowawayPgbouncer } from '../../test/helpers/throwaway-pgbouncer.js'
 import { unavailable } from '../../test/helpers/requirements.js'
 import { openDatabase, pgbouncerFromUrl } from './database.js'
+import { withStatementTimeout } from './statement-timeout.js'
 import { authMigrations, migrate } from './migrations.js'
 import { prepareQuery } from './prepared-query.js'
 
@@ -89,6 +90,11 @@ describe.skipIf(unavailable('PostgreSQL (DATABASE_URL=postgres://…)', postgres
   }, 60_000)
 
   it('without it: named statements fail on PgBouncer (42P05 / 26000), the pool falls back to unnamed ones with one warning, and every statement answers', async () => {
+    // The server's own statement_timeout is the one the pool sends (19500 for a 20 s wait), so
+    // the check of a new connection's timeout passes and only the named statements tell.
+    const direct = await openDatabase(target.url, { poolSize: 1 })
+    const name = sql.id(new URL(target.url).pathname.slice(1))
+    await sql`alter database ${name} set statement_timeout = 19500`.execute(direct.db)
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
     try {
       await exercise(lenient.through(target.url))
@@ -96,6 +102,8 @@ describe.skipIf(unavailable('PostgreSQL (DATABASE_URL=postgres://…)', postgres
       expect(String(warn.mock.calls[0]?.[0])).toMatch(/(42P05|26000).*pgbouncer: true.*\?pgbouncer=true/s)
     } finally {
       warn.mockRestore()
+      await sql`alter database ${name} reset statement_timeout`.execute(direct.db)
+      await direct.close()
     }
   }, 60_000)
 
@@ -143,6 +151,38 @@ describe.skipIf(unavailable('PostgreSQL (DATABASE_URL=postgres://…)', postgres
       await migrated.drop()
     }
   }, 120_000)
+
+  it('without pgbouncer=true, through a PgBouncer that drops the timeout startup parameters unseen: another client never sees a statement_timeout of gatehouse\'s, after a normal statement or withStatementTimeout', async () => {
+    // One server connection: every client's statements land on it, so a session SET would stay there for all of them.
+    const single = await startPgbouncer(target.url, { ignoreStartupParameters: ['statement_timeout', 'idle_in_transaction_session_timeout'], serverConnections: 1 })
+    const url = single.through(target.url)
+    const database = await openDatabase<Db>(url, { poolSize: 2, connectTimeoutMs: 20_000, statementTimeoutMs: 20_000 })
+    const probe = new pg.Client({ connectionString: url })
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    const seen = async (): Promise<string | undefined> => (await probe.query<{ statement_timeout: string }>('show statement_timeout')).rows[0]?.statement_timeout
+    try {
+      await probe.connect()
+      const { db } = database
+      const name = async (): Promise<string | undefined> => (await db.selectFrom('items').select('name').where('id', '=', 1).executeTakeFirst())?.name
+      expect(await name()).toBe('item 1')
+      expect(await seen()).toBe('0')
+      expect(await withStatementTimeout(30_000, name)).toBe('item 1')
+      expect(await seen()).toBe('0')
+      expect(await name()).toBe('item 1')
+      expect(await seen()).toBe('0')
+      // And on a transaction, whose statements share one server connection.
+      const inTransaction = () => db.transaction().execute(async (trx) => (await trx.selectFrom('items').select('name').where('id', '=', 2).executeTakeFirst())?.name)
+      expect(await withStatementTimeout(30_000, inTransaction)).toBe('item 2')
+      expect(await seen()).toBe('0')
+      expect(warn).toHaveBeenCalledTimes(1)
+      expect(String(warn.mock.calls[0]?.[0])).toMatch(/statement_timeout is 0, not the 19500 sent.*pgbouncer: true.*\?pgbouncer=true/s)
+    } finally {
+      warn.mockRestore()
+      await probe.end().catch(() => undefined)
+      await database.close()
+      await single.stop()
+    }
+  }, 60_000)
 
   it('migrations without pgbouncer=true, through a PgBouncer that drops the timeout startup parameters unseen: two apps starting at once both migrate, and no statement_timeout of theirs stays on the server connection', async () => {
     const migrated = await freshPostgres()

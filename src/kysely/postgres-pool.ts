@@ -100,7 +100,9 @@ const MAX_TICK_MS = 250
  * A node-postgres pool for Kysely's `PostgresDialect` that runs each statement with the
  * least work that still bounds its wait and its faults:
  * - timeouts are set once per connection: the server's `statement_timeout` and
- *   `idle_in_transaction_session_timeout` are startup parameters of the pool's connections;
+ *   `idle_in_transaction_session_timeout` are startup parameters of the pool's connections,
+ *   read back before a connection's first statement (a pooler that dropped them unseen turns
+ *   the pool to `pgbouncer` mode before any `SET` could reach its other clients);
  *   the client side has no timer per statement: one watchdog per pool (a fraction of the wait,
  *   unreferenced) ends the connection of a statement that outlived its wait (a frozen or cut-off
  *   server), which fails the statement as a timeout store fault;
@@ -206,6 +208,16 @@ export class GuardedPostgresPool implements PostgresPool {
     return name
   }
 
+  /**
+   * A new connection's server has a `statement_timeout` other than the one sent at connection
+   * start: a pooler (PgBouncer with `ignore_startup_parameters`) dropped it unseen, and a `SET`
+   * would stay on a server connection other clients get. From now on the pool runs as under
+   * `pgbouncer`.
+   */
+  timeoutNotApplied(found: string, sent: number): void {
+    this.poolerDetected(`the server's statement_timeout is ${found}, not the ${sent} sent at connection start`)
+  }
+
   /** A named statement failed because a transaction pooler is between: from now on every statement runs unnamed. */
   fallBackToUnnamed(code: string): void {
     this.poolerDetected(`PostgreSQL answered a named prepared statement with ${code} (${code === DUPLICATE_PREPARED_STATEMENT ? 'already exists' : 'does not exist'})`)
@@ -296,6 +308,11 @@ export class GuardedClient implements PostgresPoolClient {
   private serverTimeout: number
   /** Why the connection is unfit to reuse, or `null`. */
   private broken: Error | null = null
+  /**
+   * Whether the server's `statement_timeout` was read back and found to be the one sent at
+   * connection start (checked before the connection's first statement, so before any `SET`).
+   */
+  private verified = false
   /** The watchdog tick the running statement started at (0: none running), and its wait in ticks. */
   startTick = 0
   limitTicks = 0
@@ -338,6 +355,10 @@ export class GuardedClient implements PostgresPoolClient {
       return
     }
     const settings = this.owner.settings
+    if (!this.verified && settings.serverStatementTimeoutMs !== null) {
+      this.verifyServerTimeout(settings.serverStatementTimeoutMs, (error) => (error == null ? this.exec(text, values, waitMs, done) : done(error)))
+      return
+    }
     const clientMs = waitMs !== 0 ? waitMs : settings.statementTimeoutMs
     // The server's timeout this statement needs: raised with the client's wait (never under
     // PgBouncer, where a SET stays on a server connection other clients get), else the pool's.
@@ -357,6 +378,26 @@ export class GuardedClient implements PostgresPoolClient {
       if (error != null) return done(error)
       this.serverTimeout = wanted
       this.send(this.configOf(text, values), clientMs, done)
+    })
+  }
+
+  /**
+   * Reads the server's `statement_timeout` back once per connection. A transaction pooler that
+   * drops startup parameters unseen (PgBouncer's `ignore_startup_parameters`) leaves the
+   * server's own value: the pool then never `SET`s it (such a `SET` reached other clients), as
+   * under `pgbouncer`. One round trip per new connection, none per statement.
+   */
+  private verifyServerTimeout(sent: number, done: Done<void>): void {
+    const check = { text: "select setting from pg_settings where name = 'statement_timeout'", values: [] }
+    this.send(check, this.owner.settings.statementTimeoutMs, (error, result) => {
+      if (error != null) return done(error)
+      this.verified = true
+      const found = String((result?.rows[0] as { setting?: unknown } | undefined)?.setting)
+      if (found !== String(sent)) {
+        this.serverTimeout = -1
+        this.owner.timeoutNotApplied(found, sent)
+      }
+      done(undefined)
     })
   }
 

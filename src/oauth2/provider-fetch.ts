@@ -5,6 +5,7 @@
  * credential (the URLs carry none: `checkedProviderUrl` refuses userinfo).
  */
 import { ConfigurationError } from '../core/errors.js'
+import { redactConfigValue } from '../core/redact.js'
 
 /** The authorization server could not be asked, or answered something unusable: the request gets 503. */
 export class ProviderUnavailable extends Error {
@@ -156,6 +157,6 @@ export function providerEndpointOf(value: unknown, issuer: string): URL | null {
 
 /** `value` as a provider URL (`providerUrl`), or a `ConfigurationError` naming `setting`. */
 export function checkedProviderUrl(value: string, setting: string): string {
-  if (providerUrl(value) === null) throw new ConfigurationError('ERR_INVALID_SETTING', `${setting} must be an https: URL (http: only on a loopback address) without a user or password, got ${JSON.stringify(value)}`)
+  if (providerUrl(value) === null) throw new ConfigurationError('ERR_INVALID_SETTING', `${setting} must be an https: URL (http: only on a loopback address) without a user or password, got "${redactConfigValue(value)}"`)
   return value
 }

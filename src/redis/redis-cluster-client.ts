@@ -1,5 +1,6 @@
 import type { ConnectionOptions } from 'node:tls'
 import { Cluster, Redis, type RedisOptions } from 'ioredis'
+import { redactConfigValue } from '../core/redact.js'
 import { fromIoredis, type RedisClientOptions, type RedisLike } from './redis-client.js'
 
 /** A node connection's options. ioredis 6 types `replyMapping` as optional-or-undefined where its constructor wants it exact: no gatehouse code sets it. */
@@ -94,10 +95,10 @@ export function parseRedisClusterNodes(list: string): RedisClusterSeeds {
       try {
         url = new URL(entry)
       } catch {
-        throw new Error(`Redis Cluster node "${entry}" is not a valid URL`)
+        throw new Error(`Redis Cluster node "${redactConfigValue(entry)}" is not a valid URL`)
       }
       const node = hostPort(`${url.hostname}:${url.port === '' ? '6379' : url.port}`)
-      if (node === null) throw new Error(`Redis Cluster node "${entry}" has no valid host and port`)
+      if (node === null) throw new Error(`Redis Cluster node "${redactConfigValue(entry)}" has no valid host and port`)
       nodes.push(node)
       if (url.protocol.toLowerCase() === 'rediss:') tls = true
       if (username === undefined && url.username !== '') username = decodeURIComponent(url.username)
@@ -105,7 +106,7 @@ export function parseRedisClusterNodes(list: string): RedisClusterSeeds {
       continue
     }
     const node = hostPort(entry)
-    if (node === null) throw new Error(`Redis Cluster node "${entry}" must be host:port or a redis:// URL`)
+    if (node === null) throw new Error(`Redis Cluster node "${redactConfigValue(entry)}" must be host:port or a redis:// URL`)
     nodes.push(node)
   }
   if (nodes.length === 0) throw new Error('a Redis Cluster needs at least one seed node (host:port)')

@@ -37,6 +37,33 @@ export interface NewNamedToken {
    * clock, so `expiresAt - created` is exactly this). Ignored when `expiresAt` is given.
    */
   readonly expiresIn?: number | null
+  /**
+   * Create the token only while the user holds fewer than `limit.max` tokens (of `limit.name`
+   * when given; unexpired ones only with `limit.unexpiredOnly`), counted and inserted as one
+   * step, so concurrent creates never end past it; past it `create` throws
+   * `NamedTokenLimitExceeded`. The named-token views and `namedTokenIssuer` pass it (and also
+   * count beforehand, so a store of your own that ignores it still bounds the count, within a
+   * few). @default no limit
+   */
+  readonly limit?: NamedTokenLimit
+}
+
+/** A cap on a user's tokens that `NamedTokenStore.create` keeps (`NewNamedToken.limit`). */
+export interface NamedTokenLimit {
+  /** Most tokens the user may hold, this one included. */
+  readonly max: number
+  /** Count only tokens of this name. @default every name */
+  readonly name?: string
+  /** Count only tokens that have not expired. @default false: expired ones count until revoked */
+  readonly unexpiredOnly?: boolean
+}
+
+/** What `NamedTokenStore.create` throws when the user already holds `limit.max` tokens: nothing was created. */
+export class NamedTokenLimitExceeded extends Error {
+  constructor(readonly max: number) {
+    super(`the user already holds ${max} tokens (the limit)`)
+    this.name = 'NamedTokenLimitExceeded'
+  }
 }
 
 /** A token just created: the only time its plaintext `key` exists outside the client. */

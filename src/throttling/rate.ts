@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../core/errors.js'
+import { redactConfigValue } from '../core/redact.js'
 
 /** A parsed rate: at most `limit` requests in any sliding window of `windowMs`. */
 export interface Rate {
@@ -30,7 +31,7 @@ const PERIODS: Readonly<Record<string, number>> = Object.freeze({
  */
 export function parseRate(rate: string): Rate {
   const invalid = (why: string): ConfigurationError =>
-    new ConfigurationError('ERR_INVALID_RATE', `invalid throttle rate ${JSON.stringify(rate)}: ${why}`)
+    new ConfigurationError('ERR_INVALID_RATE', `invalid throttle rate ${JSON.stringify(typeof rate === 'string' ? redactConfigValue(rate) : rate)}: ${why}`)
   if (typeof rate !== 'string') throw invalid('expected a string such as "100/min"')
   const parts = rate.split('/')
   if (parts.length !== 2) throw invalid('expected "<count>/<period>", for example "100/min"')

@@ -1,6 +1,6 @@
 import { ConfigurationError, PermissionDenied } from '../core/errors.js'
 import type { UserId } from '../core/user.js'
-import type { NamedTokenStore } from '../stores/named-token-store.js'
+import { NamedTokenLimitExceeded, type NamedTokenStore } from '../stores/named-token-store.js'
 import type { TokenRecord, TokenStore } from '../stores/token-store.js'
 
 /** Options for `namedTokenIssuer`. */
@@ -17,13 +17,17 @@ export interface NamedTokenIssuerOptions {
    * Most live (unexpired) tokens of this issuer's `name` one user may hold
    * (django-rest-knox's `TOKEN_LIMIT_PER_USER`): past it the obtain view answers
    * `403 {"detail": "Maximum amount of tokens allowed per user exceeded."}` until one expires
-   * or is revoked. Concurrent requests may each pass the count, so it is a bound within a
-   * few, not exact. `null`: no limit. @default null
+   * or is revoked. The store counts and inserts as one step (`NewNamedToken.limit`), so
+   * concurrent requests never end past it. 100 by default, so a client that obtains a token per
+   * run and drops it cannot pile up tokens without end (knox's default is none); `null`: no limit.
+   * @default 100
    */
   readonly maxPerUser?: number | null
 }
 
 const DEFAULT_EXPIRES_IN = 10 * 3600
+/** The default `maxPerUser`. */
+export const DEFAULT_MAX_TOKENS_PER_USER = 100
 
 /** django-rest-knox's answer once a user holds `TOKEN_LIMIT_PER_USER` tokens. */
 export const TOKEN_LIMIT_MESSAGE = 'Maximum amount of tokens allowed per user exceeded.'
@@ -34,7 +38,7 @@ export const TOKEN_LIMIT_MESSAGE = 'Maximum amount of tokens allowed per user ex
  * only as a digest, listed and revoked like the others) instead of a plaintext DRF key.
  * Unlike DRF's get-or-create, a token cannot be shown twice, so each call answers another
  * one: as in django-rest-knox, each expires (10 hours by default, `expiresIn`), and
- * `maxPerUser` bounds how many one user holds at once.
+ * `maxPerUser` limits how many live ones one user holds at once (100 by default).
  *
  * @example
  * api.view(obtainAuthTokenView({ users, tokens: namedTokenIssuer(namedTokens, { expiresIn: 8 * 3600, maxPerUser: 10 }) }))
@@ -43,7 +47,7 @@ export const TOKEN_LIMIT_MESSAGE = 'Maximum amount of tokens allowed per user ex
 export function namedTokenIssuer(store: Pick<NamedTokenStore, 'create' | 'list'>, options: NamedTokenIssuerOptions = {}): Pick<TokenStore, 'getOrCreate'> {
   const name = options.name ?? 'obtain'
   const expiresIn = options.expiresIn === undefined ? DEFAULT_EXPIRES_IN : options.expiresIn
-  const maxPerUser = options.maxPerUser ?? null
+  const maxPerUser = options.maxPerUser === undefined ? DEFAULT_MAX_TOKENS_PER_USER : options.maxPerUser
   if (expiresIn !== null && (!Number.isSafeInteger(expiresIn) || expiresIn < 1)) {
     throw new ConfigurationError('ERR_INVALID_SETTING', 'namedTokenIssuer option "expiresIn" must be a positive integer of seconds or null')
   }
@@ -57,8 +61,13 @@ export function namedTokenIssuer(store: Pick<NamedTokenStore, 'create' | 'list'>
         const live = (await store.list(userId)).filter((t) => t.name === name && (t.expiresAt === null || t.expiresAt.getTime() > now))
         if (live.length >= maxPerUser) throw new PermissionDenied(TOKEN_LIMIT_MESSAGE)
       }
-      const { key, info } = await store.create(userId, { name, expiresIn })
-      return { key, userId, created: info.created, expiresAt: info.expiresAt }
+      try {
+        const { key, info } = await store.create(userId, { name, expiresIn, ...(maxPerUser === null ? {} : { limit: { max: maxPerUser, name, unexpiredOnly: true } }) })
+        return { key, userId, created: info.created, expiresAt: info.expiresAt }
+      } catch (error) {
+        if (error instanceof NamedTokenLimitExceeded) throw new PermissionDenied(TOKEN_LIMIT_MESSAGE)
+        throw error
+      }
     },
   }
 }

@@ -14,7 +14,8 @@ import { accessPayloadFrom, refreshPayloadFor } from '../jwt/token-views.js'
 import { createApi } from '../core/api.js'
 import { ConfigurationError } from '../core/errors.js'
 import type { StoredUser, UserId } from '../core/user.js'
-import type { CreatedNamedToken, NamedTokenInfo, NamedTokenStore, NewNamedToken } from '../stores/named-token-store.js'
+import { NamedTokenLimitExceeded, type CreatedNamedToken, type NamedTokenInfo, type NamedTokenStore, type NewNamedToken } from '../stores/named-token-store.js'
+import { namedTokenIssuer } from './named-token-issuer.js'
 import { namedTokenDetailView, namedTokensView, revokeAllNamedTokensView } from './named-tokens-views.js'
 
 const BOB: StoredUser = Object.freeze({ id: 2, username: 'bob', isActive: true, isStaff: false, isAuthenticated: true })
@@ -71,6 +72,37 @@ describe('named-token views', () => {
     expect((await view.handle(post('ann', '{"name": "a"}'))).status).toBe(201)
     expect(await tokens.list(BOB.id)).toHaveLength(2)
     expect(() => namedTokensView({ tokens, maxTokensPerUser: 0 })).toThrow(ConfigurationError)
+  })
+
+  it('maxTokensPerUser is passed to the store as the limit of its create; a store that finds it reached (a concurrent request won) answers 403, not 500', async () => {
+    const limits: unknown[] = []
+    // The listing a concurrent request saw (room for one more); the store's own count finds the limit reached.
+    const racing = { ...memoryStore(), list: async () => [], create: async (_userId: UserId, token: NewNamedToken): Promise<CreatedNamedToken> => {
+      limits.push(token.limit)
+      throw new NamedTokenLimitExceeded(2)
+    } }
+    const refused = await api.view(namedTokensView({ tokens: racing, maxTokensPerUser: 2 })).handle(post('bob', '{"name": "c"}'))
+    expect(refused.status).toBe(403)
+    expect(refused.body).toEqual({ detail: 'Maximum amount of tokens allowed per user exceeded.' })
+    expect(limits).toEqual([{ max: 2 }])
+    // Without maxTokensPerUser, no limit is asked for.
+    const created: NewNamedToken[] = []
+    const plain = memoryStore()
+    const recording = { ...plain, create: async (userId: UserId, token: NewNamedToken) => (created.push(token), plain.create(userId, token)) }
+    expect((await api.view(namedTokensView({ tokens: recording })).handle(post('bob', '{"name": "d"}'))).status).toBe(201)
+    expect(created[0]?.limit).toBeUndefined()
+  })
+
+  it("namedTokenIssuer: maxPerUser (100 by default) is the store's limit on live tokens of its name; the store's refusal is knox's 403", async () => {
+    const asked: NewNamedToken[] = []
+    const plain = memoryStore()
+    const recording = { ...plain, create: async (userId: UserId, token: NewNamedToken) => (asked.push(token), plain.create(userId, token)) }
+    await namedTokenIssuer(recording).getOrCreate(2)
+    await namedTokenIssuer(recording, { name: 'ci', maxPerUser: 3 }).getOrCreate(2)
+    await namedTokenIssuer(recording, { maxPerUser: null }).getOrCreate(2)
+    expect(asked.map((t) => t.limit)).toEqual([{ max: 100, name: 'obtain', unexpiredOnly: true }, { max: 3, name: 'ci', unexpiredOnly: true }, undefined])
+    const racing = { list: async () => [], create: async (): Promise<CreatedNamedToken> => { throw new NamedTokenLimitExceeded(100) } }
+    await expect(namedTokenIssuer(racing).getOrCreate(2)).rejects.toMatchObject({ status: 403, message: 'Maximum amount of tokens allowed per user exceeded.' })
   })
 
   it('create answers the token once; list never shows it; revoke is per user; anonymous is 403 (no challenge scheme)', async () => {

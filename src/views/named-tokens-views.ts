@@ -5,8 +5,9 @@ import { namedSchema } from '../core/named-schema.js'
 import type { UserId } from '../core/user.js'
 import type { RequestContext, ViewOptions } from '../core/view.js'
 import { IsAuthenticated } from '../permissions/is-authenticated.js'
-import type { NamedTokenInfo, NamedTokenStore } from '../stores/named-token-store.js'
+import { NamedTokenLimitExceeded, type NamedTokenInfo, type NamedTokenStore } from '../stores/named-token-store.js'
 import type { Throttle } from '../throttling/throttle.js'
+import { TOKEN_LIMIT_MESSAGE } from './named-token-issuer.js'
 import { MAX_EXPIRES_IN, MAX_TOKEN_NAME_LENGTH, parseTokenId, validateNewToken } from './named-token-input.js'
 
 /** Options shared by the named-token views. */
@@ -22,7 +23,8 @@ export interface NamedTokenViewOptions {
   /**
    * `namedTokensView` only: a user holding this many tokens (expired ones included) cannot
    * create another, `403 {"detail": "Maximum amount of tokens allowed per user exceeded."}`
-   * (knox's `TOKEN_LIMIT_PER_USER`). @default no limit
+   * (knox's `TOKEN_LIMIT_PER_USER`). A limit, not a bound: the store counts and inserts as one
+   * step (`NewNamedToken.limit`), so concurrent requests never end past it. @default no limit
    */
   readonly maxTokensPerUser?: number | undefined
 }
@@ -100,11 +102,21 @@ export function namedTokensView(options: NamedTokenViewOptions): ViewOptions {
   const create = async (ctx: RequestContext): Promise<ApiResponse> => {
     const input = validateNewToken(await ctx.request.body(), ctx.request)
     const userId = requesterId(ctx)
-    // Checked before writing (concurrent requests may overshoot by a few: a bound, not a quota).
+    // Counted first for a store of your own that ignores `limit`; the store's count-and-insert is what holds under concurrency.
     if (maxTokensPerUser !== undefined && (await tokens.list(userId)).length >= maxTokensPerUser) {
-      throw new PermissionDenied('Maximum amount of tokens allowed per user exceeded.')
+      throw new PermissionDenied(TOKEN_LIMIT_MESSAGE)
     }
-    const created = await tokens.create(userId, { name: input.name, ...cappedExpiry(input.expiresIn, ctx.credentialExpiresAt) })
+    let created
+    try {
+      created = await tokens.create(userId, {
+        name: input.name,
+        ...cappedExpiry(input.expiresIn, ctx.credentialExpiresAt),
+        ...(maxTokensPerUser === undefined ? {} : { limit: { max: maxTokensPerUser } }),
+      })
+    } catch (error) {
+      if (error instanceof NamedTokenLimitExceeded) throw new PermissionDenied(TOKEN_LIMIT_MESSAGE)
+      throw error
+    }
     // The only time the token is shown: no cache may keep it.
     return jsonResponse(201, { ...namedTokenJson(created.info), token: created.key }, [['Cache-Control', 'no-store']])
   }

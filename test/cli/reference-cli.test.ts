@@ -120,6 +120,30 @@ for (const backend of BACKENDS) {
       }
     })
 
+    itFull("create-user runs the password validators: GATEHOUSE_PASSWORD=1 is refused with Django's messages and no user is made", async () => {
+      const run = await cli(db.url, ['create-user', 'weakling'], { GATEHOUSE_PASSWORD: '1' })
+      expect(run.code).toBe(1)
+      expect(run.stdout).toBe('')
+      expect(run.stderr).toBe(
+        [
+          'This password is too short. It must contain at least 8 characters.',
+          'This password is too common.',
+          'This password is entirely numeric.',
+          'gatehouse: user weakling not created: the password validators refused the password (--skip-password-validation stores it anyway)',
+          '',
+        ].join('\n'),
+      )
+      const similar = await cli(db.url, ['create-user', 'weakling'], { GATEHOUSE_PASSWORD: 'weakling1' })
+      expect(similar.code).toBe(1)
+      expect(similar.stderr).toContain('The password is too similar to the username.\n')
+      const token = await cli(db.url, ['create-token', 'weakling'])
+      expect(token.stderr).toContain('user weakling does not exist')
+      // Django's "Bypass password validation and create user anyway?", answered yes for one command.
+      const skipped = await cli(db.url, ['create-user', 'weakling', '--skip-password-validation'], { GATEHOUSE_PASSWORD: '1' })
+      expect(skipped.code).toBe(0)
+      expect(skipped.stdout).toMatch(/^Created user weakling \(id \d+\)\n$/)
+    })
+
     itFull('create-user refuses a duplicate name with a clear error and exit code 1', async () => {
       const run = await cli(db.url, ['create-user', 'bob'], { GATEHOUSE_PASSWORD: 'x' })
       expect(run.code).toBe(1)

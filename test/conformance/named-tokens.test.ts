@@ -174,6 +174,18 @@ for (const backend of BACKENDS) {
       expect([blank.status, blank.json]).toMatchObject([201, { name: 'blank', expires: null }])
     })
 
+    it('the cap of 100 is a limit: 30 concurrent POSTs from 95 tokens end at exactly 100 (5 × 201, 25 × 403 with knox\'s message)', async () => {
+      const user = await server.ref.users.create({ username: 'capped', password: null })
+      const held = []
+      for (let i = 0; i < 95; i++) held.push(await server.ref.namedTokens.create(user.id, { name: `held ${i}` }))
+      const auth = { Authorization: `Token ${held[0]?.key ?? ''}`, ...JSON_TYPE }
+      const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => send('POST', '/api/auth/tokens/', auth, JSON.stringify({ name: `burst ${i}` }))))
+      expect(replies.map((r) => r.status).sort()).toEqual([...Array<number>(5).fill(201), ...Array<number>(25).fill(403)])
+      for (const r of replies.filter((r) => r.status === 403)) expect(r.json).toEqual({ detail: 'Maximum amount of tokens allowed per user exceeded.' })
+      expect(await server.ref.namedTokens.list(user.id)).toHaveLength(100)
+      expect((await send('POST', '/api/auth/tokens/', auth, JSON.stringify({ name: 'one more' }))).status).toBe(403)
+    })
+
     it('revoke-all: every named token of the requester stops working; other users and DRF tokens go on', async () => {
       const alices = await create(ALICE_BASIC, { name: 'alice-keeps' })
       const first = await create(BOB_BASIC, { name: 'first' })
