@@ -24,6 +24,7 @@ const NEEDS_NODE_GLOBALS: readonly string[] = [
   'src/jwt/asymmetric.test.ts',
   // gatehouse/setup is not part of that core: it serves over node:http and opens SQLite, PostgreSQL and Redis.
   'src/setup.test.ts',
+  'src/setup-features.test.ts',
 ]
 
 export default defineConfig({
