@@ -96,9 +96,10 @@ export interface OpenDatabaseOptions {
    */
   readonly readOnly?: boolean
   /**
-   * SQLite: the driver. By default the runtime's own: `bun:sqlite` on Bun, `node:sqlite` on
-   * Deno and on Node 22.5 and later (better-sqlite3 where that one is too old to use),
-   * better-sqlite3 on Node 20. Each gives the same answers; only the chosen one is loaded.
+   * SQLite: the driver. By default `bun:sqlite` on Bun, `node:sqlite` on Deno, better-sqlite3
+   * on Node (on Node 22.5 and later `node:sqlite` when better-sqlite3 is not installed; Node 22
+   * prints an ExperimentalWarning when it loads). Each gives the same answers; only the chosen
+   * one is loaded.
    * @default the runtime's own
    */
   readonly sqliteDriver?: SqliteDriverName

@@ -116,16 +116,23 @@ class NodeSqliteConnection implements SqliteConnection {
 
 /**
  * Opens `path` with node:sqlite, or `undefined` when this runtime's node:sqlite is too old
- * for the adapter (no `StatementSync.columns()` or `DatabaseSync.isTransaction`).
+ * for the adapter (no `StatementSync.columns()`, or no `isTransaction` on its databases).
  */
 export function openNodeSqlite(module: unknown, path: string, options: SqliteOpenOptions): SqliteConnection | undefined {
   const { DatabaseSync, StatementSync } = module as NodeSqliteModule
   if (typeof DatabaseSync !== 'function' || StatementSync === undefined) return undefined
-  if (!('columns' in StatementSync.prototype) || !('isTransaction' in DatabaseSync.prototype)) return undefined
+  if (!('columns' in StatementSync.prototype)) return undefined
+  let db: DatabaseSync
   try {
     // Read-only opens never create the file: a missing one fails, as better-sqlite3's fileMustExist.
-    return new NodeSqliteConnection(options.readOnly ? new DatabaseSync(path, { readOnly: true }) : new DatabaseSync(path))
+    db = options.readOnly ? new DatabaseSync(path, { readOnly: true }) : new DatabaseSync(path)
   } catch (error) {
     throw named(error)
   }
+  // Read on the instance: Node 22 and 24 define isTransaction there, not on DatabaseSync.prototype.
+  if (typeof (db as { isTransaction?: unknown }).isTransaction !== 'boolean') {
+    db.close()
+    return undefined
+  }
+  return new NodeSqliteConnection(db)
 }

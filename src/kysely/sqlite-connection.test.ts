@@ -1,8 +1,9 @@
 /**
  * The SQLite driver `openDatabase` picks on each runtime, and the same answers from each:
  * rows, writes, error codes, read-only opens, transactions and the statement cache. The
- * driver-specific cases run on the runtime that has the driver (Node 20: better-sqlite3;
- * Bun: bun:sqlite; Deno: node:sqlite); CI runs this file on all three.
+ * driver-specific cases run on the runtime that has the driver (Node 20: better-sqlite3; Node
+ * 22 and 24: better-sqlite3 and node:sqlite; Bun: bun:sqlite; Deno: node:sqlite); CI runs this
+ * file on Node 20 and 24, Bun and Deno.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -22,7 +23,8 @@ describe('sqliteDriverCandidates', () => {
   it('tries the runtime’s own SQLite, and better-sqlite3 alone on Node 20', () => {
     expect(sqliteDriverCandidates('bun', false)).toEqual(['bun:sqlite'])
     expect(sqliteDriverCandidates('deno', false)).toEqual(['node:sqlite'])
-    expect(sqliteDriverCandidates('node', true)).toEqual(['node:sqlite', 'better-sqlite3'])
+    // Node ≥ 22.5: node:sqlite only without better-sqlite3 (Node 22 warns when it is loaded).
+    expect(sqliteDriverCandidates('node', true)).toEqual(['better-sqlite3', 'node:sqlite'])
     expect(sqliteDriverCandidates('node', false)).toEqual(['better-sqlite3'])
   })
 
@@ -35,9 +37,10 @@ describe('sqliteDriverCandidates', () => {
   })
 })
 
-const EXPECTED_DRIVER = { bun: 'bun:sqlite', deno: 'node:sqlite', node: sqliteDriverCandidates()[0] } as const
+/** Each driver this runtime can load: its default first, and on Node ≥ 22.5 node:sqlite, the one openDatabase falls back to. */
+const DRIVERS = sqliteDriverCandidates()
 
-describe(`openDatabase on ${currentRuntime()} (${EXPECTED_DRIVER[currentRuntime()]})`, () => {
+describe.each(DRIVERS)(`openDatabase on ${currentRuntime()} with %s`, (driver) => {
   let dir: string
   let database: Database<Db> | undefined
   afterEach(async () => {
@@ -48,14 +51,14 @@ describe(`openDatabase on ${currentRuntime()} (${EXPECTED_DRIVER[currentRuntime(
 
   async function open(): Promise<Database<Db>> {
     dir = mkdtempSync(join(tmpdir(), 'gatehouse-driver-'))
-    database = await openDatabase<Db>(`sqlite:${join(dir, 'db.sqlite3')}`)
+    database = await openDatabase<Db>(`sqlite:${join(dir, 'db.sqlite3')}`, driver === DRIVERS[0] ? {} : { sqliteDriver: driver })
     await database.db.schema.createTable('people').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text', (c) => c.notNull().unique()).addColumn('age', 'integer').execute()
     return database
   }
 
-  it('loads the runtime’s own driver', async () => {
+  it('loads the runtime’s own driver by default, the one asked for otherwise', async () => {
     const { sqliteDriver } = await open()
-    expect(sqliteDriver).toBe(EXPECTED_DRIVER[currentRuntime()])
+    expect(sqliteDriver).toBe(driver)
   })
 
   it('reads and writes as better-sqlite3 does: plain rows, insert ids, affected counts, RETURNING', async () => {

@@ -18,14 +18,16 @@ function nodeHasSqlite(): boolean {
 }
 
 /**
- * The drivers to try, in order, when none is asked for: the runtime's own SQLite first
- * (bun:sqlite on Bun, node:sqlite on Deno and Node ≥ 22.5), better-sqlite3 on Node after
- * it. Node 20 tries better-sqlite3 alone.
+ * The drivers to try, in order, when none is asked for: the runtime's own SQLite on Bun
+ * (bun:sqlite) and Deno (node:sqlite); on Node better-sqlite3, the driver the app installed,
+ * then node:sqlite (Node ≥ 22.5) when better-sqlite3 is not installed. Not node:sqlite first on
+ * Node: up to 24.14 loading it prints Node's "ExperimentalWarning: SQLite is an experimental
+ * feature" on stderr, for an app that never asked for it.
  */
 export function sqliteDriverCandidates(runtime = currentRuntime(), nodeSqlite = nodeHasSqlite()): readonly SqliteDriverName[] {
   if (runtime === 'bun') return ['bun:sqlite']
   if (runtime === 'deno') return ['node:sqlite']
-  return nodeSqlite ? ['node:sqlite', 'better-sqlite3'] : ['better-sqlite3']
+  return nodeSqlite ? ['better-sqlite3', 'node:sqlite'] : ['better-sqlite3']
 }
 
 /** The module at `specifier`, loaded at run time: bundlers and type checkers leave a computed specifier alone. */

@@ -3,13 +3,14 @@
  * outside the repo (no link back to the repo's node_modules) and use it from there.
  * Needs the npm registry (the peers the scratch app installs), like `npm ci` does.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { packTarball } from '../helpers/npm-pack.js'
 import { runCommand } from '../helpers/run-command.js'
+import { repoSqliteAddon } from './sqlite-prebuilds.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -121,6 +122,8 @@ describe('the packed tarball', () => {
       for (const name of ['better-sqlite3', 'bindings', 'file-uri-to-path']) {
         cpSync(join(ROOT, 'node_modules', name), join(app, 'node_modules', name), { recursive: true })
       }
+      // Its addon for this Node (under .ci/with-node on Node 22 and 24, not the one in its build/).
+      copyFileSync(repoSqliteAddon(), join(app, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'))
     }, 240_000)
 
     it('imports every entry of "exports"', async () => {

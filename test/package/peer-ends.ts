@@ -9,6 +9,36 @@ import { runCommand } from '../helpers/run-command.js'
 /** The two ends tested. */
 export type PeerEnd = 'oldest' | 'newest'
 
+/**
+ * The ends test/package/peer-ranges.test.ts installs: both, unless GATEHOUSE_PEER_ENDS names
+ * some (`oldest`, `newest` or `oldest,newest`). .ci/run runs both on the machine's Node 20
+ * (`npm test`) and on Node 22, and the newest on Node 24, the release the newest peers are made for.
+ */
+export function peerEndsToTest(setting: string | undefined): readonly PeerEnd[] {
+  if (setting === undefined || setting.trim() === '') return ['oldest', 'newest']
+  const ends = setting.split(',').map((end) => end.trim())
+  for (const end of ends) {
+    if (end !== 'oldest' && end !== 'newest') throw new Error(`GATEHOUSE_PEER_ENDS=${setting}: each end is oldest or newest`)
+  }
+  return [...new Set(ends)] as PeerEnd[]
+}
+
+/**
+ * The packages npm warns about with EBADENGINE (their `engines` exclude this Node), read from
+ * an install's log: `npm warn EBADENGINE   package: 'kysely@0.29.9',`.
+ */
+export function ebadenginePackages(log: string): string[] {
+  const names = [...log.matchAll(/EBADENGINE\s+package: '((?:@[^/'@]+\/)?[^'@]+)@[^']*'/g)].map((match) => match[1] as string)
+  return [...new Set(names)].sort()
+}
+
+/**
+ * The packages README says warn EBADENGINE on Node 20 (they declare Node 22 and run on 20):
+ * Kysely 0.29, and cookie 2 (Fastify's inject() helper, light-my-request, asks for it). On
+ * Node 22 and later an install warns of none.
+ */
+export const EBADENGINE_ON_NODE_20: readonly string[] = ['cookie', 'kysely']
+
 /** The lowest version `range` admits, for the ranges package.json uses (`^x.y.z`, `>=x.y.z`, joined by `||`). */
 export function oldestIn(range: string): string {
   const lows = range.split('||').map((alternative) => {
@@ -30,11 +60,14 @@ export function newestSpec(name: string, nodeMajor: number): string {
   return 'latest'
 }
 
-/** Type packages an app type-checking against a peer installs beside it, by end. */
-export function typesFor(end: PeerEnd, peers: Readonly<Record<string, string>>): Record<string, string> {
+/**
+ * Type packages an app type-checking against a peer installs beside it, by end: Node's types
+ * of the oldest Node gatehouse supports at the oldest end, of the running Node at the newest.
+ */
+export function typesFor(end: PeerEnd, peers: Readonly<Record<string, string>>, nodeMajor: number): Record<string, string> {
   const express = peers['express'] ?? ''
   return {
-    '@types/node': '^20.0.0',
+    '@types/node': end === 'oldest' ? '^20.0.0' : `^${nodeMajor}.0.0`,
     // @types/express follows Express's major.
     '@types/express': end === 'oldest' && express.startsWith('4.') ? '^4.17.21' : 'latest',
   }

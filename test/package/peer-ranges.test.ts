@@ -22,8 +22,8 @@ import { authMigrations } from '../../src/kysely/migrations.js'
 import { unavailable } from '../helpers/requirements.js'
 import { packTarball } from '../helpers/npm-pack.js'
 import { runCommand } from '../helpers/run-command.js'
-import { newestSpec, oldestIn, resolveVersion, typesFor, type PeerEnd } from './peer-ends.js'
-import { keepCompiledSqlite } from './sqlite-prebuilds.js'
+import { EBADENGINE_ON_NODE_20, ebadenginePackages, newestSpec, oldestIn, peerEndsToTest, resolveVersion, typesFor, type PeerEnd } from './peer-ends.js'
+import { keepCompiledSqlite, repoSqliteAddon } from './sqlite-prebuilds.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -33,7 +33,9 @@ const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as 
 const TYPESCRIPT = (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'typescript', 'package.json'), 'utf8')) as { version: string }).version
 const NODE_MAJOR = Number(process.versions.node.split('.')[0])
 const CACHE = join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'gatehouse-peer-ends')
-const NPM_QUIET = ['--no-audit', '--no-fund', '--loglevel=error']
+/** The scratch app's install: warnings too, for its EBADENGINE lines. */
+const NPM_INSTALL = ['--no-audit', '--no-fund', '--loglevel=warn']
+const ENDS = peerEndsToTest(process.env['GATEHOUSE_PEER_ENDS'])
 /** A first run compiles better-sqlite3 (no prebuilt binary reachable): minutes on a busy 2-core machine. */
 const TIMEOUT_MS = 1_500_000
 
@@ -54,7 +56,8 @@ async function peersFor(end: PeerEnd): Promise<Record<string, string>> {
 }
 
 beforeAll(async () => {
-  keepCompiledSqlite(join(ROOT, 'node_modules', 'better-sqlite3'))
+  // The repository's addon for this Node (on Node 22 and 24 not the one in its build/: .ci/with-node).
+  keepCompiledSqlite(join(ROOT, 'node_modules', 'better-sqlite3'), repoSqliteAddon())
   work = mkdtempSync(join(tmpdir(), 'gatehouse-peer-ends-'))
   const packed = (await packTarball(work)).file
   // Named by content: the cached app's lockfile then never takes a new tarball for the old one.
@@ -63,8 +66,7 @@ beforeAll(async () => {
   renameSync(packed, tarball)
   // Without them (a laptop) the app runs on SQLite alone; under CI=true their absence fails the run.
   if (!unavailable('PostgreSQL (DATABASE_URL)', postgresAvailable())) {
-    postgresOf.oldest = await freshPostgres({ prefix: 'gh_peer_ends_' })
-    postgresOf.newest = await freshPostgres({ prefix: 'gh_peer_ends_' })
+    for (const end of ENDS) postgresOf[end] = await freshPostgres({ prefix: 'gh_peer_ends_' })
   }
   unavailable('Redis (REDIS_URL)', process.env['REDIS_URL'] !== undefined)
 }, TIMEOUT_MS)
@@ -75,7 +77,7 @@ afterAll(async () => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true })
 }, TIMEOUT_MS)
 
-describe.each(['oldest', 'newest'] as const)('the tarball with the %s version of every peer', (end) => {
+describe.each(ENDS)('the tarball with the %s version of every peer', (end) => {
   let app: string
   let peers: Record<string, string>
   let install: { status: number; stdout: string; stderr: string }
@@ -97,14 +99,14 @@ describe.each(['oldest', 'newest'] as const)('the tarball with the %s version of
           private: true,
           type: 'module',
           dependencies: { gatehouse: `file:./${local}`, ...peers },
-          devDependencies: { typescript: TYPESCRIPT, ...typesFor(end, peers) },
+          devDependencies: { typescript: TYPESCRIPT, ...typesFor(end, peers, NODE_MAJOR) },
         },
         null,
         2,
       ),
     )
     // Plain: a peer outside gatehouse's ranges fails here with ERESOLVE, as it would for a user.
-    install = await run('npm', ['install', '--prefer-offline', ...NPM_QUIET], app)
+    install = await run('npm', ['install', '--prefer-offline', ...NPM_INSTALL], app)
     if (install.status === 0) {
       keepCompiledSqlite(join(app, 'node_modules', 'better-sqlite3'))
       // Keep the installed app for the next run (copied, then swapped in whole).
@@ -132,7 +134,18 @@ describe.each(['oldest', 'newest'] as const)('the tarball with the %s version of
     }
     if (end === 'newest') {
       expect(peers).toMatchObject({ kysely: expect.stringMatching(/^0\.29\./), ioredis: expect.stringMatching(/^6\./), express: expect.stringMatching(/^5\./) })
+      // better-sqlite3 13 and later need Node 22: on Node 20 the newest end is the newest 12.x.
+      const sqliteMajor = Number(peers['better-sqlite3']?.split('.')[0])
+      if (NODE_MAJOR >= 22) expect(sqliteMajor).toBeGreaterThanOrEqual(13)
+      else expect(sqliteMajor).toBe(12)
     }
+  })
+
+  it(NODE_MAJOR >= 22 ? 'installs without an EBADENGINE warning' : 'warns EBADENGINE only for the packages README names (Node 20)', () => {
+    expect(install.status).toBe(0)
+    const warned = ebadenginePackages(install.stderr + install.stdout)
+    if (NODE_MAJOR >= 22) expect(warned).toEqual([])
+    else expect(warned.filter((name) => !EBADENGINE_ON_NODE_20.includes(name))).toEqual([])
   })
 
   it('type-checks the app (strict, skipLibCheck off) and serves requests on the four frameworks', async () => {

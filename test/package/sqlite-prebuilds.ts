@@ -8,9 +8,20 @@ import { createHash } from 'node:crypto'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { prebuildUrl } from './peer-ends.js'
 
 const NPM_CACHE = process.env['npm_config_cache'] ?? join(homedir(), '.npm')
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+/**
+ * The repository's better-sqlite3 addon that loads on this Node: the one `npm ci` compiled, or,
+ * under .ci/with-node (Node 22, 24), the copy compiled for that release's ABI, which
+ * .ci/node-versions/better-sqlite3-abi.mjs loads in its place.
+ */
+export function repoSqliteAddon(): string {
+  return process.env['GATEHOUSE_BETTER_SQLITE3_ADDON'] || join(ROOT, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node')
+}
 
 /** Where prebuild-install looks for better-sqlite3 `version`'s binary for this Node before downloading it. */
 export function cachedPrebuild(version: string): string {
@@ -20,11 +31,11 @@ export function cachedPrebuild(version: string): string {
 }
 
 /**
- * Puts the better-sqlite3 binary compiled in `moduleDir` into prebuild-install's cache, so
- * installing that version again (the other end, the next run, a fresh cache) does not compile it.
+ * Puts the better-sqlite3 binary compiled in `moduleDir` (or `binary`, compiled from it for this
+ * Node) into prebuild-install's cache, under this Node's ABI, so installing that version again
+ * (the other end, the next run, a fresh cache) does not compile it.
  */
-export function keepCompiledSqlite(moduleDir: string): void {
-  const binary = join(moduleDir, 'build', 'Release', 'better_sqlite3.node')
+export function keepCompiledSqlite(moduleDir: string, binary = join(moduleDir, 'build', 'Release', 'better_sqlite3.node')): void {
   if (!existsSync(binary)) return
   const { version } = JSON.parse(readFileSync(join(moduleDir, 'package.json'), 'utf8')) as { version: string }
   const cached = cachedPrebuild(version)

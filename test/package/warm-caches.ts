@@ -3,7 +3,9 @@
  * the rest of the suite waits for the CPU: the packed tarball (test/helpers/npm-pack.ts) and a
  * compiled better-sqlite3 for both ends of test/package/peer-ranges.test.ts (where no prebuilt
  * binary is reachable, compiling one takes minutes of a core). .ci/run starts it in the
- * background after `npm ci`, beside the single-threaded typecheck and lint. It changes no test:
+ * background after `npm ci`, beside the single-threaded typecheck and lint, once for the machine's
+ * Node and once each under .ci/with-node 22 and 24 (with the GATEHOUSE_PEER_ENDS the Node's test
+ * step uses). It changes no test:
  * a cache it did not fill is filled by the test, as before.
  *
  * Usage: `npx tsx test/package/warm-caches.ts`
@@ -14,7 +16,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { packTarball } from '../helpers/npm-pack.js'
 import { runCommand } from '../helpers/run-command.js'
-import { newestSpec, oldestIn, resolveVersion } from './peer-ends.js'
+import { newestSpec, oldestIn, peerEndsToTest, resolveVersion } from './peer-ends.js'
 import { cachedPrebuild, keepCompiledSqlite } from './sqlite-prebuilds.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -30,8 +32,13 @@ try {
 
   const range = PACKAGE.peerDependencies['better-sqlite3']
   if (range === undefined) throw new Error('package.json has no better-sqlite3 peer')
-  const newest = await resolveVersion('better-sqlite3', newestSpec('better-sqlite3', Number(process.versions.node.split('.')[0])), ROOT)
-  for (const version of [oldestIn(range), newest]) {
+  // The ends this Node's peer-range test installs (GATEHOUSE_PEER_ENDS), compiled for this Node's ABI.
+  const versions = await Promise.all(
+    peerEndsToTest(process.env['GATEHOUSE_PEER_ENDS']).map((end) =>
+      end === 'oldest' ? oldestIn(range) : resolveVersion('better-sqlite3', newestSpec('better-sqlite3', Number(process.versions.node.split('.')[0])), ROOT),
+    ),
+  )
+  for (const version of versions) {
     if (existsSync(cachedPrebuild(version))) {
       log(`better-sqlite3 ${version}: already cached`)
       continue
