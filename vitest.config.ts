@@ -15,7 +15,7 @@ const PER_FRAMEWORK = ['test/conformance/**/*.test.ts', 'test/oracle/*.test.ts']
 const FRAMEWORKS = ['fastify', 'express', 'hono', 'node'] as const
 
 /**
- * Unit tests of the Web-standard core (what `gatehouse` and `gatehouse/hono` reach) that cannot
+ * Unit tests of the Web-standard core (what `drf-gatehouse` and `drf-gatehouse/hono` reach) that cannot
  * run without Node's globals, each with the reason. Everything else there runs twice: as usual,
  * and in the 'web-standard' project with `Buffer` and `process.getBuiltinModule` removed.
  */
@@ -30,19 +30,19 @@ const NEEDS_NODE_GLOBALS: readonly string[] = [
 export default defineConfig({
   resolve: {
     alias: [
-      { find: /^gatehouse$/, replacement: source('./src/index.ts') },
-      { find: /^gatehouse\/kysely$/, replacement: source('./src/kysely/index.ts') },
-      { find: /^gatehouse\/redis$/, replacement: source('./src/redis/index.ts') },
-      { find: /^gatehouse\/fastify$/, replacement: source('./src/adapters/fastify/index.ts') },
-      { find: /^gatehouse\/express$/, replacement: source('./src/adapters/express/index.ts') },
-      { find: /^gatehouse\/hono$/, replacement: source('./src/adapters/hono/index.ts') },
-      { find: /^gatehouse\/node$/, replacement: source('./src/adapters/node-http/index.ts') },
-      { find: /^gatehouse\/testing$/, replacement: source('./src/testing/index.ts') },
-      { find: /^gatehouse\/http$/, replacement: source('./src/http/index.ts') },
-      { find: /^gatehouse\/jwt$/, replacement: source('./src/jwt/index.ts') },
-      { find: /^gatehouse\/oauth2$/, replacement: source('./src/oauth2/index.ts') },
-      { find: /^gatehouse\/setup$/, replacement: source('./src/setup.ts') },
-      { find: /^gatehouse\/admin$/, replacement: source('./src/admin/index.ts') },
+      { find: /^drf-gatehouse$/, replacement: source('./src/index.ts') },
+      { find: /^drf-gatehouse\/kysely$/, replacement: source('./src/kysely/index.ts') },
+      { find: /^drf-gatehouse\/redis$/, replacement: source('./src/redis/index.ts') },
+      { find: /^drf-gatehouse\/fastify$/, replacement: source('./src/adapters/fastify/index.ts') },
+      { find: /^drf-gatehouse\/express$/, replacement: source('./src/adapters/express/index.ts') },
+      { find: /^drf-gatehouse\/hono$/, replacement: source('./src/adapters/hono/index.ts') },
+      { find: /^drf-gatehouse\/node$/, replacement: source('./src/adapters/node-http/index.ts') },
+      { find: /^drf-gatehouse\/testing$/, replacement: source('./src/testing/index.ts') },
+      { find: /^drf-gatehouse\/http$/, replacement: source('./src/http/index.ts') },
+      { find: /^drf-gatehouse\/jwt$/, replacement: source('./src/jwt/index.ts') },
+      { find: /^drf-gatehouse\/oauth2$/, replacement: source('./src/oauth2/index.ts') },
+      { find: /^drf-gatehouse\/setup$/, replacement: source('./src/setup.ts') },
+      { find: /^drf-gatehouse\/admin$/, replacement: source('./src/admin/index.ts') },
     ],
   },
   test: {

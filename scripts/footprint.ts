@@ -48,7 +48,7 @@ export const MARKERS = { start: '<!-- footprint:start -->', end: '<!-- footprint
 
 /** The install line a user types for `stack`. */
 export function installLine(stack: Stack): string {
-  return ['npm install gatehouse', ...stack.peers].join(' ')
+  return ['npm install drf-gatehouse', ...stack.peers].join(' ')
 }
 
 /** Megabytes (10^6 bytes) as the table writes them: one decimal under 10, whole above. */

@@ -1,7 +1,7 @@
 // gatehouse: the framework-free public surface, what an app codes against (explicit names only;
-// api/gatehouse.api.md pins every entry's surface, test/package/api-report.test.ts checks it):
-// the contracts, schemes, permissions, throttles, paginators and views. JWT (`gatehouse/jwt`),
-// the HTML and query helpers and the request plumbing for adapters (`gatehouse/http`), the
+// api/drf-gatehouse.api.md pins every entry's surface, test/package/api-report.test.ts checks it):
+// the contracts, schemes, permissions, throttles, paginators and views. JWT (`drf-gatehouse/jwt`),
+// the HTML and query helpers and the request plumbing for adapters (`drf-gatehouse/http`), the
 // adapters, the Kysely and Redis stores and the store suites are subpath exports, so that an
 // app loads only the features it imports (no `jose` without JWT).
 export type { ApiRequest, RequestData, RequestNotes } from './core/api-request.js'

@@ -100,8 +100,8 @@ export interface GatehouseOptions<DB extends AuthDatabase = AuthDatabase> {
    */
   readonly api?: Partial<Settings> | ((stores: GatehouseStores<DB>) => Partial<Settings>) | undefined
   /**
-   * What to add: `jwt()` from `gatehouse/jwt`, `oauth2()` from `gatehouse/oauth2`, `admin()`
-   * from `gatehouse/admin`, or a feature of your own. Each comes from its own entry, so an app
+   * What to add: `jwt()` from `drf-gatehouse/jwt`, `oauth2()` from `drf-gatehouse/oauth2`, `admin()`
+   * from `drf-gatehouse/admin`, or a feature of your own. Each comes from its own entry, so an app
    * loads only the ones it lists. Their tables migrate with gatehouse's (`migrate`).
    */
   readonly features?: readonly GatehouseFeature[] | undefined

@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
-import { AnonRateThrottle, createApi, IsAuthenticated, MemoryThrottleStore, TokenAuthentication } from 'gatehouse'
-import { errorHandler, policies, requestContext, type GatehouseEnv } from 'gatehouse/hono'
-import { authMigrations, KyselyTokenStore, KyselyUserStore, migrate, openDatabase, type AuthDatabase } from 'gatehouse/kysely'
+import { AnonRateThrottle, createApi, IsAuthenticated, MemoryThrottleStore, TokenAuthentication } from 'drf-gatehouse'
+import { errorHandler, policies, requestContext, type GatehouseEnv } from 'drf-gatehouse/hono'
+import { authMigrations, KyselyTokenStore, KyselyUserStore, migrate, openDatabase, type AuthDatabase } from 'drf-gatehouse/kysely'
 
 // Bun's global, as the bun-types package declares it (only what this file uses).
 declare const Bun: { serve(options: { fetch: Hono<GatehouseEnv>['fetch']; hostname: string }): { readonly url: URL } }

@@ -3,8 +3,8 @@ import {
   AllowAny, ArrayPageSource, createApi, IsAdminUser, IsAuthenticated, jsonResponse, MemoryThrottleStore, NotFound,
   PageNumberPagination, paginatedList, route, TokenAuthentication, UserRateThrottle, validateCharFields,
   type StoredUser, type TokenRecord, type UserId,
-} from 'gatehouse'
-import { errorHandler, mountRoutes, policies, requestContext, sendApiResponse, type GatehouseEnv } from 'gatehouse/hono'
+} from 'drf-gatehouse'
+import { errorHandler, mountRoutes, policies, requestContext, sendApiResponse, type GatehouseEnv } from 'drf-gatehouse/hono'
 
 // Stand-ins for your stores: a token store needs `findByKey`, a user store `findById`
 // (a store over your edge database implements the same methods).

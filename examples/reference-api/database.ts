@@ -1,6 +1,6 @@
 import type { ColumnType, Generated, Kysely } from 'kysely'
-import type { AuthDatabase, JwtBlacklistDatabase, Timestamp } from 'gatehouse/kysely'
-import type { DialectName, Migration } from 'gatehouse/kysely'
+import type { AuthDatabase, JwtBlacklistDatabase, Timestamp } from 'drf-gatehouse/kysely'
+import type { DialectName, Migration } from 'drf-gatehouse/kysely'
 
 /** The reference API's own table. */
 export interface ArticlesTable {

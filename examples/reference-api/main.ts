@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs'
 import { basename, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError } from 'commander'
-import { defaultPasswordValidators, validatePassword } from 'gatehouse'
+import { defaultPasswordValidators, validatePassword } from 'drf-gatehouse'
 import { openReferenceContext, referenceConfigFromEnv, type ReferenceContext } from './context.js'
 import { runtimeServerName } from './runtime-server.js'
 
@@ -67,9 +67,9 @@ async function serve(options: { port?: string; host: string }): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'))
 }
 
-/** The `gatehouse` command line. */
+/** The `drf-gatehouse` command line. */
 export function buildProgram(): Command {
-  const program = new Command('gatehouse')
+  const program = new Command('drf-gatehouse')
     .description('gatehouse reference API and token tools (DATABASE_URL selects the database)')
     .exitOverride()
   program
@@ -151,9 +151,9 @@ export async function main(argv: readonly string[]): Promise<number> {
 
 /**
  * True when this module is the program being run: `tsx reference-api/main.ts`,
- * `node dist/reference-api/main.js`, or the `gatehouse` bin (`bin/gatehouse.js`, which
+ * `node dist/reference-api/main.js`, or the `drf-gatehouse` bin (`bin/drf-gatehouse.js`, which
  * imports the compiled file, reached directly or through the `node_modules/.bin`
- * symlink that `npx gatehouse` runs). Paths are compared after resolving symlinks.
+ * symlink that `npx drf-gatehouse` runs). Paths are compared after resolving symlinks.
  */
 function isEntryPoint(): boolean {
   const script = process.argv[1]
@@ -165,7 +165,7 @@ function isEntryPoint(): boolean {
     return false
   }
   if (real === realpathSync(fileURLToPath(import.meta.url))) return true
-  return basename(real) === 'gatehouse.js' && basename(dirname(real)) === 'bin'
+  return basename(real) === 'drf-gatehouse.js' && basename(dirname(real)) === 'bin'
 }
 
 if (isEntryPoint()) {

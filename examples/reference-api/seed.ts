@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely'
-import { hashPassword } from 'gatehouse'
-import type { ScryptParams } from 'gatehouse'
-import type { DialectName } from 'gatehouse/kysely'
-import { syncSerial } from 'gatehouse/kysely'
-import { tokenRow } from 'gatehouse/kysely'
+import { hashPassword } from 'drf-gatehouse'
+import type { ScryptParams } from 'drf-gatehouse'
+import type { DialectName } from 'drf-gatehouse/kysely'
+import { syncSerial } from 'drf-gatehouse/kysely'
+import { tokenRow } from 'drf-gatehouse/kysely'
 import type { ReferenceDatabase } from './database.js'
 
 /** The fixed seed users of reference-api.md. */

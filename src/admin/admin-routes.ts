@@ -30,7 +30,7 @@ import { userListHandler } from './user-list.js'
  *   `jwt/blacklist-all/` (with a `jwtBlacklist` store) (POST)
  *
  * @example
- * import { adminRoutes } from 'gatehouse/admin'
+ * import { adminRoutes } from 'drf-gatehouse/admin'
  * await mountRoutes(app, adminRoutes({ api, users, sessions, tokens, namedTokens })) // gatehouse/fastify
  * @throws ConfigurationError for a bad option (a prefix without slashes, a user store without `list`).
  */

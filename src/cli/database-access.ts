@@ -67,7 +67,7 @@ export async function withReadOnlyDatabase<T>(
   if (database === null) throw new CliError(`no database at ${redactConfigValue(databaseUrl(options, io))}: this command only reads, and creates nothing`)
   try {
     const missing = await missingTables(database, tables)
-    if (missing.length > 0) throw new CliError(`gatehouse's tables are not in this database (no ${missing.join(', ')}): run gatehouse migrate first`)
+    if (missing.length > 0) throw new CliError(`gatehouse's tables are not in this database (no ${missing.join(', ')}): run drf-gatehouse migrate first`)
     return await fn(database)
   } finally {
     await database.close()

@@ -1,5 +1,5 @@
 /**
- * `gatehouse import-django`: copies Django's users (`auth_user`) and DRF's tokens
+ * `drf-gatehouse import-django`: copies Django's users (`auth_user`) and DRF's tokens
  * (`authtoken_token`) into gatehouse's own tables, so an API moved off Django keeps its
  * accounts, passwords (Django's PBKDF2 hashes verify, and are rehashed at the first login)
  * and token keys. Idempotent: a second run writes nothing.

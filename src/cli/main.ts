@@ -1,5 +1,5 @@
 /**
- * The `gatehouse` command line, for a user's own database: it touches only the library's
+ * The `drf-gatehouse` command line, for a user's own database: it touches only the library's
  * tables (users, tokens, sessions) and its own migration table, and never seeds anything.
  * Django's `migrate`, `createsuperuser`, `changepassword`, `drf_create_token` and
  * `clearsessions`, in one command. Commands that change a user's credentials tell running
@@ -56,7 +56,7 @@ const COMMANDS = [
 
 /** Builds the command line; `io` receives its output. */
 export function buildCli(io: CliIo): Command {
-  const program = new Command('gatehouse')
+  const program = new Command('drf-gatehouse')
     .description("gatehouse's tables in your database: migrations, users, tokens and sessions (never seeds data)")
     .exitOverride()
     .configureOutput({ writeOut: (text) => void io.stdout.write(text), writeErr: (text) => void io.stderr.write(text) })

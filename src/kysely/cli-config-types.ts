@@ -21,12 +21,12 @@ export interface CliHookContext {
  * `export const passwordValidators = […]`).
  * @example
  * // gatehouse.config.mjs: DRF's "a token for every new user", for users the CLI creates
- * import { KyselyTokenStore } from 'gatehouse/kysely'
+ * import { KyselyTokenStore } from 'drf-gatehouse/kysely'
  * export async function onUserCreated(user, { db }) {
  *   await new KyselyTokenStore({ db }).getOrCreate(user.id)
  * }
  * // and the admin's password rules (`[]`: none)
- * import { MinimumLengthValidator } from 'gatehouse'
+ * import { MinimumLengthValidator } from 'drf-gatehouse'
  * export const passwordValidators = [new MinimumLengthValidator({ minLength: 12 })]
  */
 export interface CliConfig {

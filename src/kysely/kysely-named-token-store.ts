@@ -305,7 +305,7 @@ export class KyselyNamedTokenStore<DB extends NamedTokensDatabase = AuthDatabase
 
   /**
    * Deletes every expired token (of every user), from a scheduled job or
-   * `gatehouse clear-expired-tokens`. Nothing is published: expired tokens are refused anyway.
+   * `drf-gatehouse clear-expired-tokens`. Nothing is published: expired tokens are refused anyway.
    * @returns how many were deleted
    */
   async clearExpired(): Promise<number> {

@@ -159,7 +159,7 @@ export class KyselyTokenStore<DB extends TokensDatabase = AuthDatabase> implemen
 
   /**
    * Gives a token to each of `userIds` that has none, in one statement (an existing token is
-   * never replaced, so nothing is invalidated). What `gatehouse create-token --all` runs.
+   * never replaced, so nothing is invalidated). What `drf-gatehouse create-token --all` runs.
    * @returns how many tokens were created.
    */
   async createMissing(userIds: readonly UserId[]): Promise<number> {

@@ -4,7 +4,7 @@ export const DEFAULT_REDIS_PREFIX = 'gatehouse:'
 /**
  * The pub/sub channel of credential-change messages for a Redis key prefix:
  * `<prefix>auth-invalidation` (`gatehouse:auth-invalidation` by default). Servers
- * (`RedisInvalidationBus({ prefix })`) and the `gatehouse` command line
+ * (`RedisInvalidationBus({ prefix })`) and the `drf-gatehouse` command line
  * (`GATEHOUSE_REDIS_PREFIX`) derive it the same way, so one prefix setting is enough.
  *
  * @example

@@ -19,13 +19,13 @@ export interface RedisInvalidationBusOptions {
   readonly redis: Pick<RedisClient, 'connection' | 'publish'> | Pick<RedisClusterClient, 'subscriberConnection' | 'publish'>
   /**
    * The Redis key prefix of your deployment: the channel is `<prefix>auth-invalidation`
-   * (`invalidationChannel(prefix)`), as the `gatehouse` command line derives it from
+   * (`invalidationChannel(prefix)`), as the `drf-gatehouse` command line derives it from
    * `GATEHOUSE_REDIS_PREFIX`. Ignored when `channel` is given. @default 'gatehouse:'
    */
   readonly prefix?: string
   /**
    * The pub/sub channel, when not derived from `prefix`; every instance (and the
-   * `gatehouse` command line's `--channel`) must use the same. Channels are per Redis
+   * `drf-gatehouse` command line's `--channel`) must use the same. Channels are per Redis
    * server, not per database number.
    * @default invalidationChannel(prefix): 'gatehouse:auth-invalidation'
    */

@@ -14,7 +14,7 @@ export type InvalidationListener = (event: InvalidationEvent) => void
 /**
  * Carries "this user's credentials changed" from the stores that change them to the caches
  * that hold them, in this process (`LocalInvalidationBus`) or in every process
- * (`RedisInvalidationBus` from `gatehouse/redis`). Delivery is best effort: a cache bounds
+ * (`RedisInvalidationBus` from `drf-gatehouse/redis`). Delivery is best effort: a cache bounds
  * what a lost message costs by its own time-to-live.
  *
  * @example

@@ -10,7 +10,7 @@ export interface LocalInvalidationBusOptions {
 /**
  * An `InvalidationBus` inside one process: `publish` calls every listener before it
  * returns. Enough for a single instance, or for tests; several instances need
- * `RedisInvalidationBus` (`gatehouse/redis`).
+ * `RedisInvalidationBus` (`drf-gatehouse/redis`).
  *
  * @example
  * const bus = new LocalInvalidationBus()

@@ -1,11 +1,11 @@
 /**
- * `gatehouse/testing`: the contracts gatehouse's stores are tested against, for your own
+ * `drf-gatehouse/testing`: the contracts gatehouse's stores are tested against, for your own
  * store to prove itself. Pass your test runner's `describe` and `it` (Vitest, Jest, Mocha,
  * `node:test`): the suites assert with `node:assert/strict` and import no runner.
  *
  * @example
  * import { describe, it } from 'vitest'
- * import { runTokenStoreSuite } from 'gatehouse/testing'
+ * import { runTokenStoreSuite } from 'drf-gatehouse/testing'
  *
  * runTokenStoreSuite({ describe, it, create: () => new MyTokenStore(db), createUser: () => makeUser(db) })
  */

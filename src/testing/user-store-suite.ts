@@ -40,7 +40,7 @@ function summary(user: StoredUser | null): object | null {
  *
  * @example
  * import { describe, it } from 'vitest' // or 'node:test'
- * import { runUserStoreSuite } from 'gatehouse/testing'
+ * import { runUserStoreSuite } from 'drf-gatehouse/testing'
  * runUserStoreSuite({ describe, it, create: () => new MyUserStore() })
  */
 export function runUserStoreSuite(options: UserStoreSuiteOptions): void {

@@ -34,7 +34,7 @@ export const TOKEN_LIMIT_MESSAGE = 'Maximum amount of tokens allowed per user ex
 
 /**
  * The token source of `obtainAuthTokenView` for an app in the safer token mode (after
- * `gatehouse migrate-tokens`): every successful `POST` issues a **new** named token (kept
+ * `drf-gatehouse migrate-tokens`): every successful `POST` issues a **new** named token (kept
  * only as a digest, listed and revoked like the others) instead of a plaintext DRF key.
  * Unlike DRF's get-or-create, a token cannot be shown twice, so each call answers another
  * one: as in django-rest-knox, each expires (10 hours by default, `expiresIn`), and

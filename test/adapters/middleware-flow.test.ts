@@ -10,11 +10,11 @@ import express from 'express'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Hono } from 'hono'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { AllowAny, createApi, IsAuthenticated, jsonResponse, ValidationError, type Api, type AuthenticationScheme, type RequestContext } from 'gatehouse'
-import * as ex from 'gatehouse/express'
-import * as fa from 'gatehouse/fastify'
-import * as ho from 'gatehouse/hono'
-import * as no from 'gatehouse/node'
+import { AllowAny, createApi, IsAuthenticated, jsonResponse, ValidationError, type Api, type AuthenticationScheme, type RequestContext } from 'drf-gatehouse'
+import * as ex from 'drf-gatehouse/express'
+import * as fa from 'drf-gatehouse/fastify'
+import * as ho from 'drf-gatehouse/hono'
+import * as no from 'drf-gatehouse/node'
 
 /** `X-User: name` identifies; the answer depends on that header (Vary), and a 401 challenges with `Custom`. */
 const headerScheme: AuthenticationScheme = {

@@ -29,11 +29,11 @@ import {
   type AuthenticationScheme,
   type PolicyOptions,
   type RequestContext,
-} from 'gatehouse'
-import * as ex from 'gatehouse/express'
-import * as fa from 'gatehouse/fastify'
-import * as ho from 'gatehouse/hono'
-import * as no from 'gatehouse/node'
+} from 'drf-gatehouse'
+import * as ex from 'drf-gatehouse/express'
+import * as fa from 'drf-gatehouse/fastify'
+import * as ho from 'drf-gatehouse/hono'
+import * as no from 'drf-gatehouse/node'
 
 const USERS: Readonly<Record<string, { id: number; isStaff: boolean }>> = { alice: { id: 1, isStaff: false }, bob: { id: 2, isStaff: false }, admin: { id: 4, isStaff: true } }
 

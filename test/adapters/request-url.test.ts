@@ -6,11 +6,11 @@
  * (`GET http://evil.example/x`) does not override `Host`, byte for byte on all four.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createApi, jsonResponse, type ApiView } from 'gatehouse'
-import * as ex from 'gatehouse/express'
-import * as fa from 'gatehouse/fastify'
-import * as ho from 'gatehouse/hono'
-import * as no from 'gatehouse/node'
+import { createApi, jsonResponse, type ApiView } from 'drf-gatehouse'
+import * as ex from 'drf-gatehouse/express'
+import * as fa from 'drf-gatehouse/fastify'
+import * as ho from 'drf-gatehouse/hono'
+import * as no from 'drf-gatehouse/node'
 import { FOUR, rawRequest, startFour, type FourServers, type RawAnswer } from './four-servers.js'
 
 const api = createApi({ authentication: [], allowedHosts: ['good.example'] })

@@ -6,11 +6,11 @@
  * route's `logError`, no promise is left rejected, and the server answers the next request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { AllowAny, createApi, emptyResponse, IsAuthenticated, jsonResponse, route, type ApiResponse, type AuthenticationScheme } from 'gatehouse'
-import * as ex from 'gatehouse/express'
-import * as fa from 'gatehouse/fastify'
-import * as ho from 'gatehouse/hono'
-import * as no from 'gatehouse/node'
+import { AllowAny, createApi, emptyResponse, IsAuthenticated, jsonResponse, route, type ApiResponse, type AuthenticationScheme } from 'drf-gatehouse'
+import * as ex from 'drf-gatehouse/express'
+import * as fa from 'drf-gatehouse/fastify'
+import * as ho from 'drf-gatehouse/hono'
+import * as no from 'drf-gatehouse/node'
 import { FOUR, rawRequest, startFour, type FourServers } from './four-servers.js'
 
 /** Anonymous requests are refused with a challenge Node cannot send. */

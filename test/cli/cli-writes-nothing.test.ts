@@ -62,7 +62,7 @@ describe('read-only commands write nothing', () => {
     expect(existsSync(`${empty}-wal`)).toBe(false)
 
     const listed = await cliInProcess(['list-named-tokens', 'bob', '--database', `sqlite:${empty}`])
-    expect(listed).toEqual({ code: 1, stdout: '', stderr: "gatehouse: gatehouse's tables are not in this database (no gatehouse_users, gatehouse_named_tokens): run gatehouse migrate first\n" })
+    expect(listed).toEqual({ code: 1, stdout: '', stderr: "gatehouse: gatehouse's tables are not in this database (no gatehouse_users, gatehouse_named_tokens): run drf-gatehouse migrate first\n" })
     expect(statSync(empty).size).toBe(0)
 
     const typo = join(dir, 'typo.sqlite3')

@@ -1,4 +1,4 @@
-// `gatehouse flush-expired-tokens` (simplejwt's flushexpiredtokens), spawned as a real process
+// `drf-gatehouse flush-expired-tokens` (simplejwt's flushexpiredtokens), spawned as a real process
 // on SQLite and (with DATABASE_URL) PostgreSQL: expired rows go, blacklisted or not; live ones stay.
 import { afterEach, describe, expect, it } from 'vitest'
 import { openDatabase } from '../../src/kysely/database.js'

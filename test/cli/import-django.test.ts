@@ -1,4 +1,4 @@
-// `gatehouse import-django` on databases a real Django (the DRF oracle project) wrote, on
+// `drf-gatehouse import-django` on databases a real Django (the DRF oracle project) wrote, on
 // SQLite and PostgreSQL, into gatehouse on SQLite and PostgreSQL; then the reference API
 // serves the imported users over HTTP: Django passwords log in (and are rehashed), DRF
 // tokens keep working, flags hold, and running the import again changes nothing.
@@ -128,7 +128,7 @@ for (const source of SOURCES) {
           'Users: 8 created, 0 updated, 0 unchanged, 0 skipped',
           'Tokens: 3 created, 0 updated, 0 unchanged, 0 skipped',
         ])
-        expect(first.stdout).toContain('1 user has a password hash gatehouse cannot check (argon2): copied as it is; no password logs them in until one is set (gatehouse changepassword <username>): argon\n')
+        expect(first.stdout).toContain('1 user has a password hash gatehouse cannot check (argon2): copied as it is; no password logs them in until one is set (drf-gatehouse changepassword <username>): argon\n')
         expect(first.stdout).toContain('1 imported user has no usable password')
         expect(first.stdout).toContain('1 Django superuser is not staff and imported as not staff')
         expectNoSecrets(first, [BOB_KEY, CAROL_KEY, rootKey])

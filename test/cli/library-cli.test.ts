@@ -1,4 +1,4 @@
-// The library's `gatehouse` command line on a user's own database, spawned as a real
+// The library's `drf-gatehouse` command line on a user's own database, spawned as a real
 // process: it touches only gatehouse's tables, beside the app's own Kysely migrations,
 // and never seeds anything.
 import { runCli } from '../helpers/cli-process.js'

@@ -1,4 +1,4 @@
-// Issue 36 item 6, the command line: `gatehouse create-user` and `changepassword` run the
+// Issue 36 item 6, the command line: `drf-gatehouse create-user` and `changepassword` run the
 // password validators (Django 3.2's four by default, with Django's messages), as Django's
 // createsuperuser and changepassword run validate_password; `--config`'s passwordValidators
 // choose them (`[]`: none), `--skip-password-validation` stores a refused one anyway. The real

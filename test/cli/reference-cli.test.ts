@@ -1,4 +1,4 @@
-// The `gatehouse` command line, spawned as a real process (node on its esbuild bundle) against a fresh database:
+// The `drf-gatehouse` command line, spawned as a real process (node on its esbuild bundle) against a fresh database:
 // create-token (DRF's drf_create_token), create-user and migrate.
 import { runReferenceMain } from '../helpers/cli-process.js'
 import type { CommandResult } from '../helpers/run-command.js'

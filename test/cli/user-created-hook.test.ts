@@ -1,6 +1,6 @@
 // Issue 20 item 3, "a token for every new user": the `onUserCreated` hook of the user store,
-// called after the row is committed, reached from the store, `gatehouse create-user --config`
-// and `import-django` alike; and `gatehouse create-token --all` (get-or-create for every
+// called after the row is committed, reached from the store, `drf-gatehouse create-user --config`
+// and `import-django` alike; and `drf-gatehouse create-token --all` (get-or-create for every
 // active user, never regenerating), on SQLite and PostgreSQL.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -128,7 +128,7 @@ for (const backend of BACKENDS) {
       expect(await new KyselyUserStore({ db: database.db }).findByUsername('fay')).not.toBeNull()
     })
 
-    it('gatehouse create-user --config: the module\'s onUserCreated(user, { db }) runs, once, after the row is committed', async () => {
+    it('drf-gatehouse create-user --config: the module\'s onUserCreated(user, { db }) runs, once, after the row is committed', async () => {
       target = await backend.create()
       const dir = mkdtempSync(join(tmpdir(), 'gatehouse-config-'))
       temp.push(dir)
@@ -164,7 +164,7 @@ export async function onUserCreated(user, { db, dialect }) {
       })
     })
 
-    it('gatehouse import-django --config: the hook runs once per imported user, after the import is committed', async () => {
+    it('drf-gatehouse import-django --config: the hook runs once per imported user, after the import is committed', async () => {
       target = await backend.create()
       const dir = mkdtempSync(join(tmpdir(), 'gatehouse-config-'))
       temp.push(dir)

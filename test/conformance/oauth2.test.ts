@@ -7,8 +7,8 @@
  * API's users (`usersByClaim`) behind `IsAdminUser`, and one with `requireAtJwtType`: what an
  * attacker holding a correctly signed token with chosen claims gets from them.
  */
-import { IsAdminUser, IsAuthenticated, route, type Permission } from 'gatehouse'
-import { OAuth2Authentication, usersByClaim } from 'gatehouse/oauth2'
+import { IsAdminUser, IsAuthenticated, route, type Permission } from 'drf-gatehouse'
+import { OAuth2Authentication, usersByClaim } from 'drf-gatehouse/oauth2'
 import { SignJWT, importJWK, type JWTPayload } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { referenceConfigFromEnv } from '../../examples/reference-api/context.js'

@@ -2,7 +2,7 @@ import ts from 'typescript'
 
 /**
  * What a documentation block must not use, beyond what the compiler refuses: a module that is
- * not a package entry (a deep `gatehouse/src/…` or `gatehouse/dist/…` path, a relative import
+ * not a package entry (a deep `drf-gatehouse/src/…` or `drf-gatehouse/dist/…` path, a relative import
  * into the repository), and any name whose declaration is marked `@deprecated`. Each problem
  * is `file:line:column message`, positions in the generated block module.
  */
@@ -19,7 +19,7 @@ export function forbiddenUses(program: ts.Program, files: readonly string[], ent
     const visit = (node: ts.Node): void => {
       if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) {
         const specifier = node.moduleSpecifier.text
-        if ((specifier === 'gatehouse' || specifier.startsWith('gatehouse/')) && !entries.has(specifier)) {
+        if ((specifier === 'drf-gatehouse' || specifier.startsWith('drf-gatehouse/')) && !entries.has(specifier)) {
           problems.push(`${at(node.moduleSpecifier)} '${specifier}' is not a package entry (internal module)`)
         } else if (specifier.startsWith('.')) {
           problems.push(`${at(node.moduleSpecifier)} '${specifier}' is a relative import: documentation imports the package by name`)

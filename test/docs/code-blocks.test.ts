@@ -1,7 +1,7 @@
 /**
  * Every ```ts / ```typescript block of README.md and docs/ compiles under the repository's
  * own compiler options (strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess, …),
- * each as its own module, with `gatehouse` and `gatehouse/*` resolved to this checkout's
+ * each as its own module, with `drf-gatehouse` and `gatehouse/*` resolved to this checkout's
  * source (tsconfig.json's `paths`) and the peers from node_modules. Blocks marked
  * ```ts runnable are also run with tsx and must exit 0.
  *
@@ -58,12 +58,12 @@ function repositoryOptions(): ts.ParsedCommandLine {
   return parsed
 }
 
-/** `gatehouse` and every `gatehouse/*` entry of tsconfig.json, as absolute source paths. */
+/** `drf-gatehouse` and every `gatehouse/*` entry of tsconfig.json, as absolute source paths. */
 function gatehousePaths(options: ts.CompilerOptions): Record<string, string[]> {
   const base = typeof options['pathsBasePath'] === 'string' ? options['pathsBasePath'] : ROOT
   const paths: Record<string, string[]> = {}
   for (const [name, targets] of Object.entries(options.paths ?? {})) {
-    if (name === 'gatehouse' || name.startsWith('gatehouse/')) paths[name] = targets.map((target) => (isAbsolute(target) ? target : resolve(base, target)))
+    if (name === 'drf-gatehouse' || name.startsWith('drf-gatehouse/')) paths[name] = targets.map((target) => (isAbsolute(target) ? target : resolve(base, target)))
   }
   return paths
 }
@@ -84,7 +84,7 @@ function describeProblem(problem: BlockProblem): string {
   return `${block.file}:${block.line + 1 + problem.line}:${problem.character + 1} ${code}${problem.message}\n    ${source}`
 }
 
-/** `gatehouse`, `gatehouse/kysely`, …: the specifiers package.json's `exports` allow. */
+/** `drf-gatehouse`, `drf-gatehouse/kysely`, …: the specifiers package.json's `exports` allow. */
 function packageEntries(): ReadonlySet<string> {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; exports: Record<string, unknown> }
   return new Set(Object.keys(pkg.exports).map((key) => (key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`)))
@@ -176,12 +176,12 @@ describe('the current-API check', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-names-'))
     try {
       writeFileSync(join(dir, 'lib.ts'), '/** @deprecated use now() */\nexport function old(): number { return 1 }\nexport function now(): number { return 2 }\n')
-      writeFileSync(join(dir, 'block.ts'), "import { now, old } from './lib.js'\nimport type {} from 'gatehouse/src/core/policies.js'\nimport type {} from 'gatehouse/kysely'\nexport const a = old() + now()\n")
+      writeFileSync(join(dir, 'block.ts'), "import { now, old } from './lib.js'\nimport type {} from 'drf-gatehouse/src/core/policies.js'\nimport type {} from 'drf-gatehouse/kysely'\nexport const a = old() + now()\n")
       const program = ts.createProgram({ rootNames: [join(dir, 'block.ts')], options: { noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext } })
-      const problems = forbiddenUses(program, [join(dir, 'block.ts')], new Set(['gatehouse', 'gatehouse/kysely'])).map((p) => p.slice(p.indexOf('block.ts')))
+      const problems = forbiddenUses(program, [join(dir, 'block.ts')], new Set(['drf-gatehouse', 'drf-gatehouse/kysely'])).map((p) => p.slice(p.indexOf('block.ts')))
       expect(problems).toEqual([
         "block.ts:1:26 './lib.js' is a relative import: documentation imports the package by name",
-        "block.ts:2:21 'gatehouse/src/core/policies.js' is not a package entry (internal module)",
+        "block.ts:2:21 'drf-gatehouse/src/core/policies.js' is not a package entry (internal module)",
         "block.ts:4:18 'old' is deprecated",
       ])
     } finally {

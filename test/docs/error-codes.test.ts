@@ -17,7 +17,7 @@ import {
   UnsupportedMediaType,
   ValidationError,
   type ApiError,
-} from 'gatehouse'
+} from 'drf-gatehouse'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 

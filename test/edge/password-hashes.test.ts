@@ -7,7 +7,7 @@
  */
 import { tmpdir } from 'node:os'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEFAULT_SCRYPT, type ScryptParams } from 'gatehouse'
+import { DEFAULT_SCRYPT, type ScryptParams } from 'drf-gatehouse'
 import { runCommand } from '../helpers/run-command.js'
 import { runPasswordOps, type PasswordOp, type PasswordOutcome } from './password-ops.js'
 import { runScript } from './runtimes.js'

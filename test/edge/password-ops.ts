@@ -1,10 +1,10 @@
 /**
  * What the cross-runtime password test asks of each runtime: hash with gatehouse's built-in
  * hasher (`scryptHasher`, what a user store is given), verify any stored hash (scrypt or
- * Django's PBKDF2) with it. Written against `gatehouse` alone, so the same code is bundled
+ * Django's PBKDF2) with it. Written against `drf-gatehouse` alone, so the same code is bundled
  * for Bun, Deno and workerd and imported on Node.
  */
-import { scryptHasher, type ScryptParams } from 'gatehouse'
+import { scryptHasher, type ScryptParams } from 'drf-gatehouse'
 
 /** One step: hash `password` at `params`, or verify it against `encoded`. */
 export type PasswordOp =

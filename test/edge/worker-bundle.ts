@@ -5,7 +5,7 @@
  *   anywhere in what the entry reaches fails the build instead of being left to the runtime;
  * - for a server runtime (`bundleScript`): Node's platform and resolution, which is what Bun
  *   and Deno give a package installed from npm.
- * `gatehouse` and `gatehouse/*` resolve to this checkout's source through tsconfig.json's
+ * `drf-gatehouse` and `gatehouse/*` resolve to this checkout's source through tsconfig.json's
  * `paths`, as in the rest of the tests.
  */
 import { build, type BuildOptions, type Message } from 'esbuild'

@@ -13,7 +13,7 @@ const bundles = new Map<string, Promise<string>>()
 
 /**
  * A script (`src/cli/bin.ts`, the reference API's `main.ts`) bundled once per test process
- * (esbuild, packages left external, `gatehouse` resolved to the sources through
+ * (esbuild, packages left external, `drf-gatehouse` resolved to the sources through
  * tsconfig.json's paths), so a test spawns plain `node` on it: about 0.1 s a process, where
  * `tsx` compiled the script and its imports again for each one (about 1 s, several under
  * load). The file is named by its content, so concurrent test processes share it and a
@@ -50,7 +50,7 @@ function bundle(entry: string): Promise<string> {
   return bundled
 }
 
-/** Runs the `gatehouse` command line (the real process) with `args`, in the repository's root. */
+/** Runs the `drf-gatehouse` command line (the real process) with `args`, in the repository's root. */
 export async function runCli(args: readonly string[], options: Omit<RunCommandOptions, 'cwd'> = {}): Promise<CommandResult> {
   return runCommand(process.execPath, [await bundle('src/cli/bin.ts'), ...args], { cwd: ROOT, ...options })
 }

@@ -30,7 +30,7 @@ export function djangoAvailable(engine: 'sqlite' | 'postgres'): boolean {
 /** A database written by a real Django (the oracle project): migrated and seeded with the reference users. */
 export interface DjangoDatabase {
   readonly engine: 'sqlite' | 'postgres'
-  /** Its URL for `gatehouse import-django --from`. */
+  /** Its URL for `drf-gatehouse import-django --from`. */
   readonly url: string
   /** Runs `manage.py <args>` on it; rejects when it fails. */
   manage(args: readonly string[], env?: Record<string, string>): Promise<CommandResult>

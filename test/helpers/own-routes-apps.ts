@@ -30,11 +30,11 @@ import {
   type ApiResponse,
   type DescribedRoute,
   type RequestContext,
-} from 'gatehouse'
-import * as ex from 'gatehouse/express'
-import * as fa from 'gatehouse/fastify'
-import * as ho from 'gatehouse/hono'
-import * as no from 'gatehouse/node'
+} from 'drf-gatehouse'
+import * as ex from 'drf-gatehouse/express'
+import * as fa from 'drf-gatehouse/fastify'
+import * as ho from 'drf-gatehouse/hono'
+import * as no from 'drf-gatehouse/node'
 import { FakeTokenStore, FakeUserStore } from './fake-auth-stores.js'
 
 type Json = Record<string, unknown>

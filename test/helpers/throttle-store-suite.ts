@@ -15,7 +15,7 @@ function freshKey(): string {
 }
 
 /**
- * The `ThrottleStore` contract as `gatehouse/testing` ships it, plus a fast-check model
+ * The `ThrottleStore` contract as `drf-gatehouse/testing` ships it, plus a fast-check model
  * test (shrinking to a minimal failing sequence) that the shipped suite, which may not
  * depend on fast-check, replaces with fixed pseudo-random sequences.
  */

@@ -2,14 +2,14 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import * as root from 'gatehouse'
-import * as httpEntry from 'gatehouse/http'
-import * as jwtEntry from 'gatehouse/jwt'
-import * as oauth2Entry from 'gatehouse/oauth2'
-import * as fastifyEntry from 'gatehouse/fastify'
-import * as expressEntry from 'gatehouse/express'
-import * as honoEntry from 'gatehouse/hono'
-import * as nodeEntry from 'gatehouse/node'
+import * as root from 'drf-gatehouse'
+import * as httpEntry from 'drf-gatehouse/http'
+import * as jwtEntry from 'drf-gatehouse/jwt'
+import * as oauth2Entry from 'drf-gatehouse/oauth2'
+import * as fastifyEntry from 'drf-gatehouse/fastify'
+import * as expressEntry from 'drf-gatehouse/express'
+import * as honoEntry from 'drf-gatehouse/hono'
+import * as nodeEntry from 'drf-gatehouse/node'
 import { apiReport, entryPoints, REPORT_PATH } from '../../scripts/api-report.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -24,19 +24,19 @@ describe('the public API report', () => {
 
   it('covers every entry of package.json, the ./http plumbing included', () => {
     expect([...entryPoints(ROOT).keys()]).toEqual([
-      'gatehouse',
-      'gatehouse/kysely',
-      'gatehouse/redis',
-      'gatehouse/fastify',
-      'gatehouse/express',
-      'gatehouse/hono',
-      'gatehouse/node',
-      'gatehouse/testing',
-      'gatehouse/http',
-      'gatehouse/jwt',
-      'gatehouse/oauth2',
-      'gatehouse/setup',
-      'gatehouse/admin',
+      'drf-gatehouse',
+      'drf-gatehouse/kysely',
+      'drf-gatehouse/redis',
+      'drf-gatehouse/fastify',
+      'drf-gatehouse/express',
+      'drf-gatehouse/hono',
+      'drf-gatehouse/node',
+      'drf-gatehouse/testing',
+      'drf-gatehouse/http',
+      'drf-gatehouse/jwt',
+      'drf-gatehouse/oauth2',
+      'drf-gatehouse/setup',
+      'drf-gatehouse/admin',
     ])
   })
 

@@ -26,7 +26,7 @@ describe('the footprint table', () => {
     )
     expect(megabytes(6_240_000)).toBe('6.2 MB')
     expect(megabytes(25_400_000)).toBe('25 MB')
-    expect(installLine(STACKS[1] ?? { name: '', peers: [] })).toBe('npm install gatehouse fastify kysely pg')
+    expect(installLine(STACKS[1] ?? { name: '', peers: [] })).toBe('npm install drf-gatehouse fastify kysely pg')
   })
 })
 

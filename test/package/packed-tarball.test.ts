@@ -92,7 +92,7 @@ describe('the packed tarball', () => {
   })
 
   it('loads its root entry with no peer installed', async () => {
-    const result = await run('node', ['--input-type=module', '-e', "const m = await import('gatehouse'); console.log(typeof m.createApi)"], app)
+    const result = await run('node', ['--input-type=module', '-e', "const m = await import('drf-gatehouse'); console.log(typeof m.createApi)"], app)
     expect(result.stderr).toBe('')
     expect(result.stdout.trim()).toBe('function')
   })
@@ -104,11 +104,11 @@ describe('the packed tarball', () => {
     writeFileSync(join(app, 'refuse-jose.mjs'), "import { register } from 'node:module'\nregister('./refuse-jose-hooks.mjs', import.meta.url)\n")
     const load = (specifier: string) =>
       run('node', ['--import', './refuse-jose.mjs', '--input-type=module', '-e', `const m = await import('${specifier}'); console.log(Object.keys(m).length)`], app)
-    const root = await load('gatehouse')
+    const root = await load('drf-gatehouse')
     expect(root.stderr).toBe('')
     expect(Number(root.stdout.trim())).toBeGreaterThan(0)
-    for (const specifier of ['gatehouse/http', 'gatehouse/node']) expect((await load(specifier)).stderr, specifier).toBe('')
-    for (const specifier of ['gatehouse/jwt', 'gatehouse/oauth2']) expect((await load(specifier)).stderr, specifier).toContain('jose loaded')
+    for (const specifier of ['drf-gatehouse/http', 'drf-gatehouse/node']) expect((await load(specifier)).stderr, specifier).toBe('')
+    for (const specifier of ['drf-gatehouse/jwt', 'drf-gatehouse/oauth2']) expect((await load(specifier)).stderr, specifier).toContain('jose loaded')
   })
 
   describe('with the peers an app would install', () => {
@@ -130,7 +130,7 @@ describe('the packed tarball', () => {
       const entries = Object.keys(PACKAGE.exports).filter((key) => key !== './package.json')
       expect(entries).toEqual(expect.arrayContaining(['.', './kysely', './redis', './fastify', './express', './hono', './node', './testing', './http', './jwt', './oauth2', './setup', './admin']))
       for (const entry of entries) {
-        const specifier = entry === '.' ? 'gatehouse' : `gatehouse/${entry.slice(2)}`
+        const specifier = entry === '.' ? 'drf-gatehouse' : `gatehouse/${entry.slice(2)}`
         const result = await run('node', ['--input-type=module', '-e', `const m = await import('${specifier}'); console.log(Object.keys(m).length)`], app)
         expect(result.stderr, specifier).toBe('')
         expect(Number(result.stdout.trim()), specifier).toBeGreaterThan(0)
@@ -157,17 +157,17 @@ describe('the packed tarball', () => {
       writeFileSync(
         join(app, 'app.ts'),
         [
-          "import { createApi, TokenAuthentication, IsAuthenticated, PageNumberPagination, type ApiRequest, type User } from 'gatehouse'",
-          "import { KyselyTokenStore, KyselyUserStore, openDatabase, type AuthDatabase } from 'gatehouse/kysely'",
-          "import { mountRoutes } from 'gatehouse/fastify'",
-          "import { createRedisClient } from 'gatehouse/redis'",
-          "import { viewHandler } from 'gatehouse/node'",
-          "import { adminRoutes } from 'gatehouse/admin'",
-          "import { createGatehouse } from 'gatehouse/setup'",
-          "import { policies as expressPolicies } from 'gatehouse/express'",
+          "import { createApi, TokenAuthentication, IsAuthenticated, PageNumberPagination, type ApiRequest, type User } from 'drf-gatehouse'",
+          "import { KyselyTokenStore, KyselyUserStore, openDatabase, type AuthDatabase } from 'drf-gatehouse/kysely'",
+          "import { mountRoutes } from 'drf-gatehouse/fastify'",
+          "import { createRedisClient } from 'drf-gatehouse/redis'",
+          "import { viewHandler } from 'drf-gatehouse/node'",
+          "import { adminRoutes } from 'drf-gatehouse/admin'",
+          "import { createGatehouse } from 'drf-gatehouse/setup'",
+          "import { policies as expressPolicies } from 'drf-gatehouse/express'",
           "void expressPolicies",
-          "import { runSessionStoreSuite, runThrottleStoreSuite, runTokenStoreSuite, runUserStoreSuite, type TestApi } from 'gatehouse/testing'",
-          "import { KyselySessionStore, authMigrations, migrate, type TokenSessionDatabase, type UserTableOf } from 'gatehouse/kysely'",
+          "import { runSessionStoreSuite, runThrottleStoreSuite, runTokenStoreSuite, runUserStoreSuite, type TestApi } from 'drf-gatehouse/testing'",
+          "import { KyselySessionStore, authMigrations, migrate, type TokenSessionDatabase, type UserTableOf } from 'drf-gatehouse/kysely'",
           "import type { Generated, Kysely } from 'kysely'",
           '// The app\'s own tables beside gatehouse\'s: every store takes Kysely<AppDb> without a cast.',
           'interface AppDb extends AuthDatabase { books: { id: Generated<number>; title: string } }',
@@ -209,7 +209,7 @@ describe('the packed tarball', () => {
     }, 180_000)
 
     it('runs the command line: --help, and migrate on an empty SQLite file writes tables and no rows', async () => {
-      const bin = join(app, 'node_modules', '.bin', 'gatehouse')
+      const bin = join(app, 'node_modules', '.bin', 'drf-gatehouse')
       const help = await run(bin, ['--help'], app)
       expect(help.status).toBe(0)
       expect(help.stdout).toContain('migrate')

@@ -122,7 +122,7 @@ for (const backend of BACKENDS) {
       expect((await post('/api/jwt/refresh/', { refresh })).status).toBe(200)
     })
 
-    it('gatehouse deactivate-user (the CLI) does the same, with no server told: JWTAuthentication caches no user', async () => {
+    it('drf-gatehouse deactivate-user (the CLI) does the same, with no server told: JWTAuthentication caches no user', async () => {
       await newUser('jwt-cli-off')
       const { access, refresh } = await pair('jwt-cli-off', 'jwt-cli-off-pass-1')
       const result = await cliInProcess(['deactivate-user', 'jwt-cli-off', '--database', server.databaseUrl])

@@ -1,4 +1,4 @@
-// The administration pages (`gatehouse/admin`) as the reference API mounts them at /admin/,
+// The administration pages (`drf-gatehouse/admin`) as the reference API mounts them at /admin/,
 // over real HTTP on each of the four frameworks (SQLite), and on PostgreSQL: the staff gate,
 // the CSRF check on every change, the key shown once and never in a URL or a listing, and
 // changes reaching the API's token cache through the invalidation bus at once.

@@ -1,4 +1,4 @@
-// After `gatehouse migrate-tokens`, the reference API's DRF obtain endpoint stops storing
+// After `drf-gatehouse migrate-tokens`, the reference API's DRF obtain endpoint stops storing
 // plaintext keys: it issues named tokens (digests only), while before the migration it is
 // DRF's get-or-create. Real HTTP, the command line run on the server's own database.
 import { describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 // A password change ends the user's sessions, as Django's session auth hash does: log in,
-// run `gatehouse changepassword` on the server's database, and the old cookie is no longer
+// run `drf-gatehouse changepassword` on the server's database, and the old cookie is no longer
 // a login. The app's own password-change view keeps the session that made the change with
 // `updateSessionAuthHash`, while the user's other sessions end. Real HTTP, SQLite and PostgreSQL.
 import { describe, expect, it } from 'vitest'
@@ -26,7 +26,7 @@ for (const backend of BACKENDS) {
       return session
     }
 
-    it('gatehouse changepassword: the old session is anonymous at once; a new login works', async () => {
+    it('drf-gatehouse changepassword: the old session is anonymous at once; a new login works', async () => {
       const before = await loggedIn('alice')
       const changed = await cliInProcess(['changepassword', 'alice', '--database', reference().databaseUrl], { GATEHOUSE_PASSWORD: 'alice-pass-1' })
       expect(changed).toMatchObject({ code: 0, stdout: 'Password changed successfully for user alice\n' })

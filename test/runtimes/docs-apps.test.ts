@@ -20,7 +20,7 @@ const APPS = [
     runtime: 'bun',
     heading: '### Bun',
     file: 'examples/bun-app/app.ts',
-    // Bun resolves `gatehouse` to the sources through tsconfig.json's paths.
+    // Bun resolves `drf-gatehouse` to the sources through tsconfig.json's paths.
     args: ['examples/bun-app/app.ts'],
     // Loopback only: another address never matches, and the start times out.
     listening: /listening on (http:\/\/127\.0\.0\.1:\d+)\/?\s/,

@@ -6,8 +6,8 @@
  * checking anything fails this file too.
  */
 import type { Generated, Kysely } from 'kysely'
-import type { StoredUser, UserId } from 'gatehouse'
-import { LocalInvalidationBus, MemoryTokenCache, TokenAuthentication, chainTokenStores } from 'gatehouse'
+import type { StoredUser, UserId } from 'drf-gatehouse'
+import { LocalInvalidationBus, MemoryTokenCache, TokenAuthentication, chainTokenStores } from 'drf-gatehouse'
 import {
   KyselyNamedTokenStore,
   KyselyPageSource,
@@ -22,7 +22,7 @@ import {
   type Database,
   type TokenSessionDatabase,
   type UserTableOf,
-} from 'gatehouse/kysely'
+} from 'drf-gatehouse/kysely'
 
 interface BooksTable {
   id: Generated<number>

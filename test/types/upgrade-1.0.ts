@@ -1,16 +1,16 @@
 // The type expressions that CHANGELOG.md's "Upgrading to 1.0" table gives in place of the names 1.0 stopped
 // exporting: each must still name a type through the package entries (`npm run typecheck` compiles this file).
-import type * as gh from 'gatehouse'
-import type * as kysely from 'gatehouse/kysely'
-import type * as redis from 'gatehouse/redis'
-import type * as fastify from 'gatehouse/fastify'
-import type * as express from 'gatehouse/express'
-import type * as hono from 'gatehouse/hono'
-import type * as node from 'gatehouse/node'
-import type * as testing from 'gatehouse/testing'
-import type * as http from 'gatehouse/http'
-import type * as jwt from 'gatehouse/jwt'
-import type * as oauth2 from 'gatehouse/oauth2'
+import type * as gh from 'drf-gatehouse'
+import type * as kysely from 'drf-gatehouse/kysely'
+import type * as redis from 'drf-gatehouse/redis'
+import type * as fastify from 'drf-gatehouse/fastify'
+import type * as express from 'drf-gatehouse/express'
+import type * as hono from 'drf-gatehouse/hono'
+import type * as node from 'drf-gatehouse/node'
+import type * as testing from 'drf-gatehouse/testing'
+import type * as http from 'drf-gatehouse/http'
+import type * as jwt from 'drf-gatehouse/jwt'
+import type * as oauth2 from 'drf-gatehouse/oauth2'
 export type ActionField_gh = gh.ActionFields[string]
 export type ApiErrorCode_gh = keyof typeof gh.API_ERROR_CODES
 export type ApiErrorOptions_gh = ConstructorParameters<typeof gh.ApiError>[2]

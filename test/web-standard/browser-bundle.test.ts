@@ -1,4 +1,4 @@
-// The Web-standard core's build check: `gatehouse` and `gatehouse/hono` bundled as an edge runtime's
+// The Web-standard core's build check: `drf-gatehouse` and `drf-gatehouse/hono` bundled as an edge runtime's
 // bundler would (esbuild, browser platform, their dependencies included) must have no `node:` import
 // and no `Buffer` global: a regression would stop them loading on Cloudflare Workers or Vercel Edge.
 import { build, type Metafile } from 'esbuild'

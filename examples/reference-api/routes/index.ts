@@ -1,4 +1,4 @@
-import { openApiView, route, type Route } from 'gatehouse'
+import { openApiView, route, type Route } from 'drf-gatehouse'
 import type { ReferenceContext } from '../context.js'
 import { articleRoutes } from './articles.js'
 import { identityRoutes } from './identity.js'

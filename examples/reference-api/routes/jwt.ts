@@ -1,6 +1,6 @@
-import { route, type Route } from 'gatehouse'
-import { IsAuthenticated } from 'gatehouse'
-import { JWTAuthentication } from 'gatehouse/jwt'
+import { route, type Route } from 'drf-gatehouse'
+import { IsAuthenticated } from 'drf-gatehouse'
+import { JWTAuthentication } from 'drf-gatehouse/jwt'
 import type { ReferenceContext } from '../context.js'
 import { whoami } from './identity.js'
 

@@ -1,5 +1,5 @@
-import { route, type Route } from 'gatehouse'
-import { namedTokenDetailView, namedTokensView, revokeAllNamedTokensView } from 'gatehouse'
+import { route, type Route } from 'drf-gatehouse'
+import { namedTokenDetailView, namedTokensView, revokeAllNamedTokensView } from 'drf-gatehouse'
 import type { ReferenceContext } from '../context.js'
 
 /** Named tokens one user may hold in the reference API. */

@@ -1,5 +1,5 @@
-import { route, type Route } from 'gatehouse'
-import { TokenHasScope } from 'gatehouse/oauth2'
+import { route, type Route } from 'drf-gatehouse'
+import { TokenHasScope } from 'drf-gatehouse/oauth2'
 import type { ReferenceContext } from '../context.js'
 import { whoami } from './identity.js'
 

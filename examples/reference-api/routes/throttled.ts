@@ -1,7 +1,7 @@
-import { route, type ApiView, type Route } from 'gatehouse'
-import type { PolicyContext } from 'gatehouse'
-import { ScopedRateThrottle } from 'gatehouse'
-import { obtainAuthTokenView } from 'gatehouse'
+import { route, type ApiView, type Route } from 'drf-gatehouse'
+import type { PolicyContext } from 'drf-gatehouse'
+import { ScopedRateThrottle } from 'drf-gatehouse'
+import { obtainAuthTokenView } from 'drf-gatehouse'
 import type { ReferenceContext } from '../context.js'
 
 /** The scope and rate of the throttled token endpoint. */

@@ -1,9 +1,9 @@
-import { route, type ApiView, type Route } from 'gatehouse'
-import { csrfView } from 'gatehouse'
-import { loginView } from 'gatehouse'
-import { logoutView } from 'gatehouse'
-import { namedTokenIssuer, obtainAuthTokenView, userIdAndUsername } from 'gatehouse'
-import type { TokenStore } from 'gatehouse'
+import { route, type ApiView, type Route } from 'drf-gatehouse'
+import { csrfView } from 'drf-gatehouse'
+import { loginView } from 'drf-gatehouse'
+import { logoutView } from 'drf-gatehouse'
+import { namedTokenIssuer, obtainAuthTokenView, userIdAndUsername } from 'drf-gatehouse'
+import type { TokenStore } from 'drf-gatehouse'
 import type { ReferenceContext } from '../context.js'
 
 /**

@@ -2,7 +2,7 @@
  * The node:http request under @hono/node-server, read directly: its Web `Request` makes a
  * `Headers` from the raw headers on first use, a cost per request the other adapters do not
  * pay, and a view reads a few headers only. Types only from node:http: this module is part of
- * the Web-standard core (`gatehouse/hono` runs on Bun, Deno and Workers too).
+ * the Web-standard core (`drf-gatehouse/hono` runs on Bun, Deno and Workers too).
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Context } from 'hono'

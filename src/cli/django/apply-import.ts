@@ -1,5 +1,5 @@
 /**
- * The writing step of `gatehouse import-django`, inside the import's transaction: the user
+ * The writing step of `drf-gatehouse import-django`, inside the import's transaction: the user
  * plan (updates, then new users with their Django ids, then the renumbered ones), and the
  * token plan (replacements, then new tokens).
  */

@@ -1,5 +1,5 @@
 /**
- * The notes of an import report, in the order `gatehouse import-django` prints them:
+ * The notes of an import report, in the order `drf-gatehouse import-django` prints them:
  * renumbered users, tokens of present users, skipped rows, present users left as they were,
  * hashes gatehouse cannot check, unusable passwords, superusers.
  */
@@ -59,7 +59,7 @@ export function importNotes(input: ImportNotesInput): string[] {
   }
   for (const [kind, names] of userPlan.uncheckable) {
     notes.push(
-      `${names.length} user${names.length === 1 ? ' has a password hash' : 's have password hashes'} gatehouse cannot check (${kind}): copied as ${names.length === 1 ? 'it is' : 'they are'}; no password logs them in until one is set (gatehouse changepassword <username>): ${listed(names.map(shown))}`,
+      `${names.length} user${names.length === 1 ? ' has a password hash' : 's have password hashes'} gatehouse cannot check (${kind}): copied as ${names.length === 1 ? 'it is' : 'they are'}; no password logs them in until one is set (drf-gatehouse changepassword <username>): ${listed(names.map(shown))}`,
     )
   }
   if (unusable > 0) notes.push(`${unusable} imported user${unusable === 1 ? ' has' : 's have'} no usable password, as in Django (token or other schemes only)`)

@@ -1,5 +1,5 @@
 /**
- * The last step of `gatehouse import-django`: what it did (or would do), counted and told in
+ * The last step of `drf-gatehouse import-django`: what it did (or would do), counted and told in
  * lines that name users but never anything secret (hashes, keys, URL passwords).
  */
 import type { DialectName } from '../../kysely/database.js'
@@ -46,7 +46,7 @@ function countsLine(what: string, counts: ImportCounts, dryRun: boolean): string
   return `${what}: ${counts.created} ${verb}created, ${counts.updated} ${verb}updated, ${counts.unchanged} unchanged, ${counts.skipped} skipped`
 }
 
-/** The lines `gatehouse import-django` prints for a report. */
+/** The lines `drf-gatehouse import-django` prints for a report. */
 export function formatImportReport(report: ImportDjangoReport): string[] {
   const tokens = report.sourceTokens === null ? 'no authtoken_token table' : `${report.sourceTokens} token${report.sourceTokens === 1 ? '' : 's'}`
   const lines = [`Django database (${report.sourceDialect}): ${report.sourceUsers} user${report.sourceUsers === 1 ? '' : 's'}, ${tokens}`]

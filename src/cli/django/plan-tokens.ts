@@ -1,5 +1,5 @@
 /**
- * The plan for DRF's tokens in `gatehouse import-django`, decided once the users are in
+ * The plan for DRF's tokens in `drf-gatehouse import-django`, decided once the users are in
  * (their gatehouse ids known): which keys are added, which replace a gatehouse token
  * (`--update` only), which are skipped and why, and which present users are concerned.
  */

@@ -1,5 +1,5 @@
 /**
- * The plan for Django's users in `gatehouse import-django`, decided before anything is
+ * The plan for Django's users in `drf-gatehouse import-django`, decided before anything is
  * written: which users are new (keeping Django's id when it is free, else renumbered),
  * which present users (same username) change and how, which rows are skipped and why.
  */

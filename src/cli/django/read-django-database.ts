@@ -1,5 +1,5 @@
 /**
- * The first step of `gatehouse import-django`: Django's users (`auth_user`) and DRF's tokens
+ * The first step of `drf-gatehouse import-django`: Django's users (`auth_user`) and DRF's tokens
  * (`authtoken_token`) read from its SQLite or PostgreSQL database, read-only (a read-only
  * SQLite connection, a read-only PostgreSQL transaction), and turned into plain rows.
  */

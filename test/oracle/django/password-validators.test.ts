@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { CommonPasswordValidator, MinimumLengthValidator, NumericPasswordValidator, UserAttributeSimilarityValidator, validatePassword, type PasswordValidator } from 'gatehouse'
+import { CommonPasswordValidator, MinimumLengthValidator, NumericPasswordValidator, UserAttributeSimilarityValidator, validatePassword, type PasswordValidator } from 'drf-gatehouse'
 import { unavailable } from '../../helpers/requirements.js'
 
 const PYTHON = '/usr/bin/python3'

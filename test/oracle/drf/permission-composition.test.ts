@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { and, not, or, type Permission } from 'gatehouse'
+import { and, not, or, type Permission } from 'drf-gatehouse'
 import { buildRequest } from '../../helpers/build-request.js'
 import { unavailable } from '../../helpers/requirements.js'
 import { anonymousUser } from '../../../src/core/user.js'

@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net'
 import { CompactSign } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { simplejwt, type SimplejwtAnswer, type SimplejwtJob } from './simplejwt.js'
-import { AuthenticationFailed, createApi, route, type StoredUser } from 'gatehouse'
-import { JWTAuthentication, JwtCodec, TokenError, accessPayloadFrom, jwksView, jwtRefreshSlidingView, refreshPayloadFor, resolveJwtSettings, slidingPayloadFor } from 'gatehouse/jwt'
+import { AuthenticationFailed, createApi, route, type StoredUser } from 'drf-gatehouse'
+import { JWTAuthentication, JwtCodec, TokenError, accessPayloadFrom, jwksView, jwtRefreshSlidingView, refreshPayloadFor, resolveJwtSettings, slidingPayloadFor } from 'drf-gatehouse/jwt'
 import { buildRequest } from '../../helpers/build-request.js'
-import { router } from 'gatehouse/node'
+import { router } from 'drf-gatehouse/node'
 
 /**
  * The real simplejwt 5.2.2 (Debian's python3-djangorestframework-simplejwt, .ci/run installs it)

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { JwtCodec, TokenError, resolveJwtSettings } from 'gatehouse/jwt'
+import { JwtCodec, TokenError, resolveJwtSettings } from 'drf-gatehouse/jwt'
 import { signed } from './jwt-exchange.js'
 import { simplejwt, type SimplejwtAnswer } from './simplejwt.js'
 import { JWT_ORACLE_KEY } from './simplejwt-oracle.js'

@@ -5,7 +5,7 @@ try {
 } catch (error) {
   if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist/cli/bin.js')) throw error
   // A clone of the repository has no dist/ until it is built: run the TypeScript source through
-  // tsx (one of its devDependencies) instead, so `npx gatehouse …` works right after `npm install`.
+  // tsx (one of its devDependencies) instead, so `npx drf-gatehouse …` works right after `npm install`.
   let tsx
   try {
     tsx = await import('tsx/esm/api')
