@@ -130,7 +130,7 @@ describe('the packed tarball', () => {
       const entries = Object.keys(PACKAGE.exports).filter((key) => key !== './package.json')
       expect(entries).toEqual(expect.arrayContaining(['.', './kysely', './redis', './fastify', './express', './hono', './node', './testing', './http', './jwt', './oauth2', './setup', './admin']))
       for (const entry of entries) {
-        const specifier = entry === '.' ? 'drf-gatehouse' : `gatehouse/${entry.slice(2)}`
+        const specifier = entry === '.' ? 'drf-gatehouse' : `drf-gatehouse/${entry.slice(2)}`
         const result = await run('node', ['--input-type=module', '-e', `const m = await import('${specifier}'); console.log(Object.keys(m).length)`], app)
         expect(result.stderr, specifier).toBe('')
         expect(Number(result.stdout.trim()), specifier).toBeGreaterThan(0)

@@ -98,7 +98,7 @@ describe.each(ENDS)('the tarball with the %s version of every peer', (end) => {
           name: `peer-ends-${end}`,
           private: true,
           type: 'module',
-          dependencies: { gatehouse: `file:./${local}`, ...peers },
+          dependencies: { 'drf-gatehouse': `file:./${local}`, ...peers },
           devDependencies: { typescript: TYPESCRIPT, ...typesFor(end, peers, NODE_MAJOR) },
         },
         null,
