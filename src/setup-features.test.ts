@@ -19,6 +19,7 @@ import { openDatabase } from './kysely/database.js'
 import { jwtBlacklistMigrations } from './kysely/jwt-blacklist-migrations.js'
 import { KyselyJwtBlacklistStore, type JwtBlacklistDatabase } from './kysely/kysely-jwt-blacklist-store.js'
 import { authMigrations, migrate } from './kysely/migrations.js'
+import { tableExists } from './kysely/migration-runner.js'
 import { createGatehouse, type Gatehouse } from './setup.js'
 import { BACKENDS, freshSqlite, type TestDatabase } from '../test/helpers/databases.js'
 import { backendUnavailable } from '../test/helpers/requirements.js'
@@ -30,15 +31,6 @@ const KEY = 'django-insecure-feature-test-key-0123456789abcdef'
 async function recorded(db: Kysely<unknown>, table: string): Promise<string[]> {
   const rows = await sql<{ name: string }>`select name from ${sql.table(table)} order by name`.execute(db)
   return rows.rows.map((row) => row.name)
-}
-
-async function tableExists(db: Kysely<unknown>, table: string): Promise<boolean> {
-  try {
-    await sql`select 1 from ${sql.table(table)} where 1 = 0`.execute(db)
-    return true
-  } catch {
-    return false
-  }
 }
 
 async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {

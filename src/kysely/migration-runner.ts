@@ -158,7 +158,7 @@ async function ensureTable(db: Kysely<unknown>, table: string, create: () => Pro
  * lists every table and, on Kysely 0.28.0, prints a deprecation warning of its own.)
  * Never inside a transaction: on PostgreSQL a failed statement would abort it.
  */
-async function tableExists(db: Kysely<unknown>, table: string): Promise<boolean> {
+export async function tableExists(db: Kysely<unknown>, table: string): Promise<boolean> {
   try {
     await sql`select 1 from ${sql.table(table)} where 1 = 0`.execute(db)
     return true
