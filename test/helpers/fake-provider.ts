@@ -8,7 +8,6 @@
  * checks against them are tested.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { Socket } from 'node:net'
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose'
 
 /** One request the provider got. */
@@ -112,7 +111,6 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   const publicJwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' }
   const requests: RecordedRequest[] = []
   const waiters: { path: string; count: number; resolve: () => void }[] = []
-  const sockets = new Set<Socket>()
   const requestsTo = (path: string): readonly RecordedRequest[] => requests.filter((r) => r.path === path)
 
   // eslint-disable-next-line prefer-const -- assigned once the port is known; the handler reads it.
@@ -139,10 +137,6 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       }
       send(res, { status: 404, body: { error: 'not_found' } })
     })().catch(() => res.destroy())
-  })
-  server.on('connection', (socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const address = server.address()
@@ -174,8 +168,10 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       }
     },
     async close() {
-      for (const socket of sockets) socket.destroy()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      // Held introspections and kept-alive clients would keep close() waiting.
+      server.closeAllConnections()
+      await closed
     },
   }
   return provider
