@@ -1,9 +1,12 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { ConfigurationError } from '../../core/errors.js'
-import type { OperationDescription } from '../../core/openapi-types.js'
-import { OpenApiBuilder, type OpenApiTarget } from '../../openapi/builder.js'
-import { describedRoutes, type DescribedRoute, type FrameworkRoute, type PolicyRoute } from '../../openapi/policy-route.js'
+import { ConfigurationError, type DescribedRoute, type OperationDescription } from '../../index.js'
+import { describedRoutes, writeOpenApi } from '../../http/index.js'
 import type { SwaggerTransformArgs, SwaggerTransformResult } from './swagger-transform.js'
+
+/** One route as `describedRoutes` reads it. */
+type FrameworkRoute = Parameters<typeof describedRoutes>[0] extends Iterable<infer R> ? R : never
+/** An own route guarded by `policies()`, as `describedRoutes` answers it. */
+type PolicyRoute = Exclude<DescribedRoute, { readonly view: unknown }>
 
 /** The routes registered on each app since `openApiRoutes(app)` first ran on it (Fastify lists routes only as they are added). */
 const registered = new WeakMap<FastifyInstance, Registered[]>()
@@ -71,10 +74,7 @@ function describedOf(options: RouteOptions, seen: readonly unknown[] = []): Desc
 function policySwaggerTransform(options: RouteOptions, seen: readonly unknown[]): (args: SwaggerTransformArgs) => SwaggerTransformResult | { readonly schema: unknown; readonly url: string } {
   return ({ url, schema, openapiObject }) => {
     if (!isRecord(openapiObject) || typeof openapiObject['openapi'] !== 'string') return { schema, url }
-    openapiObject['paths'] = isRecord(openapiObject['paths']) ? openapiObject['paths'] : {}
-    openapiObject['components'] = isRecord(openapiObject['components']) ? openapiObject['components'] : {}
-    const builder = new OpenApiBuilder(openapiObject as unknown as OpenApiTarget, { openapi30: openapiObject['openapi'].startsWith('3.0') })
-    for (const r of describedOf(options, seen)) if (!('view' in r)) builder.addPolicyRoute({ ...r, path: url })
+    writeOpenApi(openapiObject, describedOf(options, seen).flatMap((r) => ('view' in r ? [] : [{ ...r, path: url }])))
     return { schema: { hide: true }, url }
   }
 }
