@@ -21,6 +21,9 @@ interface Registered {
   readonly handlers: readonly unknown[]
 }
 
+/** A line of `printRoutes()` naming a route's methods (`└── books/ (GET, HEAD)`): the router has a route. */
+const HAS_ROUTE = / \([A-Z-]+(?:, [A-Z-]+)*\)$/m
+
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** A route's handlers as `describedRoutes` reads them: its handler, then its preHandlers. */
@@ -89,8 +92,9 @@ function policySwaggerTransform(options: RouteOptions, seen: readonly unknown[])
  *
  * Fastify lists routes only as they are added (its `onRoute` hook): call `openApiRoutes(app)`
  * once on the root instance **before** registering routes, as you register @fastify/swagger;
- * each later call answers the routes added since. Called first on an app that already
- * started, it throws.
+ * each later call answers the routes added since (so order does not matter after that first
+ * call). Called first on an app that already has routes or already started, it throws a
+ * `ConfigurationError` saying so, never a document missing those routes.
  *
  * @example
  * openApiRoutes(app)
@@ -101,6 +105,13 @@ function policySwaggerTransform(options: RouteOptions, seen: readonly unknown[])
 export function openApiRoutes(app: FastifyInstance): DescribedRoute[] {
   let routes = registered.get(app)
   if (routes === undefined) {
+    // Routes already in the router were added before our hook: the document would silently miss them.
+    if (HAS_ROUTE.test(app.printRoutes())) {
+      throw new ConfigurationError(
+        'ERR_INVALID_SETTING',
+        "openApiRoutes(app) must first be called before the app's routes are registered (Fastify tells a hook only of the routes added after it): call it once right after creating the app, as you register @fastify/swagger",
+      )
+    }
     const list: Registered[] = []
     try {
       app.addHook('onRoute', (options) => {
