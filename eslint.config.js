@@ -21,6 +21,19 @@ export default tseslint.config(
   // Layering: the core depends on nothing above it. Features (schemes, permissions, throttles,
   // pagination, views), stores and adapters import the core, never the other way round. The
   // same rule holds one folder down (src/core/request/, src/core/html/).
+  // The adapters are built from the public adapter kit only (issue 46): the root entry,
+  // drf-gatehouse/http and their own folder, so an adapter of your own has the same tools.
+  // test/docs/architecture.test.ts checks the same rule.
+  {
+    files: ['src/adapters/*/*.ts'],
+    ignores: ['src/adapters/*/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^\\.\\./(?!\\.\\./(http/)?index\\.js$)', message: 'An adapter imports only the root entry (../../index.js), the adapter kit (../../http/index.js) and its own folder.' }] },
+      ],
+    },
+  },
   ...coreLayering(['src/core/*.ts'], '../'),
   ...coreLayering(['src/core/*/**/*.ts'], '../../'),
 )

@@ -134,14 +134,22 @@ export interface PoliciesFactory {
   policies(options?: PolicyOptions): Policies
 }
 
+/** Keys of every adapter's `policies()` options that describe the route to OpenAPI documents (`markRoute`). */
+const OPENAPI_KEYS: readonly string[] = ['openApi', 'ordering']
+
 /**
- * The policies an adapter's `policies(source, options)` runs: `source` itself when it is a
- * `Policies`, else `source.policies(options)` with the adapter's own option keys (`bodyLimit`…)
- * left out, resolved once when the middleware is declared.
+ * The policies your adapter's `policies(source, options)` runs, resolved once when the app
+ * declares the route: `source` itself when it is a `Policies`, else `source.policies(options)`
+ * (an `Api`'s) with your adapter's own option keys (`bodyLimit`…, `adapterKeys`) and the
+ * OpenAPI ones (`openApi`, `ordering`) left out, so that a typo in any other key is the
+ * configuration error it is on every adapter.
+ *
+ * @example
+ * const routePolicies = resolvePolicies(source, options, ['bodyLimit'])
  */
 export function resolvePolicies(source: PoliciesFactory | Policies, options: PolicyOptions, adapterKeys: readonly string[]): Policies {
   if (source instanceof Policies) return source
   const own: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(options)) if (!adapterKeys.includes(key)) own[key] = value
+  for (const [key, value] of Object.entries(options)) if (!adapterKeys.includes(key) && !OPENAPI_KEYS.includes(key)) own[key] = value
   return source.policies(own as PolicyOptions)
 }

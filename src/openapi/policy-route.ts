@@ -1,10 +1,14 @@
 import { ConfigurationError } from '../core/errors.js'
 import type { Policies } from '../core/policies.js'
-import type { OperationDescription } from '../core/openapi-types.js'
+import type { Paginator } from '../core/paginator.js'
+import type { OpenApiParameter, OperationDescription } from '../core/openapi-types.js'
 import { validateRoutePath, type Route } from '../core/route.js'
-import { HANDLER_METHODS, type ApiView, type HandlerMethod } from '../core/view.js'
+import { ApiView, HANDLER_METHODS, type HandlerMethod } from '../core/view.js'
 
-/** The `openApi` option of every adapter's `policies(api, { … })`. */
+/**
+ * The OpenAPI options of every adapter's `policies(api, { … })`: what the document says of the
+ * route beyond its policies. Left out of the route's `Policies` (`resolvePolicies`).
+ */
 export interface OpenApiRouteOptions {
   /**
    * What OpenAPI documents say about the route beyond its policies: its `response` or paginated
@@ -13,6 +17,12 @@ export interface OpenApiRouteOptions {
    * paginator come from its policies. @default `{}` (any JSON answer, 200)
    */
   readonly openApi?: OperationDescription
+  /**
+   * The ordering filter the route's handler applies (`paginatedList(…, { ordering })`): its
+   * `?ordering=` parameter is described on the route's GET operation, as `listHandler`'s is.
+   * @default none
+   */
+  readonly ordering?: { openApiParameter(): OpenApiParameter }
 }
 
 /**
@@ -38,28 +48,60 @@ export type DescribedRoute = Route | PolicyRoute
 /** What a function the adapters return or mount stands for, for `openApiRoutes`. */
 type Described =
   | { readonly kind: 'view'; readonly view: ApiView }
-  | { readonly kind: 'policies'; readonly policies: Policies; readonly openApi: OperationDescription; readonly name: string | undefined }
+  | {
+      readonly kind: 'policies'
+      readonly policies: Policies
+      readonly openApi: OperationDescription
+      readonly name: string | undefined
+      /** Query parameters of the route's list reads (GET): its own paginator's and ordering filter's. */
+      readonly listParameters: readonly OpenApiParameter[]
+    }
 
 /** Functions the adapters made (a `policies()` middleware, a view's mounted handler) → what they stand for. */
 const described = new WeakMap<object, Described>()
 
-/** Marks `fn` as the `policies()` middleware of `routePolicies`, for `openApiRoutes` to find on a route. Returns `fn`. */
-export function markPolicies<F extends object>(fn: F, routePolicies: Policies, options: OpenApiRouteOptions & { readonly name?: string | undefined }): F {
-  described.set(fn, { kind: 'policies', policies: routePolicies, openApi: options.openApi ?? {}, name: options.name })
+/** What the route's own paginator and ordering filter add to its GET operation, unless `openApi` already says. */
+function listParametersOf(options: RouteMarkOptions, openApi: OperationDescription): OpenApiParameter[] {
+  const out: OpenApiParameter[] = []
+  // With `list`, the document already describes the paginator's parameters (the route's `pagination`).
+  const paginator = options.pagination
+  if (openApi.list === undefined && paginator !== undefined && paginator !== null) out.push(...(paginator.openApiParameters?.() ?? []))
+  if (options.ordering !== undefined) out.push(options.ordering.openApiParameter())
+  const own = openApi.parameters ?? []
+  return out.filter((p) => !own.some((o) => o['name'] === p['name'] && o['in'] === p['in']))
+}
+
+/** What `markRoute` reads of a `policies()` call's options. */
+type RouteMarkOptions = OpenApiRouteOptions & { readonly name?: string | undefined; readonly pagination?: Paginator | null | undefined }
+
+/**
+ * Marks `fn`, a function your adapter hands its framework, as standing for a route that OpenAPI
+ * documents describe, for `describedRoutes` (and so `openApiRoutes`) to find it among the
+ * framework's routes: a view's mounted handler (`markRoute(handler, view)`), or a `policies()`
+ * middleware (`markRoute(middleware, routePolicies, options)`, `options` being what the app gave
+ * `policies()`: its `openApi`, `name`, and the paginator and ordering filter whose query
+ * parameters the route's GET operation lists). Mark every function that stands for the same
+ * route (a wrapper and what it wraps) the same way. Returns `fn`.
+ *
+ * @example
+ * return markRoute(middleware, routePolicies, options)
+ */
+export function markRoute<F extends object>(fn: F, view: ApiView): F
+export function markRoute<F extends object>(fn: F, routePolicies: Policies, options?: RouteMarkOptions): F
+export function markRoute<F extends object>(fn: F, what: ApiView | Policies, options: RouteMarkOptions = {}): F {
+  if (what instanceof ApiView) {
+    described.set(fn, { kind: 'view', view: what })
+    return fn
+  }
+  const openApi = options.openApi ?? {}
+  described.set(fn, { kind: 'policies', policies: what, openApi, name: options.name, listParameters: listParametersOf(options, openApi) })
   return fn
 }
 
-/** Marks `fn` as the handler answering with `view` (what `mountRoutes` mounts). Returns `fn`. */
-export function markView<F extends object>(fn: F, view: ApiView): F {
-  described.set(fn, { kind: 'view', view })
-  return fn
-}
-
-/** Marks `to` as standing for what `from` stands for (node:http's guarded handler: the middleware's description). */
-export function copyMark<F extends object>(from: object, to: F): F {
-  const mark = described.get(from)
-  if (mark !== undefined) described.set(to, mark)
-  return to
+/** A policy route's operation for `method`: its own list parameters on GET. */
+function policyRouteOf(method: HandlerMethod, path: string, mark: Extract<Described, { kind: 'policies' }>): PolicyRoute {
+  const openApi = method === 'GET' && mark.listParameters.length > 0 ? { ...mark.openApi, parameters: [...(mark.openApi.parameters ?? []), ...mark.listParameters] } : mark.openApi
+  return { method, path, policies: mark.policies, openApi, ...(mark.name === undefined ? {} : { name: mark.name }) }
 }
 
 /**
@@ -92,16 +134,24 @@ export function plainRoutePath(path: string): string {
 
 /** One route as a framework lists it: its method (`ALL` for every method), path, and handlers in order. */
 export interface FrameworkRoute {
+  /** The method it was registered for; `ALL` (or `undefined`) for every method. */
   readonly method: string | undefined
+  /** Its path as the framework writes it (`:id`, `:id{[0-9]+}`, `:id(\\d+)`). */
   readonly path: string
+  /** Its handlers and middleware, in any order: those `markRoute` marked are read. */
   readonly handlers: readonly unknown[]
 }
 
 /**
- * The routes gatehouse describes among a framework's routes: each view `mountRoutes`
- * mounted (once per path), and each operation whose handlers include a `policies()`
- * middleware, for the method it was registered with (a middleware on every method, `use` or
- * `all`, describes none: OpenAPI has no operation for it).
+ * The routes OpenAPI documents describe among a framework's routes, what an adapter's
+ * `openApiRoutes(app)` returns: read the framework's route table, and hand each route's
+ * method, path and handlers here. A route whose handlers include one `markRoute` marked with a
+ * view is that view (once per path); one marked with policies is an operation for the method it
+ * was registered with (a middleware on every method, `use` or `all`, describes none: OpenAPI has
+ * no operation for it). Paths are written as `route()` writes them (`:id{[0-9]+}` is `:id`).
+ *
+ * @example
+ * export const openApiRoutes = (app: App) => describedRoutes(app.routes.map((r) => ({ method: r.method, path: r.path, handlers: [r.handler] })))
  */
 export function describedRoutes(routes: Iterable<FrameworkRoute>): DescribedRoute[] {
   const out: DescribedRoute[] = []
@@ -126,7 +176,7 @@ export function describedRoutes(routes: Iterable<FrameworkRoute>): DescribedRout
       const key = `${upper} ${plain}`
       if (operations.has(key)) continue
       operations.add(key)
-      out.push({ method: upper as HandlerMethod, path: plain, policies: mark.policies, openApi: mark.openApi, ...(mark.name === undefined ? {} : { name: mark.name }) })
+      out.push(policyRouteOf(upper as HandlerMethod, plain, mark))
     }
   }
   return out
@@ -146,5 +196,5 @@ export function policyRoute(method: HandlerMethod, path: string, policy: (...arg
   const mark = described.get(policy)
   if (mark === undefined || mark.kind !== 'policies') throw new ConfigurationError('ERR_INVALID_SETTING', `policyRoute('${method}', '${path}'): the handler did not come from policies()`)
   validateRoutePath(plainRoutePath(path))
-  return { method, path: plainRoutePath(path), policies: mark.policies, openApi: mark.openApi, ...(mark.name === undefined ? {} : { name: mark.name }) }
+  return policyRouteOf(method, plainRoutePath(path), mark)
 }

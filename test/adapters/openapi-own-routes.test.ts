@@ -16,7 +16,7 @@ import { IsAuthenticated } from 'drf-gatehouse'
 import * as ex from 'drf-gatehouse/express'
 import * as fa from 'drf-gatehouse/fastify'
 import { OpenApiAnswers } from '../helpers/openapi-answers.js'
-import { BOOK, BOOK_INPUT, INFO, makeApi, OWN_ROUTES_APPS, policyOptions, TOKEN, type Running } from '../helpers/own-routes-apps.js'
+import { BOOK, BOOK_INPUT, INFO, makeApi, ORDERING, OWN_ROUTES_APPS, policyOptions, TOKEN, type Running } from '../helpers/own-routes-apps.js'
 
 type Json = Record<string, unknown>
 const at = (value: unknown, ...keys: string[]): unknown => {
@@ -48,7 +48,7 @@ for (const [framework, start] of Object.entries(OWN_ROUTES_APPS)) {
       const result = await new Validator().validate(doc)
       expect(result.errors).toBeUndefined()
       expect(result.valid).toBe(true)
-      expect(operationsOf(doc)).toEqual(['GET /api/books/', 'GET /api/books/{id}/', 'GET /api/openapi.json', 'GET /api/ping/', 'GET /api/whoami/', 'POST /api/books/'])
+      expect(operationsOf(doc)).toEqual(['GET /api/books/', 'GET /api/books/{id}/', 'GET /api/openapi.json', 'GET /api/ping/', 'GET /api/shelf/', 'GET /api/whoami/', 'POST /api/books/'])
     })
 
     it("describe each route's security from its policies", () => {
@@ -77,13 +77,27 @@ for (const [framework, start] of Object.entries(OWN_ROUTES_APPS)) {
       const list = at(doc, 'paths', '/api/books/', 'get') as Json
       expect(list['operationId']).toBe('listBookList')
       expect(list['summary']).toBe('Book List')
-      expect((list['parameters'] as Json[]).map((p) => p['name'])).toEqual(['page'])
+      expect((list['parameters'] as Json[]).map((p) => p['name'])).toEqual(['page', 'ordering'])
       expect(at(list, 'responses', '200', 'content', 'application/json', 'schema')).toEqual({ $ref: '#/components/schemas/BookPage' })
       expect(Object.keys(at(doc, 'components', 'schemas', 'BookPage', 'properties') as Json)).toEqual(['count', 'next', 'previous', 'results'])
       expect(at(doc, 'paths', '/api/books/', 'post', 'requestBody')).toEqual({ required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/BookInput' } } } })
       expect(at(doc, 'paths', '/api/books/', 'post', 'responses', '201', 'content', 'application/json', 'schema')).toEqual({ $ref: '#/components/schemas/Book' })
       expect(at(doc, 'paths', '/api/books/{id}/', 'get', 'parameters')).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }])
       expect(at(doc, 'paths', '/api/books/{id}/', 'get', 'operationId')).toBe('retrieveApiBooksId')
+    })
+
+    it('describe the query parameters of the paginator and ordering filter given to policies(), none added by hand (issue 41)', async () => {
+      const names = (path: string): unknown[] => ((at(doc, 'paths', path, 'get', 'parameters') ?? []) as Json[]).map((p) => p['name'])
+      // `openApi.list` names the route's paginator; `ordering` adds the filter's parameter.
+      expect(names('/api/books/')).toEqual(['page', 'ordering'])
+      // Nothing said in `openApi`: the paginator and the ordering filter given to policies() still describe theirs.
+      expect(names('/api/shelf/')).toEqual(['limit', 'offset', 'ordering'])
+      expect(at(doc, 'paths', '/api/shelf/', 'get', 'parameters')).toContainEqual(ORDERING.openApiParameter())
+      // A route without them lists none.
+      expect(at(doc, 'paths', '/api/ping/', 'get', 'parameters')).toBeUndefined()
+      // And the parameters do what the document says, over HTTP.
+      const page = (await (await fetch(`${app.baseUrl}/api/shelf/?ordering=-id&limit=2&offset=1`)).json()) as { results: { id: number }[]; count: number }
+      expect({ count: page.count, ids: page.results.map((b) => b.id) }).toEqual({ count: 7, ids: [6, 5] })
     })
 
     it('serves the same document through openApiView, and every answer of the app is one it documents', async () => {
@@ -102,6 +116,8 @@ for (const [framework, start] of Object.entries(OWN_ROUTES_APPS)) {
         ['GET', '/api/books/2/', auth, undefined, 200],
         ['GET', '/api/books/42/', auth, undefined, 404],
         ['GET', '/api/ping/', {}, undefined, 200],
+        ['GET', '/api/books/?ordering=-title', {}, undefined, 200],
+        ['GET', '/api/shelf/?ordering=title&limit=3', {}, undefined, 200],
         ['GET', '/api/whoami/', auth, undefined, 200],
       ]
       const problems: string[] = []
@@ -155,6 +171,42 @@ describe('@fastify/swagger with openApiRoutes(app)', () => {
     expect(at(doc, 'paths', '/api/books/', 'post', 'requestBody', 'content', 'application/json', 'schema')).toEqual({ $ref: '#/components/schemas/BookInput' })
     // A route without policies keeps @fastify/swagger's own description.
     expect(at(doc, 'paths', '/health', 'get', 'responses', '200')).toBeDefined()
+  })
+})
+
+describe('openApiRoutes(app) on Fastify, whatever the order', () => {
+  const apps: FastifyInstance[] = []
+  afterAll(async () => {
+    for (const app of apps) await app.close()
+  })
+
+  it('throws a ConfigurationError when first called after routes were registered, never a document missing them (issue 41)', async () => {
+    const api = makeApi()
+    const app = Fastify()
+    apps.push(app)
+    app.get('/api/books/', { preHandler: fa.policies(api, policyOptions(api).list) }, async () => ({}))
+    expect(() => fa.openApiRoutes(app)).toThrow(/openApiRoutes\(app\) must first be called before the app's routes are registered/)
+    // And after the app started, its routes registered in a plugin.
+    const started = Fastify()
+    apps.push(started)
+    await started.register(async (scope) => {
+      scope.get('/shelf/', { preHandler: fa.policies(api, policyOptions(api).shelf) }, async () => ({}))
+    })
+    await started.ready()
+    expect(() => fa.openApiRoutes(started)).toThrow(/must first be called before/)
+  })
+
+  it('finds the routes registered before a later call once it was first called (plugins included)', async () => {
+    const api = makeApi()
+    const app = Fastify()
+    apps.push(app)
+    fa.openApiRoutes(app)
+    app.get('/api/books/', { preHandler: fa.policies(api, policyOptions(api).list) }, async () => ({}))
+    await app.register(async (scope) => {
+      scope.get('/shelf/', { preHandler: fa.policies(api, policyOptions(api).shelf) }, async () => ({}))
+    }, { prefix: '/api' })
+    await app.ready()
+    expect(fa.openApiRoutes(app).map((r) => ('method' in r ? `${r.method} ${r.path}` : r.path))).toEqual(['GET /api/books/', 'GET /api/shelf/'])
   })
 })
 

@@ -2,7 +2,7 @@
  * ARCHITECTURE.md stays true: every file or folder it names in backquotes exists, every folder
  * of src/ is on the map, and the folders it says may not import a framework are the ones
  * eslint.config.js holds to that rule. The four adapters keep one shape: the same file for the
- * same job, and an index.ts that only re-exports. A value-or-promise is told apart in one place
+ * same job, an index.ts that only re-exports, and imports of the public adapter kit only. A value-or-promise is told apart in one place
  * (src/core/maybe-promise.ts), and the policy pipeline keeps no state between requests.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
@@ -43,13 +43,24 @@ describe('ARCHITECTURE.md', () => {
   })
 })
 
-/** The file each adapter gives each job (ARCHITECTURE.md, step 1); node:http has no router for openapi-routes.ts to read. */
+/** The file each adapter gives each job (ARCHITECTURE.md, step 1), the same in all four. */
 const ADAPTER_FILES = ['index.ts', 'request.ts', 'reply.ts', 'views.ts', 'routing.ts', 'middleware.ts', 'errors.ts', 'openapi-routes.ts']
 const ADAPTERS: Readonly<Record<string, readonly string[]>> = {
   fastify: ADAPTER_FILES,
   express: ADAPTER_FILES,
   hono: ADAPTER_FILES,
-  'node-http': ADAPTER_FILES.filter((file) => file !== 'openapi-routes.ts'),
+  'node-http': ADAPTER_FILES,
+}
+
+/** The package's own modules an adapter may import: the root entry and the adapter kit (drf-gatehouse/http). */
+const ADAPTER_KIT = ['../../index.js', '../../http/index.js']
+
+/** Every module specifier of `code`: static imports and re-exports (`import type` too), and `import('…')`. */
+function specifiers(code: string): string[] {
+  const fromClauses = [...code.matchAll(/^\s*(?:import|export)\b[^'";]*?\bfrom\s*'([^']+)'/gm)].map((match) => match[1] ?? '')
+  const bare = [...code.matchAll(/^\s*import\s*'([^']+)'/gm)].map((match) => match[1] ?? '')
+  const dynamic = [...code.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)].map((match) => match[1] ?? '')
+  return [...fromClauses, ...bare, ...dynamic]
 }
 
 describe('the adapters', () => {
@@ -58,6 +69,19 @@ describe('the adapters', () => {
 
     it(`${adapter} has a file per job`, () => {
       expect(files.filter((file) => !existsSync(join(folder, file)))).toEqual([])
+    })
+
+    it(`${adapter} imports only the public adapter kit (the root entry, drf-gatehouse/http) and its own folder`, () => {
+      const files = readdirSync(folder).filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
+      const imports = files.flatMap((file) => specifiers(readFileSync(join(folder, file), 'utf8')).map((specifier) => `${file}: ${specifier}`))
+      expect(imports.length).toBeGreaterThan(files.length)
+      // Packages (fastify, node:http) are the framework's; a relative path is the kit or the folder itself.
+      const outside = imports.filter((line) => {
+        const specifier = line.slice(line.indexOf(': ') + 2)
+        return specifier.startsWith('.') && !ADAPTER_KIT.includes(specifier) && !/^\.\/[\w-]+\.js$/.test(specifier)
+      })
+      expect(outside).toEqual([])
+      expect(imports.some((line) => line.endsWith(': ../../http/index.js'))).toBe(true)
     })
 
     it(`${adapter}'s index.ts only re-exports`, () => {

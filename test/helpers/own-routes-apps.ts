@@ -1,8 +1,10 @@
 /**
  * One own-routes app, the same on the four adapters: the app's own handlers behind
  * `policies(api, { openApi })` (a paginated list, a create with a body, a detail with a
- * throttle, a route with nothing said), a DRF-style view beside them, and the document served
- * by `openApiView`. Found by `openApiRoutes(app)` on Fastify, Express and Hono, declared with
+ * throttle, a route with nothing said, a list given only its paginator and ordering filter),
+ * a DRF-style view beside them, and the document served
+ * by `openApiView`. Found by `openApiRoutes(app)` on Fastify, Express and Hono (on node:http the
+ * views of its router), the own routes declared with
  * `policyRoute` on node:http. Used by test/adapters/openapi-own-routes*.test.ts.
  */
 import { createServer, type Server } from 'node:http'
@@ -17,11 +19,13 @@ import {
   createApi,
   IsAuthenticated,
   jsonResponse,
+  LimitOffsetPagination,
   MemoryThrottleStore,
   namedSchema,
   NotFound,
   openApiDocument,
   openApiView,
+  OrderingFilter,
   PageNumberPagination,
   paginatedList,
   policyRoute,
@@ -55,10 +59,15 @@ export function makeApi() {
 }
 export type TestApi = ReturnType<typeof makeApi>
 
+/** The ordering filter of the own list routes: its `?ordering=` is described from `policies({ ordering })`. */
+export const ORDERING = new OrderingFilter({ fields: ['id', 'title'], ordering: 'id' })
+
 /** The own routes' policies, the same on every adapter. */
 export function policyOptions(api: TestApi) {
   return {
-    list: { name: 'Book List', openApi: { list: { item: BOOK } } },
+    list: { name: 'Book List', ordering: ORDERING, openApi: { list: { item: BOOK } } },
+    // Nothing said but its own paginator and ordering filter: their query parameters are still described.
+    shelf: { pagination: new LimitOffsetPagination({ defaultLimit: 2 }), ordering: ORDERING },
     create: { name: 'Book Create', permissions: [new IsAuthenticated()], openApi: { status: 201, requestBody: BOOK_INPUT, response: BOOK } },
     detail: {
       permissions: [new IsAuthenticated()],
@@ -73,7 +82,8 @@ export function policyOptions(api: TestApi) {
 
 /** The own handlers, the same on every adapter. */
 const handlers = {
-  list: (ctx: RequestContext): Promise<ApiResponse> => paginatedList(ctx, ctx.settings.pagination, new ArrayPageSource(BOOKS), (b) => b),
+  list: (ctx: RequestContext): Promise<ApiResponse> => paginatedList(ctx, ctx.settings.pagination, new ArrayPageSource(BOOKS), (b) => b, { ordering: ORDERING }),
+  shelf: (ctx: RequestContext): Promise<ApiResponse> => paginatedList(ctx, ctx.settings.pagination, new ArrayPageSource(BOOKS), (b) => b, { ordering: ORDERING }),
   create: async (ctx: RequestContext): Promise<ApiResponse> => {
     const body = (await ctx.request.body()) as { title?: unknown } | null
     return jsonResponse(201, { id: 99, title: String(body?.title ?? '') })
@@ -118,6 +128,7 @@ async function fastifyApp(): Promise<Running> {
   app.post('/api/books/', { preHandler: fa.policies(api, o.create) }, send('create'))
   app.get('/api/books/:id/', { preHandler: fa.policies(api, o.detail) }, send('detail'))
   app.get('/api/ping/', { preHandler: fa.policies(api, o.ping) }, send('ping'))
+  app.get('/api/shelf/', { preHandler: fa.policies(api, o.shelf) }, send('shelf'))
   await fa.mountRoutes(app, views(api, () => fa.openApiRoutes(app)))
   await app.listen({ port: 0, host: '127.0.0.1' })
   return {
@@ -140,6 +151,7 @@ async function expressApp(): Promise<Running> {
   router.post('/books/', ex.policies(api, o.create), send('create'))
   router.get('/books/:id/', ex.policies(api, o.detail), send('detail'))
   router.get('/ping/', ex.policies(api, o.ping), send('ping'))
+  router.get('/shelf/', ex.policies(api, o.shelf), send('shelf'))
   // Mounted under a path: the document writes the full paths.
   app.use('/api', router)
   ex.mountRoutes(app, views(api, () => ex.openApiRoutes(app)))
@@ -160,6 +172,7 @@ async function honoApp(): Promise<Running> {
   // A parameter with a pattern: written `{id}` in the document.
   books.get('/books/:id{[0-9]+}/', ho.policies(api, o.detail), send('detail'))
   books.get('/ping/', ho.policies(api, o.ping), send('ping'))
+  books.get('/shelf/', ho.policies(api, o.shelf), send('shelf'))
   books.onError(ho.errorHandler(api))
   app.route('/api', books)
   ho.mountRoutes(app, views(api, () => ho.openApiRoutes(app)))
@@ -183,20 +196,23 @@ async function nodeApp(): Promise<Running> {
   // node:http has no router: the route's pattern fills `requestContext(req).params`.
   const detail = wrap('detail', { ...o.detail, path: '/api/books/:id/' })
   const ping = wrap('ping', o.ping)
+  const shelf = wrap('shelf', o.shelf)
   // node:http has no router: the app declares its own routes to the document.
   const own: DescribedRoute[] = [
     policyRoute('GET', '/api/books/', list),
     policyRoute('POST', '/api/books/', create),
     policyRoute('GET', '/api/books/:id/', detail),
     policyRoute('GET', '/api/ping/', ping),
+    policyRoute('GET', '/api/shelf/', shelf),
   ]
-  const viewRoutes = views(api, () => all)
-  const all: DescribedRoute[] = [...own, ...viewRoutes]
-  const drf = no.router(viewRoutes)
+  const drf = no.router(views(api, () => all))
+  // The views its router serves, read from the router (its own table).
+  const all: DescribedRoute[] = [...own, ...no.openApiRoutes(drf)]
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/'
     if (path === '/api/books/') return void (req.method === 'POST' ? create : list)(req, res)
     if (path === '/api/ping/') return void ping(req, res)
+    if (path === '/api/shelf/') return void shelf(req, res)
     if (/^\/api\/books\/[^/]+\/$/.test(path)) return void detail(req, res)
     return void drf(req, res)
   })

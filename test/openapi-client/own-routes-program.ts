@@ -43,6 +43,12 @@ export async function runOwnRoutesProgram(options: OwnRoutesProgramOptions): Pro
   const badToken = await client.GET('/api/books/', { headers: { Authorization: 'Token nope' } })
   check(badToken.response.status === 401 && badToken.error?.detail === 'Invalid token.', 'a bad token is a typed 401')
 
+  // Query parameters the paginator and ordering filter given to policies() describe themselves: typed, none added by hand.
+  const ordered = await client.GET('/api/books/', { params: { query: { ordering: ['-title'], page: 1 } } })
+  check(ordered.data !== undefined && ordered.data.results[0]?.title === 'Book 7', 'ordered by -title')
+  const shelf = await client.GET('/api/shelf/', { params: { query: { ordering: ['-id'], limit: 2, offset: 1 } } })
+  check(shelf.response.status === 200, 'the shelf, ordered and limited')
+
   // The create: a typed body, a typed 201, a typed 401 without credentials.
   const refused = await client.POST('/api/books/', { body: { title: 'New' } })
   check(refused.response.status === 401 && refused.error !== undefined && 'detail' in refused.error, 'create needs a token')

@@ -1,12 +1,8 @@
 // Errors answered in DRF's shape on Express: its error middleware (body-parser failures as DRF
 // answers them) and DRF's 404.
 import type { ErrorRequestHandler, NextFunction, Request, Response } from 'express'
-import { jsonResponse } from '../../core/api-response.js'
-import type { Api } from '../../core/api.js'
-import { errorResponse, refusalResponse } from '../../core/exception-handler.js'
-import { MalformedRequest, ParseError, PayloadTooLarge, type ApiError } from '../../core/errors.js'
-import { parseBody } from '../../core/request/body-parser.js'
-import { DEFAULT_SETTINGS } from '../../core/settings.js'
+import { DEFAULT_SETTINGS, jsonResponse, ParseError, PayloadTooLarge, type Api, type ApiError } from '../../index.js'
+import { errorResponse, MalformedRequest, parseBody } from '../../http/index.js'
 import { sendApiResponse } from './reply.js'
 import { toApiRequest } from './request.js'
 
@@ -52,7 +48,8 @@ export function errorHandler(api?: Api): ErrorRequestHandler {
     if (res.headersSent) return next(error)
     const scope = req.gatehouse ?? { request: toApiRequest(req), settings }
     if (isBodyParserError(error)) {
-      bodyParserError(req, error).then((refusal) => sendApiResponse(res, refusalResponse(refusal, scope)), next)
+      // A request whose URL could not be formed still gets the refusal itself: Express read the body first.
+      bodyParserError(req, error).then((refusal) => sendApiResponse(res, scope.request === null ? jsonResponse(refusal.status, { detail: refusal.detail }) : errorResponse(refusal, scope)), next)
       return
     }
     sendApiResponse(res, errorResponse(error, scope))

@@ -1,18 +1,14 @@
 // Middleware style on Express: `policies()` runs a route's policies before the app's own
 // handler, and `requestContext(req)` reads what they found.
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
-import type { Api } from '../../core/api.js'
-import { Policies, resolvePolicies, type PolicyOptions, type PoliciesResult } from '../../core/policies.js'
-import type { RequestContext } from '../../core/pipeline.js'
-import { markPolicies, type OpenApiRouteOptions } from '../../openapi/policy-route.js'
-import { writeNodeResponse } from '../node-http/reply.js'
+import { Policies, type Api, type PolicyOptions, type RequestContext } from '../../index.js'
+import { isPromise, markRoute, resolvePolicies, writeNodeResponse, type OpenApiRouteOptions, type PoliciesResult } from '../../http/index.js'
 import { toApiRequest, type ExpressOptions } from './request.js'
-import { isPromise } from '../../core/maybe-promise.js'
 
 /** Options of `policies(api, options)`: the route's policies, how its body is read, what OpenAPI says of it. */
 export interface PoliciesOptions extends PolicyOptions, ExpressOptions, OpenApiRouteOptions {}
 
-const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['bodyLimit', 'openApi']
+const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['bodyLimit']
 
 /**
  * Middleware that runs a route's policies (allowed host, authentication, permissions,
@@ -46,7 +42,7 @@ export function policies(source: Api | Policies, options: PoliciesOptions = {}):
     // Never an unhandled rejection: what is left goes to Express's error chain.
     result.then((settled) => proceed(settled, req, res, next)).catch(next)
   }
-  return markPolicies(middleware, routePolicies, { ...options, name: source instanceof Policies ? undefined : options.name })
+  return markRoute(middleware, routePolicies, { ...options, name: source instanceof Policies ? undefined : options.name })
 }
 
 /**

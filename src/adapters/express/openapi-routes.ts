@@ -1,8 +1,11 @@
 // The routes of an Express app that OpenAPI documents describe, read from Express's router
 // layers (4 and 5).
-import { ConfigurationError } from '../../core/errors.js'
-import { describedRoutes, type DescribedRoute, type FrameworkRoute } from '../../openapi/policy-route.js'
+import { ConfigurationError, type DescribedRoute } from '../../index.js'
+import { describedRoutes } from '../../http/index.js'
 import type { RouteTarget } from './views.js'
+
+/** One route as `describedRoutes` reads it. */
+type FrameworkRoute = Parameters<typeof describedRoutes>[0] extends Iterable<infer R> ? R : never
 
 /** The parts of Express's (4 and 5) router layers `openApiRoutes` reads. */
 interface RouterLayer {

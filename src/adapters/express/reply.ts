@@ -1,9 +1,8 @@
 // Writing an `ApiResponse` with Express: an Express response is a node:http one, written by
-// the node:http adapter's writer.
+// the kit's node:http writer.
 import type { Request, Response } from 'express'
-import type { ApiResponse } from '../../core/api-response.js'
-import { DEFAULT_SETTINGS } from '../../core/settings.js'
-import { writeNodeResponse } from '../node-http/reply.js'
+import { DEFAULT_SETTINGS, type ApiResponse } from '../../index.js'
+import { writeNodeResponse } from '../../http/index.js'
 
 /**
  * Sends an `ApiResponse` (a view's answer, `paginatedList`'s page) with Express: each

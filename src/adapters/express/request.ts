@@ -1,12 +1,8 @@
 // Reading an Express request as an `ApiRequest`: the URL as Express sees it (mount path, `trust
 // proxy`), a body an Express parser already read, or the stream.
 import type { Request } from 'express'
-import type { ApiRequest, RequestData } from '../../core/api-request.js'
-import type { RequestContext } from '../../core/pipeline.js'
-import { createApiRequest } from '../../core/request/request-factory.js'
-import { requestUrlOf } from '../../core/request/request-url.js'
-import type { User } from '../../core/user.js'
-import { headerBag, readBody } from '../node-http/request.js'
+import type { ApiRequest, RequestContext, RequestData, User } from '../../index.js'
+import { createApiRequest, readBody, requestUrlOf } from '../../http/index.js'
 
 declare global {
   // Declaration merging is how Express types what middleware adds to its request.
@@ -91,7 +87,7 @@ export function toApiRequest(req: Request, options: ExpressOptions = {}): ApiReq
   return createApiRequest({
     method: req.method,
     url,
-    headers: headerBag(req.headers),
+    headers: req.headers,
     remoteAddress: req.socket.remoteAddress ?? null,
     params: options.params ?? (req.params as Record<string, string>),
     parsedBody: () => parsedBody(req),

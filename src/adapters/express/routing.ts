@@ -2,7 +2,7 @@
 // matched on the percent-decoded path.
 import type express from 'express'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
-import { ConfigurationError } from '../../core/errors.js'
+import { ConfigurationError } from '../../index.js'
 
 /** The Express app `drfRouting` configures: its settings and its router (Express 4 keeps it in `_router`). */
 interface RoutedApp {

@@ -2,15 +2,10 @@
 // of their own that matches as DRF's URL conf does.
 import express from 'express'
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express'
-import type { ApiResponse } from '../../core/api-response.js'
-import { INVALID_HOST_RESPONSE } from '../../core/exception-handler.js'
-import { routeParamsMatch, type Route } from '../../core/route.js'
-import type { ApiView } from '../../core/view.js'
-import { markView } from '../../openapi/policy-route.js'
-import { writeNodeResponse } from '../node-http/reply.js'
+import type { ApiResponse, ApiView, Route } from '../../index.js'
+import { INVALID_HOST_RESPONSE, isPromise, markRoute, routeParamsMatch, writeNodeResponse } from '../../http/index.js'
 import { sendApiResponse } from './reply.js'
 import { toApiRequest, type ExpressOptions } from './request.js'
-import { isPromise } from '../../core/maybe-promise.js'
 
 /** The part of an Express app or router `mountRoutes` uses. */
 export type RouteTarget = Pick<Router, 'use'>
@@ -47,7 +42,7 @@ export function mountRoutes<T extends RouteTarget>(target: T, routes: readonly R
 
 /** A request handler answering with `view` (which never throws); a malformed host is a 400. */
 export function viewHandler(view: ApiView, options: ExpressOptions = {}): RequestHandler {
-  return markView((req: Request, res: Response, next: NextFunction): void => {
+  return markRoute((req: Request, res: Response, next: NextFunction): void => {
     const request = toApiRequest(req, options)
     if (request === null) return sendApiResponse(res, INVALID_HOST_RESPONSE)
     const write = (response: ApiResponse): void => {

@@ -8,7 +8,7 @@
  *   every adapter and any other type is DRF's 415.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { parseBody } from '../../core/request/body-parser.js'
+import { parseBody } from '../../http/index.js'
 
 /** Raw bodies a parser refused, kept for `policies()` (or the route's handler) to judge. */
 const deferredBodies = new WeakSet<Buffer>()

@@ -1,11 +1,8 @@
 // Errors answered in DRF's shape on Fastify: the error handler, DRF's 404, Fastify's own
 // request errors, and the `drfErrors` plugin that gives a whole app DRF's error shape.
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { jsonResponse } from '../../core/api-response.js'
-import type { Api } from '../../core/api.js'
-import { errorResponse, refusalResponse } from '../../core/exception-handler.js'
-import { isApiError, MalformedRequest, PayloadTooLarge, UnsupportedMediaType, type ApiError } from '../../core/errors.js'
-import { DEFAULT_SETTINGS } from '../../core/settings.js'
+import { DEFAULT_SETTINGS, isApiError, jsonResponse, PayloadTooLarge, UnsupportedMediaType, type Api, type ApiError } from '../../index.js'
+import { errorResponse, MalformedRequest } from '../../http/index.js'
 import { deferBody, hasDeferredBody, judgeDeferredBodyFirst, keepOtherBodies, settleDeferredBody } from './deferred-bodies.js'
 import { sendApiResponse } from './reply.js'
 import { apiRequestOf } from './request.js'
@@ -61,7 +58,9 @@ export function errorHandler(api?: Api): FastifyErrorHandler {
     if (context !== undefined && context !== null) return sendApiResponse(reply, errorResponse(error, context))
     const scope = { request: apiRequestOf(request), settings }
     const refusal = frameworkError(error as FastifyError, request)
-    return sendApiResponse(reply, refusal === null ? errorResponse(error, scope) : refusalResponse(refusal, scope))
+    if (refusal === null) return sendApiResponse(reply, errorResponse(error, scope))
+    // A request whose URL could not be formed still gets the refusal itself: Fastify read the body first.
+    return sendApiResponse(reply, scope.request === null ? jsonResponse(refusal.status, { detail: refusal.detail }) : errorResponse(refusal, scope))
   }
 }
 

@@ -1,12 +1,8 @@
 // Middleware style on Fastify: `policies()` as a `preHandler` hook, `requestContext(request)`,
 // and the `gatehouse` plugin that runs each route's declared policies.
 import type { FastifyPluginAsync, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
-import type { Api } from '../../core/api.js'
-import { parseBody } from '../../core/request/body-parser.js'
-import { isApiError } from '../../core/errors.js'
-import { Policies, resolvePolicies, type PolicyOptions } from '../../core/policies.js'
-import type { RequestContext } from '../../core/pipeline.js'
-import { markPolicies, type OpenApiRouteOptions } from '../../openapi/policy-route.js'
+import { isApiError, Policies, type Api, type PolicyOptions, type RequestContext } from '../../index.js'
+import { markRoute, parseBody, resolvePolicies, type OpenApiRouteOptions } from '../../http/index.js'
 import { deferBody, hasMalformedBody, judgeDeferredBodyFirst, keepOtherBodies, settleDeferredBody } from './deferred-bodies.js'
 import { errorHandler } from './errors.js'
 import { addVary, sendWire } from './reply.js'
@@ -46,7 +42,7 @@ async function drfBodyParser(request: FastifyRequest, body: Buffer): Promise<unk
 export function policies(routePolicies: Policies, options?: OpenApiRouteOptions): preHandlerAsyncHookHandler
 export function policies(api: Api, options?: PoliciesOptions): preHandlerAsyncHookHandler
 export function policies(source: Api | Policies, options: PoliciesOptions = {}): preHandlerAsyncHookHandler {
-  const routePolicies = resolvePolicies(source, options, ['openApi'])
+  const routePolicies = resolvePolicies(source, options, [])
   const preHandler: preHandlerAsyncHookHandler = async function (request, reply) {
     const result = await routePolicies.run(apiRequestOf(request))
     if (result.response !== null) return sendWire(reply, result.response, routePolicies.settings)
@@ -61,7 +57,7 @@ export function policies(source: Api | Policies, options: PoliciesOptions = {}):
     return undefined
   }
   // Found on its route by `openApiRoutes(app)`.
-  return markPolicies(preHandler, routePolicies, { ...options, name: source instanceof Policies ? undefined : options.name })
+  return markRoute(preHandler, routePolicies, { ...options, name: source instanceof Policies ? undefined : options.name })
 }
 
 /** Options of `policies(api, options)`: the route's policies (Fastify reads the request itself) and what OpenAPI says of it. */

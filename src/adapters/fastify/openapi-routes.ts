@@ -1,9 +1,12 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { ConfigurationError } from '../../core/errors.js'
-import type { OperationDescription } from '../../core/openapi-types.js'
-import { OpenApiBuilder, type OpenApiTarget } from '../../openapi/builder.js'
-import { describedRoutes, type DescribedRoute, type FrameworkRoute, type PolicyRoute } from '../../openapi/policy-route.js'
+import { ConfigurationError, type DescribedRoute, type OperationDescription } from '../../index.js'
+import { describedRoutes, writeOpenApi } from '../../http/index.js'
 import type { SwaggerTransformArgs, SwaggerTransformResult } from './swagger-transform.js'
+
+/** One route as `describedRoutes` reads it. */
+type FrameworkRoute = Parameters<typeof describedRoutes>[0] extends Iterable<infer R> ? R : never
+/** An own route guarded by `policies()`, as `describedRoutes` answers it. */
+type PolicyRoute = Exclude<DescribedRoute, { readonly view: unknown }>
 
 /** The routes registered on each app since `openApiRoutes(app)` first ran on it (Fastify lists routes only as they are added). */
 const registered = new WeakMap<FastifyInstance, Registered[]>()
@@ -17,6 +20,9 @@ interface Registered {
   readonly options: RouteOptions
   readonly handlers: readonly unknown[]
 }
+
+/** A line of `printRoutes()` naming a route's methods (`└── books/ (GET, HEAD)`): the router has a route. */
+const HAS_ROUTE = / \([A-Z-]+(?:, [A-Z-]+)*\)$/m
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
@@ -71,10 +77,7 @@ function describedOf(options: RouteOptions, seen: readonly unknown[] = []): Desc
 function policySwaggerTransform(options: RouteOptions, seen: readonly unknown[]): (args: SwaggerTransformArgs) => SwaggerTransformResult | { readonly schema: unknown; readonly url: string } {
   return ({ url, schema, openapiObject }) => {
     if (!isRecord(openapiObject) || typeof openapiObject['openapi'] !== 'string') return { schema, url }
-    openapiObject['paths'] = isRecord(openapiObject['paths']) ? openapiObject['paths'] : {}
-    openapiObject['components'] = isRecord(openapiObject['components']) ? openapiObject['components'] : {}
-    const builder = new OpenApiBuilder(openapiObject as unknown as OpenApiTarget, { openapi30: openapiObject['openapi'].startsWith('3.0') })
-    for (const r of describedOf(options, seen)) if (!('view' in r)) builder.addPolicyRoute({ ...r, path: url })
+    writeOpenApi(openapiObject, describedOf(options, seen).flatMap((r) => ('view' in r ? [] : [{ ...r, path: url }])))
     return { schema: { hide: true }, url }
   }
 }
@@ -89,8 +92,9 @@ function policySwaggerTransform(options: RouteOptions, seen: readonly unknown[])
  *
  * Fastify lists routes only as they are added (its `onRoute` hook): call `openApiRoutes(app)`
  * once on the root instance **before** registering routes, as you register @fastify/swagger;
- * each later call answers the routes added since. Called first on an app that already
- * started, it throws.
+ * each later call answers the routes added since (so order does not matter after that first
+ * call). Called first on an app that already has routes or already started, it throws a
+ * `ConfigurationError` saying so, never a document missing those routes.
  *
  * @example
  * openApiRoutes(app)
@@ -101,6 +105,13 @@ function policySwaggerTransform(options: RouteOptions, seen: readonly unknown[])
 export function openApiRoutes(app: FastifyInstance): DescribedRoute[] {
   let routes = registered.get(app)
   if (routes === undefined) {
+    // Routes already in the router were added before our hook: the document would silently miss them.
+    if (HAS_ROUTE.test(app.printRoutes())) {
+      throw new ConfigurationError(
+        'ERR_INVALID_SETTING',
+        "openApiRoutes(app) must first be called before the app's routes are registered (Fastify tells a hook only of the routes added after it): call it once right after creating the app, as you register @fastify/swagger",
+      )
+    }
     const list: Registered[] = []
     try {
       app.addHook('onRoute', (options) => {

@@ -1,9 +1,7 @@
 // Writing an `ApiResponse` to a Fastify reply, in one `send`.
 import type { FastifyReply } from 'fastify'
-import type { ApiResponse } from '../../core/api-response.js'
-import { targetPath } from '../../core/request/url-decoding.js'
-import { wireResponse } from '../../core/sendable-response.js'
-import { DEFAULT_SETTINGS, type Settings } from '../../core/settings.js'
+import { DEFAULT_SETTINGS, type ApiResponse, type Settings } from '../../index.js'
+import { targetPath, wireResponse } from '../../http/index.js'
 
 /**
  * Sends an `ApiResponse` (from `paginatedList`, `jsonResponse`, …) from an app's own handler:

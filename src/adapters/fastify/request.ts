@@ -2,14 +2,11 @@
 // as sent, the body Fastify's parsers left (raw bytes and text for the core's parsers, an
 // object as it is).
 import type { FastifyRequest } from 'fastify'
-import type { ApiRequest } from '../../core/api-request.js'
-import { PayloadTooLarge } from '../../core/errors.js'
-import type { PolicyOptions } from '../../core/policies.js'
-import type { RequestContext } from '../../core/pipeline.js'
-import { createApiRequest, type RawRequest } from '../../core/request/request-factory.js'
-import { requestUrlOf } from '../../core/request/request-url.js'
-import type { User } from '../../core/user.js'
-import { headerBag } from '../node-http/request.js'
+import { PayloadTooLarge, type ApiRequest, type PolicyOptions, type RequestContext, type User } from '../../index.js'
+import { createApiRequest, requestUrlOf } from '../../http/index.js'
+
+/** What `createApiRequest` reads of a request. */
+type RawRequest = Parameters<typeof createApiRequest>[0]
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -80,7 +77,7 @@ function requestParts(request: FastifyRequest, url: URL, params: Readonly<Record
   return {
     method: request.method,
     url,
-    headers: headerBag(request.headers),
+    headers: request.headers,
     remoteAddress: request.socket.remoteAddress ?? null,
     params: params ?? stringParams(request.params),
   }

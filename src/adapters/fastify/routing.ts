@@ -1,7 +1,7 @@
 // DRF's URL conf rules as Fastify server options: the percent-decoded path is routed, and a
 // path Fastify cannot decode is DRF's 404.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { routingPath, targetPath } from '../../core/request/url-decoding.js'
+import { routingPath, targetPath } from '../../http/index.js'
 import { answerFrameworkError } from './errors.js'
 
 /**

@@ -1,6 +1,5 @@
-import type { Policies } from '../../core/policies.js'
-import type { ApiView } from '../../core/view.js'
-import { OpenApiBuilder, type OpenApiTarget } from '../../openapi/builder.js'
+import type { ApiView, Policies } from '../../index.js'
+import { writeOpenApi } from '../../http/index.js'
 
 /** What @fastify/swagger passes a route's `config.swaggerTransform` (the parts read here). */
 export interface SwaggerTransformArgs {
@@ -30,17 +29,13 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
  */
 export function swaggerTransformFor(view: ApiView): (args: SwaggerTransformArgs) => SwaggerTransformResult {
   return ({ url, openapiObject }) => {
-    if (isRecord(openapiObject) && typeof openapiObject['openapi'] === 'string') {
-      openapiObject['paths'] = isRecord(openapiObject['paths']) ? openapiObject['paths'] : {}
-      openapiObject['components'] = isRecord(openapiObject['components']) ? openapiObject['components'] : {}
-      const target = openapiObject as unknown as OpenApiTarget
-      new OpenApiBuilder(target, { openapi30: openapiObject['openapi'].startsWith('3.0') }).addRoute(url, view)
-    }
+    if (isRecord(openapiObject)) writeOpenApi(openapiObject, [{ path: url, view }])
     return { schema: { hide: true }, url }
   }
 }
 
 const SAFE = ['GET', 'HEAD', 'OPTIONS', 'TRACE']
+const OPERATIONS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 
 /**
  * The `config.swaggerTransform` of a route the middleware-style `gatehouse` plugin guards:
@@ -54,11 +49,21 @@ export function policiesSwaggerTransform(routePolicies: Policies): (args: Swagge
   return ({ url, schema, route, openapiObject }) => {
     const own = isRecord(schema) ? schema : {}
     if (!isRecord(openapiObject) || typeof openapiObject['openapi'] !== 'string') return { schema: own, url }
-    openapiObject['paths'] = isRecord(openapiObject['paths']) ? openapiObject['paths'] : {}
-    openapiObject['components'] = isRecord(openapiObject['components']) ? openapiObject['components'] : {}
     const methods = route?.method === undefined ? ['GET'] : typeof route.method === 'string' ? [route.method] : [...route.method]
-    const method = methods.find((m) => !SAFE.includes(m.toUpperCase())) ?? methods[0] ?? 'GET'
-    const { security } = new OpenApiBuilder(openapiObject as unknown as OpenApiTarget).security(routePolicies.settings, method.toUpperCase())
+    const method = (methods.find((m) => !SAFE.includes(m.toUpperCase())) ?? methods[0] ?? 'GET').toUpperCase()
+    // The operation as gatehouse describes it, written aside: only its security is kept, and the
+    // security schemes it names are added to the document's components.
+    const aside: Record<string, unknown> = { openapi: openapiObject['openapi'] }
+    // A method OpenAPI has no operation for (HEAD, OPTIONS) is a safe one: described as GET.
+    const operationMethod = OPERATIONS.find((m) => m === method) ?? 'GET'
+    writeOpenApi(aside, [{ method: operationMethod, path: '/', policies: routePolicies, openApi: {} }])
+    const operation = Object.values((aside['paths'] ?? {}) as Record<string, Record<string, { security?: unknown }>>)[0]
+    const security = Object.values(operation ?? {})[0]?.security ?? []
+    const schemes = ((aside['components'] ?? {}) as { securitySchemes?: Record<string, unknown> }).securitySchemes
+    if (schemes !== undefined) {
+      const components = isRecord(openapiObject['components']) ? openapiObject['components'] : (openapiObject['components'] = {})
+      components['securitySchemes'] = { ...(isRecord(components['securitySchemes']) ? components['securitySchemes'] : {}), ...schemes }
+    }
     return { schema: { ...own, security }, url }
   }
 }

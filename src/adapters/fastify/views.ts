@@ -2,16 +2,12 @@
 // encapsulated scope that hands bodies to the views raw and answers errors in DRF's shape.
 import { METHODS } from 'node:http'
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import type { ApiResponse } from '../../core/api-response.js'
-import { INVALID_HOST_RESPONSE } from '../../core/exception-handler.js'
-import { routeParamsMatch, type Route } from '../../core/route.js'
-import type { ApiView } from '../../core/view.js'
-import { markView } from '../../openapi/policy-route.js'
+import type { ApiResponse, ApiView, Route } from '../../index.js'
+import { INVALID_HOST_RESPONSE, isPromise, markRoute, routeParamsMatch } from '../../http/index.js'
 import { errorHandler, NOT_FOUND, notFound } from './errors.js'
 import { sendWire, sendApiResponse } from './reply.js'
 import { fastifyApiRequest, oversizedRequest, requestUrl, stringParams, type FastifyOptions } from './request.js'
 import { swaggerTransformFor } from './swagger-transform.js'
-import { isPromise } from '../../core/maybe-promise.js'
 
 /**
  * Teaches Fastify every method Node's parser accepts (PROPFIND, MKCOL…; not CONNECT, which
@@ -49,7 +45,7 @@ function mountOne(app: FastifyInstance, r: Route, views: Map<string, ApiView>): 
     // Fastify validate and serialize (the cast: its type augmentation is not loaded here).
     config: { swaggerTransform: swaggerTransformFor(view) } as NonNullable<RouteOptions['config']>,
     // Marked for `openApiRoutes(app)`: the route describes the view.
-    handler: markView(
+    handler: markRoute(
       r.params === undefined
         ? handler
         : // A parameter the route's converter refuses (`{ id: 'int' }` and `/abc/`): no route, as in Django.

@@ -2,11 +2,8 @@
 // @hono/node-server's handler for requests it cannot read.
 import type { ErrorHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
-import { jsonResponse } from '../../core/api-response.js'
-import type { Api } from '../../core/api.js'
-import { errorResponse, INVALID_HOST_RESPONSE } from '../../core/exception-handler.js'
-import { WRITE_FAILED_RESPONSE } from '../../core/sendable-response.js'
-import { DEFAULT_SETTINGS } from '../../core/settings.js'
+import { DEFAULT_SETTINGS, jsonResponse, type Api } from '../../index.js'
+import { errorResponse, INVALID_HOST_RESPONSE, WRITE_FAILED_RESPONSE } from '../../http/index.js'
 import { checked, toResponse, webResponse } from './reply.js'
 import { keptContext, toApiRequest } from './request.js'
 

@@ -1,11 +1,8 @@
 // Middleware style on Hono: `policies()` runs a route's policies before the app's own handler,
 // and `requestContext(c)` reads what they found.
 import type { Context, MiddlewareHandler } from 'hono'
-import type { Api } from '../../core/api.js'
-import { errorResponse } from '../../core/exception-handler.js'
-import { Policies, resolvePolicies, type PolicyOptions } from '../../core/policies.js'
-import type { RequestContext } from '../../core/pipeline.js'
-import { markPolicies, type OpenApiRouteOptions } from '../../openapi/policy-route.js'
+import { Policies, type Api, type PolicyOptions, type RequestContext } from '../../index.js'
+import { errorResponse, markRoute, resolvePolicies, type OpenApiRouteOptions } from '../../http/index.js'
 import { checked, webResponse } from './reply.js'
 import { keptContext, toApiRequest, type GatehouseEnv, type HonoOptions } from './request.js'
 
@@ -28,7 +25,7 @@ function replaceResponse(c: Context, response: Response): void {
   c.res = response
 }
 
-const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['bodyLimit', 'getConnInfo', 'openApi']
+const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['bodyLimit', 'getConnInfo']
 
 /**
  * Middleware running a route's policies (authentication, permissions, throttles) before the
@@ -68,5 +65,5 @@ export function policies(source: Api | Policies, options: PoliciesOptions = {}):
     if (context.vary.length > 0 && c.error === undefined) c.header('Vary', context.vary.join(', '), { append: true })
     return undefined
   }
-  return markPolicies(middleware, routePolicies, { ...options, name: source instanceof Policies ? undefined : options.name })
+  return markRoute(middleware, routePolicies, { ...options, name: source instanceof Policies ? undefined : options.name })
 }

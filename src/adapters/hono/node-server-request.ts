@@ -6,7 +6,6 @@
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Context } from 'hono'
-import type { HeaderBag } from '../../core/api-request.js'
 
 /** The parts of node's `IncomingMessage` read here. */
 export interface IncomingLike {
@@ -20,15 +19,4 @@ export function incomingOf(c: Context): IncomingLike | null {
   const incoming = (c.env as { incoming?: Partial<IncomingLike> } | undefined)?.incoming
   if (typeof incoming !== 'object' || incoming === null) return null
   return typeof incoming.headers === 'object' && incoming.headers !== null && typeof incoming.url === 'string' ? (incoming as IncomingLike) : null
-}
-
-/** Node's parsed request headers as a `HeaderBag` (repeated headers joined with `, `), as the node:http adapter reads them. */
-export function nodeHeaders(headers: IncomingHttpHeaders): HeaderBag {
-  return {
-    get(name: string): string | null {
-      const value = headers[name.toLowerCase()]
-      if (value === undefined) return null
-      return Array.isArray(value) ? value.join(', ') : value
-    },
-  }
 }

@@ -1,6 +1,7 @@
 // The routes of a Hono app that OpenAPI documents describe, read from `app.routes`.
 import type { Hono } from 'hono'
-import { describedRoutes, type DescribedRoute } from '../../openapi/policy-route.js'
+import type { DescribedRoute } from '../../index.js'
+import { describedRoutes } from '../../http/index.js'
 
 /** What Hono keeps of a handler it wrapped when `app.route()` mounted an app with its own `onError`. */
 const COMPOSED_HANDLER = '__COMPOSED_HANDLER'

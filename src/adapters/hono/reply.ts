@@ -2,10 +2,15 @@
 // `Set-Cookie` on its own), or the logged 500 when HTTP cannot carry it.
 import type { Context } from 'hono'
 import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status'
-import type { ApiResponse } from '../../core/api-response.js'
-import { WRITE_FAILED_WIRE, wireResponse, type WireResponse } from '../../core/sendable-response.js'
-import { DEFAULT_SETTINGS, type Settings } from '../../core/settings.js'
+import { DEFAULT_SETTINGS, type ApiResponse, type Settings } from '../../index.js'
+import { WRITE_FAILED_RESPONSE, wireResponse } from '../../http/index.js'
 import { keptContext } from './request.js'
+
+/** A response as HTTP sends it: status, headers, body bytes (what `wireResponse` answers). */
+type WireResponse = ReturnType<typeof wireResponse>
+
+/** The 500 sent when an answer cannot be, as sendable parts. */
+const WRITE_FAILED_WIRE: WireResponse = wireResponse(WRITE_FAILED_RESPONSE)
 
 /** The response headers as Web `Headers` (each `Set-Cookie` appended on its own). */
 function toHeaders(headers: WireResponse['headers']): Headers {

@@ -2,14 +2,10 @@
 // the other adapters read it, elsewhere from the Web `Request`; the body read once, within
 // its limit, into Hono's body cache.
 import type { Context } from 'hono'
-import type { ApiRequest } from '../../core/api-request.js'
-import { PayloadTooLarge } from '../../core/errors.js'
-import type { RequestContext } from '../../core/pipeline.js'
-import { createApiRequest } from '../../core/request/request-factory.js'
-import { requestUrlOf } from '../../core/request/request-url.js'
-import type { User } from '../../core/user.js'
+import { PayloadTooLarge, type ApiRequest, type RequestContext, type User } from '../../index.js'
+import { createApiRequest, requestUrlOf } from '../../http/index.js'
 import { clientAddress, type ConnInfoReader } from './client-address.js'
-import { incomingOf, nodeHeaders, type IncomingLike } from './node-server-request.js'
+import { incomingOf, type IncomingLike } from './node-server-request.js'
 
 /** How the Hono adapter reads a request. */
 export interface HonoOptions {
@@ -116,7 +112,7 @@ export function toApiRequest(c: Context, options: HonoOptions = {}): ApiRequest 
   return createApiRequest({
     method: c.req.method,
     url,
-    headers: incoming === null ? c.req.raw.headers : nodeHeaders(incoming.headers),
+    headers: incoming === null ? c.req.raw.headers : incoming.headers,
     remoteAddress: clientAddress(c, options.getConnInfo),
     params: options.params ?? (c.req.param() as Record<string, string>),
     readBody: () => readBody(c, limit),

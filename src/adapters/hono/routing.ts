@@ -1,7 +1,7 @@
 // DRF's URL conf rules on a Hono app: the path as the client sent it, percent-decoded once,
 // the trailing slash significant, and DRF's 404.
 import type { Hono } from 'hono'
-import { routingPath, targetPath } from '../../core/request/url-decoding.js'
+import { routingPath, targetPath } from '../../http/index.js'
 import { notFound } from './errors.js'
 
 /**

@@ -1,13 +1,9 @@
 // DRF-style views on Hono: a handler per view, and `mountRoutes` to mount them for every method.
 import type { Context, Hono, Next } from 'hono'
-import type { ApiResponse } from '../../core/api-response.js'
-import { INVALID_HOST_RESPONSE } from '../../core/exception-handler.js'
-import { routeParamsMatch, type Route } from '../../core/route.js'
-import type { ApiView } from '../../core/view.js'
-import { markView } from '../../openapi/policy-route.js'
+import type { ApiResponse, ApiView, Route } from '../../index.js'
+import { INVALID_HOST_RESPONSE, isPromise, markRoute, routeParamsMatch } from '../../http/index.js'
 import { checked, webResponse } from './reply.js'
 import { toApiRequest, type HonoOptions } from './request.js'
-import { isPromise } from '../../core/maybe-promise.js'
 
 /** Options of `mountRoutes`. */
 export interface MountOptions extends HonoOptions {
@@ -27,7 +23,7 @@ export function mountRoutes<A extends Hono<any, any, any>>(app: A, routes: reado
     const handler = viewHandler(r.view, options)
     // A parameter the route's converter refuses (`{ id: 'int' }` and `/abc/`): no route, as in Django.
     const converted = async (c: Context, next: Next): Promise<Response | void> => (routeParamsMatch(r, c.req.param() as Record<string, string>) ? handler(c) : next())
-    app.all(`${prefix}${r.path}`, markView(r.params === undefined ? handler : converted, r.view))
+    app.all(`${prefix}${r.path}`, markRoute(r.params === undefined ? handler : converted, r.view))
   }
   return app
 }

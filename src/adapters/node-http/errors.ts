@@ -1,13 +1,9 @@
 // Errors answered in DRF's shape on node:http: unknown paths (404), errors of the app's own
 // handlers, and the last resort for a bug, which never leaves a request unanswered.
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { jsonResponse, type ApiResponse } from '../../core/api-response.js'
-import type { Api } from '../../core/api.js'
-import { errorResponse } from '../../core/exception-handler.js'
-import { targetPath } from '../../core/request/url-decoding.js'
-import { WRITE_FAILED_RESPONSE } from '../../core/sendable-response.js'
-import { DEFAULT_SETTINGS } from '../../core/settings.js'
-import { answer, writeNodeResponse, sendApiResponse } from './reply.js'
+import { DEFAULT_SETTINGS, jsonResponse, type Api, type ApiResponse } from '../../index.js'
+import { errorResponse, targetPath, WRITE_FAILED_RESPONSE, writeNodeResponse } from '../../http/index.js'
+import { answer, sendApiResponse } from './reply.js'
 import { keptContext, toApiRequest, type NodeHttpOptions } from './request.js'
 
 /** DRF's 404 for a path no route matches. */

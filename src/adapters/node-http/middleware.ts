@@ -1,18 +1,13 @@
 // Middleware style on node:http: `policies()` wraps the app's own handler so the route's
 // policies run first, and `requestContext(req)` reads what they found.
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Api } from '../../core/api.js'
-import { errorResponse } from '../../core/exception-handler.js'
-import { Policies, resolvePolicies, type PolicyOptions, type PoliciesResult } from '../../core/policies.js'
-import type { RequestContext } from '../../core/pipeline.js'
-import { matchRoutes } from '../../core/route.js'
-import { copyMark, markPolicies, type OpenApiRouteOptions } from '../../openapi/policy-route.js'
+import { Policies, type Api, type PolicyOptions, type RequestContext } from '../../index.js'
+import { errorResponse, isPromise, markRoute, matchRoutes, resolvePolicies, writeNodeResponse, type OpenApiRouteOptions, type PoliciesResult } from '../../http/index.js'
 import { lastResort } from './errors.js'
-import { answer, DONE, writeNodeResponse, sendApiResponse } from './reply.js'
+import { answer, DONE, sendApiResponse } from './reply.js'
 import { keepContext, keptContext, nodeApiRequest, type NodeHttpOptions } from './request.js'
 import { routedPath, routeMiss } from './routing.js'
 import type { NodeHandler } from './views.js'
-import { isPromise } from '../../core/maybe-promise.js'
 
 /** Options of `policies(api, options)`: the route's policies, how its request is read, what OpenAPI says of it. */
 export interface PoliciesOptions extends PolicyOptions, NodeHttpOptions, OpenApiRouteOptions {
@@ -32,7 +27,7 @@ export type OwnHandler = (req: IncomingMessage, res: ServerResponse) => void | P
 /** Wraps an app's own handler so it runs only once the route's policies passed: what `policies()` returns. */
 export type NodeMiddleware = (handler: OwnHandler) => NodeHandler
 
-const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['trustProxy', 'bodyLimit', 'params', 'path', 'openApi']
+const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['trustProxy', 'bodyLimit', 'params', 'path']
 
 /**
  * Middleware style on plain node:http: `policies(api, { … })` wraps the app's own handler so
@@ -59,9 +54,11 @@ export function policies(source: Api | Policies, options: PoliciesOptions = {}):
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
   }
   const match = options.path === undefined ? null : matchRoutes([{ path: options.path }])
-  // node:http has no router: `policyRoute(method, path, guarded)` declares the route to OpenAPI documents.
+  // node:http has no router: `policyRoute(method, path, guarded)` declares the route to OpenAPI
+  // documents, given the middleware or the handler it guards (both marked).
+  const mark = { ...options, name: source instanceof Policies ? undefined : options.name }
   const middleware: NodeMiddleware = (handler) =>
-    copyMark(middleware, (req: IncomingMessage, res: ServerResponse, given?: Readonly<Record<string, string>>): Promise<void> => {
+    markRoute((req: IncomingMessage, res: ServerResponse, given?: Readonly<Record<string, string>>): Promise<void> => {
       let params = given ?? options.params
       if (match !== null) {
         const path = routedPath(req, adapterOptions)
@@ -84,8 +81,8 @@ export function policies(source: Api | Policies, options: PoliciesOptions = {}):
         lastResort(error, req, res)
         return DONE
       }
-    })
-  return markPolicies(middleware, routePolicies, { ...options, name: source instanceof Policies ? undefined : options.name })
+    }, routePolicies, mark)
+  return markRoute(middleware, routePolicies, mark)
 }
 
 /** Answers a refusal, or runs the app's handler on a request the policies let through. */

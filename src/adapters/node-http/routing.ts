@@ -1,9 +1,8 @@
 // DRF's URL conf rules on node:http, which has no router of its own: the path is matched as the
 // client sent it, percent-decoded, case-sensitively, the trailing slash significant.
 import type { IncomingMessage } from 'node:http'
-import type { ApiResponse } from '../../core/api-response.js'
-import { INVALID_HOST_RESPONSE } from '../../core/exception-handler.js'
-import { targetPath } from '../../core/request/url-decoding.js'
+import type { ApiResponse } from '../../index.js'
+import { INVALID_HOST_RESPONSE, targetPath } from '../../http/index.js'
 import { NOT_FOUND } from './errors.js'
 import { requestUrl, type NodeHttpOptions } from './request.js'
 

@@ -1,15 +1,13 @@
 // DRF-style views on node:http: a listener per view, and a router that answers each request with
 // the view its path matches.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
-import type { ApiResponse } from '../../core/api-response.js'
-import { INVALID_HOST_RESPONSE } from '../../core/exception-handler.js'
-import { matchRoutes, type Route } from '../../core/route.js'
-import type { ApiView } from '../../core/view.js'
+import type { ApiResponse, ApiView, Route } from '../../index.js'
+import { INVALID_HOST_RESPONSE, isPromise, matchRoutes, writeNodeResponse } from '../../http/index.js'
 import { lastResort } from './errors.js'
-import { answer, DONE, writeNodeResponse } from './reply.js'
+import { rememberRoutes } from './openapi-routes.js'
+import { answer, DONE } from './reply.js'
 import { nodeApiRequest, type NodeHttpOptions } from './request.js'
 import { routedPath, routeMiss } from './routing.js'
-import { isPromise } from '../../core/maybe-promise.js'
 
 /** Options of `router`. */
 export interface NodeRouterOptions extends NodeHttpOptions {
@@ -79,7 +77,8 @@ function writeView(view: ApiView, req: IncomingMessage, res: ServerResponse, res
 export function router(routes: readonly Route[], options: NodeRouterOptions = {}): NodeHandler {
   const match = matchRoutes(routes)
   const prefix = (options.prefix ?? '').replace(/\/$/, '')
-  return (req, res) => {
+  // Found by `openApiRoutes(server)`: the router's table, under its prefix.
+  return rememberRoutes((req, res) => {
     try {
       const path = routedPath(req, options)
       if (path === null) return answer(res, INVALID_HOST_RESPONSE)
@@ -91,7 +90,7 @@ export function router(routes: readonly Route[], options: NodeRouterOptions = {}
       lastResort(error, req, res)
       return DONE
     }
-  }
+  }, routes, prefix)
 }
 
 /**

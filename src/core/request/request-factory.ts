@@ -7,7 +7,12 @@ import { djangoPath } from './url-decoding.js'
 export interface RawRequest {
   readonly method: string
   readonly url: URL
-  readonly headers: HeaderBag
+  /**
+   * The request headers: a `HeaderBag` (a Web `Headers` is one), or Node's parsed headers
+   * (`req.headers` of node:http, Express, Fastify, Koa), read case-insensitively with repeated
+   * headers joined by `, `.
+   */
+  readonly headers: HeaderBag | NodeHeaders
   readonly remoteAddress: string | null
   /** Path parameters of the matched route, decoded. @default {} */
   readonly params?: Readonly<Record<string, string>>
@@ -20,6 +25,20 @@ export interface RawRequest {
   readonly parsedBody?: () => { readonly data: RequestData } | null
   /** The most form fields the body may hold (Django's `DATA_UPLOAD_MAX_NUMBER_FIELDS`). @default 1000 */
   readonly maxFormFields?: number
+}
+
+/** Node's parsed request headers (`IncomingHttpHeaders`), named by their shape: the core imports no `node:http`. */
+export type NodeHeaders = Readonly<Record<string, string | readonly string[] | undefined>>
+
+/** Node's parsed headers as a `HeaderBag`: lower-case names, a repeated header's values joined with `, `. */
+function nodeHeaderBag(headers: NodeHeaders): HeaderBag {
+  return {
+    get(name: string): string | null {
+      const value = headers[name.toLowerCase()]
+      if (value === undefined) return null
+      return typeof value === 'string' ? value : value.join(', ')
+    },
+  }
 }
 
 /** Python's str.strip() set within Latin-1 (header values are Latin-1 strings). */
@@ -85,7 +104,8 @@ class CoreApiRequest implements ApiRequest {
   constructor(raw: RawRequest) {
     this.method = raw.method.toUpperCase()
     this.url = withDjangoPath(raw.url)
-    this.headers = raw.headers
+    // A `HeaderBag` has a `get` method; Node's header record never holds a function.
+    this.headers = typeof raw.headers['get'] === 'function' ? (raw.headers as HeaderBag) : nodeHeaderBag(raw.headers as NodeHeaders)
     this.remoteAddress = raw.remoteAddress
     this.params = raw.params === undefined || isEmpty(raw.params) ? NO_PARAMS : Object.freeze({ ...raw.params })
     this.#raw = raw
@@ -94,7 +114,7 @@ class CoreApiRequest implements ApiRequest {
   cookie(name: string): string | null {
     let cookies = this.#cookies
     if (cookies === null) {
-      const header = this.#raw.headers.get('cookie')
+      const header = this.headers.get('cookie')
       // Most API requests carry no Cookie header: one shared empty record for them.
       cookies = this.#cookies = header === null || header === '' ? NO_COOKIES : parseCookies(header)
     }
@@ -108,7 +128,7 @@ class CoreApiRequest implements ApiRequest {
     this.#body =
       parsed !== null
         ? Promise.resolve(parsed.data)
-        : raw.readBody().then((bytes) => parseBody(raw.headers.get('content-type'), bytes, raw.maxFormFields === undefined ? {} : { maxFormFields: raw.maxFormFields }))
+        : raw.readBody().then((bytes) => parseBody(this.headers.get('content-type'), bytes, raw.maxFormFields === undefined ? {} : { maxFormFields: raw.maxFormFields }))
     return this.#body
   }
 }
