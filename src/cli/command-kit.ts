@@ -1,6 +1,6 @@
 import type { StoredUser } from '../core/user.js'
 import type { Database } from '../kysely/database.js'
-import { KyselyUserStore } from '../kysely/kysely-user-store.js'
+import type { KyselyUserStore } from '../kysely/kysely-user-store.js'
 import type { AuthDatabase } from '../kysely/schema.js'
 import { defaultPasswordValidators, type PasswordValidator } from '../passwords/password-validation.js'
 import type { InvalidationBus } from '../stores/invalidation-bus.js'
@@ -8,8 +8,9 @@ import type { UserCreatedHook } from '../stores/user-created-hook.js'
 import type { CliConfig } from '../kysely/cli-config-types.js'
 import { boundHook, CliConfigError, loadCliConfig } from './cli-config.js'
 import { CliError, type CliIo } from './cli-io.js'
-import { withDatabase, withReadOnlyDatabase } from './database-access.js'
+import { sqlLayer, withDatabase, withReadOnlyDatabase } from './database-access.js'
 import { withInvalidation } from './invalidation-access.js'
+import type * as SqlLayer from './sql-layer.js'
 import type { ConfigOption, DatabaseOption, InvalidationOptions } from './store-options.js'
 
 /**
@@ -20,6 +21,11 @@ export interface CommandKit {
   readonly io: CliIo
   /** Writes one line to stdout. */
   readonly print: (line: string) => void
+  /**
+   * The SQL layer's stores and migrations, loaded when a command runs: a command file imports
+   * them only as types, so building the command line (and `--help`) never loads kysely.
+   */
+  sql(): Promise<typeof SqlLayer>
   /** Runs `fn` on the `--database` database, migrated first. */
   withDatabase<T>(options: DatabaseOption, fn: (database: Database<AuthDatabase>) => Promise<T>): Promise<T>
   /** For commands that only read: no migration, nothing created (a missing database or table is an error). */
@@ -55,6 +61,7 @@ export function commandKit(io: CliIo): CommandKit {
   return {
     io,
     print: (line) => void io.stdout.write(`${line}\n`),
+    sql: sqlLayer,
     withDatabase: (options, fn) => withDatabase(options, io, fn),
     withReadOnlyDatabase: (options, tables, fn) => withReadOnlyDatabase(options, io, tables, fn),
     withInvalidation: (options, fn) => withInvalidation(options, io, fn),

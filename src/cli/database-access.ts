@@ -4,10 +4,10 @@
  */
 import { existsSync } from 'node:fs'
 import { redactConfigValue } from '../core/redact.js'
-import { openDatabase, parseDatabaseUrl, type Database } from '../kysely/database.js'
-import { authMigrations, migrate } from '../kysely/migrations.js'
+import type { Database } from '../kysely/database.js'
 import type { AuthDatabase } from '../kysely/schema.js'
 import { CliError, type CliIo } from './cli-io.js'
+import type * as SqlLayer from './sql-layer.js'
 import type { DatabaseOption } from './store-options.js'
 
 function databaseUrl(options: DatabaseOption, io: CliIo): string {
@@ -21,15 +21,23 @@ function databaseUrl(options: DatabaseOption, io: CliIo): string {
 /** A command is not a request: bulk commands (import-django, migrate-tokens) get a minute per statement. */
 const CLI_TIMEOUTS = { connectTimeoutMs: 10_000, statementTimeoutMs: 60_000 } as const
 
+/** The SQL layer, loaded by the command that opens a database (kysely is an optional peer: see sql-layer.ts). */
+export function sqlLayer(): Promise<typeof SqlLayer> {
+  return import('./sql-layer.js')
+}
+
 /** Opens the database without migrating it (the caller's transaction decides what is written). */
-export function openCommandDatabase(options: DatabaseOption, io: CliIo): Promise<Database<AuthDatabase>> {
-  return openDatabase<AuthDatabase>(databaseUrl(options, io), CLI_TIMEOUTS)
+export async function openCommandDatabase(options: DatabaseOption, io: CliIo): Promise<Database<AuthDatabase>> {
+  const url = databaseUrl(options, io)
+  const { openDatabase } = await sqlLayer()
+  return openDatabase<AuthDatabase>(url, CLI_TIMEOUTS)
 }
 
 /** Opens the database and applies the library's migrations (its own table), then runs `fn`. */
 export async function withDatabase<T>(options: DatabaseOption, io: CliIo, fn: (database: Database<AuthDatabase>) => Promise<T>): Promise<T> {
   const database = await openCommandDatabase(options, io)
   try {
+    const { authMigrations, migrate } = await sqlLayer()
     await migrate(database.db, authMigrations(database.dialect))
     return await fn(database)
   } finally {
@@ -43,6 +51,7 @@ export async function withDatabase<T>(options: DatabaseOption, io: CliIo, fn: (d
  */
 export async function openReadOnly(options: DatabaseOption, io: CliIo): Promise<Database<AuthDatabase> | null> {
   const url = databaseUrl(options, io)
+  const { openDatabase, parseDatabaseUrl } = await sqlLayer()
   const target = parseDatabaseUrl(url)
   if (target.dialect === 'sqlite' && (target.path === ':memory:' || !existsSync(target.path))) return null
   return openDatabase<AuthDatabase>(url, { ...CLI_TIMEOUTS, readOnly: true })

@@ -18,6 +18,7 @@ import { addCreateTokenCommand } from './commands/create-token.js'
 import { addCreateUserCommand } from './commands/create-user.js'
 import { addDeactivateCommand } from './commands/deactivate-user.js'
 import { addDeleteTokenCommand } from './commands/delete-token.js'
+import { addDevIssuerCommand } from './commands/dev-issuer.js'
 import { addFlushExpiredTokensCommand } from './commands/flush-expired-tokens.js'
 import { addGrantStaffCommand } from './commands/grant-staff.js'
 import { addGrantSuperuserCommand, addRevokeSuperuserCommand } from './commands/grant-superuser.js'
@@ -52,6 +53,8 @@ const COMMANDS = [
   addClearSessionsCommand,
   addFlushExpiredTokensCommand,
   addImportDjangoCommand,
+  // For trying JWT and OAuth 2.0 locally.
+  addDevIssuerCommand,
 ] as const
 
 /** Builds the command line; `io` receives its output. */
@@ -76,8 +79,23 @@ export async function main(argv: readonly string[], io: CliIo = { stdin: process
       io.stderr.write(`gatehouse: ${error.message}\n`)
       return 1
     }
+    const missing = missingPackage(error)
+    if (missing !== undefined) {
+      io.stderr.write(`gatehouse: this command needs the ${missing} package, which is not installed: npm install ${missing}\n`)
+      return 1
+    }
     // A driver missing, a database that refuses: the message, never a stack trace.
     io.stderr.write(`gatehouse: ${error instanceof Error ? error.message : String(error)}\n`)
     return 1
   }
+}
+
+/**
+ * The optional peer (kysely, pg, ioredis…) a command loaded and did not find, from Node's
+ * `ERR_MODULE_NOT_FOUND` ("Cannot find package 'kysely' imported from …"); `undefined` for any
+ * other error. The command line itself loads none (see sql-layer.ts), so `--help` needs none.
+ */
+function missingPackage(error: unknown): string | undefined {
+  if (!(error instanceof Error) || (error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') return undefined
+  return /Cannot find package '([^']+)'/.exec(error.message)?.[1]
 }

@@ -1,3 +1,4 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -58,4 +59,9 @@ export async function runCli(args: readonly string[], options: Omit<RunCommandOp
 /** Runs the reference API's `main.ts` (its command line: `create-token`, `migrate`, …) with `args`, in the repository's root. */
 export async function runReferenceMain(args: readonly string[], options: Omit<RunCommandOptions, 'cwd'> = {}): Promise<CommandResult> {
   return runCommand(process.execPath, [await bundle('examples/reference-api/main.ts'), ...args], { cwd: ROOT, ...options })
+}
+
+/** The `drf-gatehouse` command line started with `args` and left running (a server command): the caller kills it. */
+export async function spawnCli(args: readonly string[]): Promise<ChildProcessWithoutNullStreams> {
+  return spawn(process.execPath, [await bundle('src/cli/bin.ts'), ...args], { cwd: ROOT })
 }

@@ -111,6 +111,23 @@ describe('the packed tarball', () => {
     for (const specifier of ['drf-gatehouse/jwt', 'drf-gatehouse/oauth2']) expect((await load(specifier)).stderr, specifier).toContain('jose loaded')
   })
 
+  it('runs the command line with no peer installed: --help, and a command that needs kysely says so in one line', async () => {
+    const bin = join(app, 'node_modules', '.bin', 'drf-gatehouse')
+    const help = await run(bin, ['--help'], app)
+    expect(help.stderr).toBe('')
+    expect(help.status).toBe(0)
+    expect(help.stdout).toContain('create-token')
+    const commandHelp = await run(bin, ['create-user', '--help'], app)
+    expect(commandHelp.stderr).toBe('')
+    expect(commandHelp.stdout).toContain('--database <url>')
+    // No stack trace: the one line names the package to install, and the exit code is not 0.
+    const migrated = await run(bin, ['migrate', '--database', `sqlite:${join(work, 'no-peers.sqlite3')}`], app)
+    expect(migrated.stderr).toBe('gatehouse: this command needs the kysely package, which is not installed: npm install kysely\n')
+    expect(migrated.stdout).toBe('')
+    expect(migrated.status).toBe(1)
+    expect(existsSync(join(work, 'no-peers.sqlite3'))).toBe(false)
+  })
+
   describe('with the peers an app would install', () => {
     beforeAll(async () => {
       // hono is installed for the import check only: its own declarations need TypeScript >= 5.7

@@ -1,6 +1,5 @@
 // Django's `changepassword`; the change is told to running servers.
 import type { Command } from 'commander'
-import { KyselyUserStore } from '../../kysely/kysely-user-store.js'
 import { existingUser, type CommandKit } from '../command-kit.js'
 import { readPassword, type PasswordOptions } from '../password-input.js'
 import { addPasswordValidationOption, requireValidPassword, type PasswordValidationOption } from '../password-rules.js'
@@ -18,6 +17,7 @@ export function addChangepasswordCommand(program: Command, kit: CommandKit): voi
   addConfigOption(addPasswordValidationOption(command)).action(async (username: string, options: ChangepasswordOptions) => {
     const validators = await kit.loadPasswordValidators(options)
     await kit.withChange(options, async (database, invalidation) => {
+      const { KyselyUserStore } = await kit.sql()
       const users = new KyselyUserStore({ db: database.db, invalidation })
       const user = await existingUser(users, username)
       const password = await readPassword(options, kit.io)

@@ -1,6 +1,4 @@
 import type { Command } from 'commander'
-import { KyselyNamedTokenStore } from '../../kysely/kysely-named-token-store.js'
-import { KyselyUserStore } from '../../kysely/kysely-user-store.js'
 import { parseExpiresIn } from '../../views/named-token-input.js'
 import { CliError } from '../cli-io.js'
 import { existingUser, type CommandKit } from '../command-kit.js'
@@ -33,6 +31,7 @@ export function addCreateNamedTokenCommand(program: Command, kit: CommandKit): v
     const expires = parseExpiresIn(options.expiresIn)
     if ('errors' in expires) throw new CliError(`--expires-in: ${expires.errors.join(' ')}`)
     await kit.withDatabase(options, async (database) => {
+      const { KyselyNamedTokenStore, KyselyUserStore } = await kit.sql()
       const user = await existingUser(new KyselyUserStore({ db: database.db }), username)
       const store = new KyselyNamedTokenStore({ db: database.db, ...prefixOption(options.prefix) })
       const { key, info } = await store.create(user.id, { name, expiresIn: expires.value })

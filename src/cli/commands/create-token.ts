@@ -1,7 +1,5 @@
 import type { Command } from 'commander'
 import type { Database } from '../../kysely/database.js'
-import { KyselyTokenStore } from '../../kysely/kysely-token-store.js'
-import { KyselyUserStore } from '../../kysely/kysely-user-store.js'
 import type { AuthDatabase } from '../../kysely/schema.js'
 import { CliError } from '../cli-io.js'
 import type { CommandKit } from '../command-kit.js'
@@ -19,7 +17,8 @@ const ALL_TOKENS_BATCH = 500
  * `create-token --all`: a token for every active user of gatehouse's table that has none
  * (get-or-create, in batches; an existing token is never replaced).
  */
-async function createMissingTokens(db: Database<AuthDatabase>['db']): Promise<{ created: number; active: number }> {
+async function createMissingTokens(kit: CommandKit, db: Database<AuthDatabase>['db']): Promise<{ created: number; active: number }> {
+  const { KyselyTokenStore } = await kit.sql()
   const tokens = new KyselyTokenStore({ db })
   let created = 0
   let active = 0
@@ -56,7 +55,7 @@ export function addCreateTokenCommand(program: Command, kit: CommandKit): void {
         if (username !== undefined) throw new CliError('create-token --all takes no username')
         if (options.reset === true) throw new CliError('create-token --all never regenerates: --reset is for one user')
         await kit.withDatabase(options, async (database) => {
-          const { created, active } = await createMissingTokens(database.db)
+          const { created, active } = await createMissingTokens(kit, database.db)
           kit.print(`Created ${created} token${created === 1 ? '' : 's'}; ${active - created} active user${active - created === 1 ? '' : 's'} already had one`)
         })
         return
@@ -66,6 +65,7 @@ export function addCreateTokenCommand(program: Command, kit: CommandKit): void {
       await kit.withChange(
         options,
         async (database, invalidation) => {
+          const { KyselyTokenStore, KyselyUserStore } = await kit.sql()
           const user = await new KyselyUserStore({ db: database.db }).findByUsername(username)
           if (user === null) throw new CliError(`Cannot create the Token: user ${username} does not exist`)
           const tokens = new KyselyTokenStore({ db: database.db, invalidation })

@@ -1,7 +1,6 @@
 // Django's `createsuperuser`, without its prompts for other fields.
 import type { Command } from 'commander'
 import { normalizeUsername } from '../../core/username.js'
-import { KyselyUserStore } from '../../kysely/kysely-user-store.js'
 import { UserCreatedHookError } from '../../stores/user-created-hook.js'
 import { CliError } from '../cli-io.js'
 import type { CommandKit } from '../command-kit.js'
@@ -44,6 +43,7 @@ export function addCreateUserCommand(program: Command, kit: CommandKit): void {
     const validators = await kit.loadPasswordValidators(options)
     const password = options.password ? await readPassword(options, kit.io) : null
     await kit.withDatabase(options, async (database) => {
+      const { KyselyUserStore } = await kit.sql()
       const users = new KyselyUserStore({ db: database.db, onUserCreated: hookFor(database) })
       if ((await users.findByUsername(username)) !== null) throw new CliError(`user ${username} already exists`)
       // As Django's createsuperuser: the name first, then the password's rules, before anything is written.

@@ -1,6 +1,4 @@
 import type { Command } from 'commander'
-import { KyselyTokenStore } from '../../kysely/kysely-token-store.js'
-import { KyselyUserStore } from '../../kysely/kysely-user-store.js'
 import { existingUser, type CommandKit } from '../command-kit.js'
 import { addStoreOptions, type DatabaseOption, type InvalidationOptions } from '../store-options.js'
 
@@ -12,6 +10,7 @@ export function addDeleteTokenCommand(program: Command, kit: CommandKit): void {
       .argument('<username>'),
   ).action(async (username: string, options: DatabaseOption & InvalidationOptions) => {
     await kit.withChange(options, async (database, invalidation) => {
+      const { KyselyTokenStore, KyselyUserStore } = await kit.sql()
       const user = await existingUser(new KyselyUserStore({ db: database.db }), username)
       const deleted = await new KyselyTokenStore({ db: database.db, invalidation }).delete(user.id)
       kit.print(deleted ? `Deleted the token of user ${username}` : `User ${username} had no token`)

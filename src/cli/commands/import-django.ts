@@ -1,11 +1,10 @@
 import type { Command } from 'commander'
-import { openDatabase, type Database } from '../../kysely/database.js'
-import { authMigrations, migrate } from '../../kysely/migrations.js'
+import type { Database } from '../../kysely/database.js'
 import type { AuthDatabase } from '../../kysely/schema.js'
 import { CliError, type CliIo } from '../cli-io.js'
 import type { CommandKit } from '../command-kit.js'
-import { missingTables, openCommandDatabase, openReadOnly } from '../database-access.js'
-import { formatImportReport, importDjango, readDjangoDatabase, type ImportDjangoReport } from '../import-django.js'
+import { missingTables, openCommandDatabase, openReadOnly, sqlLayer } from '../database-access.js'
+import type { ImportDjangoReport } from '../import-django.js'
 import { addConfigOption, addDatabaseOption, addInvalidationOptions, type ConfigOption, type DatabaseOption, type InvalidationOptions } from '../store-options.js'
 
 interface ImportDjangoCommandOptions extends DatabaseOption, InvalidationOptions, ConfigOption {
@@ -43,6 +42,7 @@ async function dryRunImport(
       await database.close()
     }
   }
+  const { authMigrations, migrate, openDatabase } = await sqlLayer()
   const scratch = await openDatabase<AuthDatabase>('sqlite::memory:')
   try {
     await migrate(scratch.db, authMigrations(scratch.dialect))
@@ -65,6 +65,7 @@ export function addImportDjangoCommand(program: Command, kit: CommandKit): void 
     .option('--dry-run', 'print what the import would do and write nothing (no tables created either)')
   addConfigOption(addInvalidationOptions(command)).action(async (options: ImportDjangoCommandOptions) => {
     const hookFor = await kit.loadUserCreatedHook(options)
+    const { formatImportReport, importDjango, readDjangoDatabase } = await kit.sql()
     // Everything is read before the target is opened: source and target may be one database.
     const source = await readDjangoDatabase(options.from)
     const importInto = (database: Database<AuthDatabase>): Promise<ImportDjangoReport> =>

@@ -1,6 +1,4 @@
 import type { Command } from 'commander'
-import { KyselyNamedTokenStore } from '../../kysely/kysely-named-token-store.js'
-import { KyselyUserStore } from '../../kysely/kysely-user-store.js'
 import { existingUser, type CommandKit } from '../command-kit.js'
 import { addDatabaseOption, type DatabaseOption } from '../store-options.js'
 
@@ -9,6 +7,7 @@ export function addListNamedTokensCommand(program: Command, kit: CommandKit): vo
     async (username: string, options: DatabaseOption) => {
       // Read only: opens nothing it would have to create, and migrates nothing.
       await kit.withReadOnlyDatabase(options, ['gatehouse_users', 'gatehouse_named_tokens'], async (database) => {
+        const { KyselyNamedTokenStore, KyselyUserStore } = await kit.sql()
         const user = await existingUser(new KyselyUserStore({ db: database.db }), username)
         const tokens = await new KyselyNamedTokenStore({ db: database.db }).list(user.id)
         if (tokens.length === 0) {

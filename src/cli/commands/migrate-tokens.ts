@@ -1,5 +1,4 @@
 import type { Command } from 'commander'
-import { KyselyNamedTokenStore } from '../../kysely/kysely-named-token-store.js'
 import { toDate, toUserId, type AuthDatabase } from '../../kysely/schema.js'
 import type { CommandKit } from '../command-kit.js'
 import { addDatabaseOption, type DatabaseOption } from '../store-options.js'
@@ -15,6 +14,7 @@ export function addMigrateTokensCommand(program: Command, kit: CommandKit): void
       .option('--keep', 'keep the DRF rows too (the keys then work in both modes)'),
   ).action(async (options: DatabaseOption & { keep?: boolean }) => {
     await kit.withDatabase(options, async (database) => {
+      const { KyselyNamedTokenStore } = await kit.sql()
       const { moved, present } = await database.db.transaction().execute(async (trx) => {
         const store = new KyselyNamedTokenStore<AuthDatabase>({ db: trx })
         const rows = await trx.selectFrom('gatehouse_tokens').select(['key', 'user_id', 'created']).orderBy('user_id').execute()

@@ -1,6 +1,4 @@
 import type { Command } from 'commander'
-import { KyselyNamedTokenStore } from '../../kysely/kysely-named-token-store.js'
-import { KyselyUserStore } from '../../kysely/kysely-user-store.js'
 import { parseTokenId } from '../../views/named-token-input.js'
 import { CliError } from '../cli-io.js'
 import { existingUser, type CommandKit } from '../command-kit.js'
@@ -19,6 +17,7 @@ export function addRevokeNamedTokenCommand(program: Command, kit: CommandKit): v
     const id = idText === undefined ? null : parseTokenId(idText)
     if (idText !== undefined && id === null) throw new CliError(`${idText} is not a token id`)
     await kit.withChange(options, async (database, invalidation) => {
+      const { KyselyNamedTokenStore, KyselyUserStore } = await kit.sql()
       const user = await existingUser(new KyselyUserStore({ db: database.db }), username)
       const store = new KyselyNamedTokenStore({ db: database.db, invalidation })
       if (id === null) {

@@ -4,7 +4,7 @@
  * token authentications hold the user's flags.
  */
 import type { Command } from 'commander'
-import { KyselyUserStore } from '../../kysely/kysely-user-store.js'
+import type { KyselyUserStore } from '../../kysely/kysely-user-store.js'
 import { existingUser, type CommandKit } from '../command-kit.js'
 import { addStoreOptions, type DatabaseOption, type InvalidationOptions } from '../store-options.js'
 
@@ -20,6 +20,7 @@ export function addUserFlagCommand(program: Command, kit: CommandKit, command: U
   addStoreOptions(program.command(command.name).description(command.description).argument('<username>')).action(
     async (username: string, options: DatabaseOption & InvalidationOptions) => {
       await kit.withChange(options, async (database, invalidation) => {
+        const { KyselyUserStore } = await kit.sql()
         const users = new KyselyUserStore({ db: database.db, invalidation })
         const user = await existingUser(users, username)
         await command.apply(users, user.id)
