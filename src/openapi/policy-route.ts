@@ -49,6 +49,13 @@ export function markPolicies<F extends object>(fn: F, routePolicies: Policies, o
   return fn
 }
 
+/** The policies `fn` runs when it is a `policies()` middleware (or node:http's guarded handler), else `undefined`. */
+export function policiesOf(fn: unknown): Policies | undefined {
+  if ((typeof fn !== 'function' && typeof fn !== 'object') || fn === null) return undefined
+  const mark = described.get(fn)
+  return mark?.kind === 'policies' ? mark.policies : undefined
+}
+
 /** Marks `fn` as the handler answering with `view` (what `mountRoutes` mounts). Returns `fn`. */
 export function markView<F extends object>(fn: F, view: ApiView): F {
   described.set(fn, { kind: 'view', view })

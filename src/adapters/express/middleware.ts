@@ -8,6 +8,7 @@ import { markPolicies, type OpenApiRouteOptions } from '../../openapi/policy-rou
 import { writeNodeResponse } from '../node-http/reply.js'
 import { toApiRequest, type ExpressOptions } from './request.js'
 import { isPromise } from '../../core/maybe-promise.js'
+import { guardParserLayout } from './parser-layout.js'
 
 /** Options of `policies(api, options)`: the route's policies, how its body is read, what OpenAPI says of it. */
 export interface PoliciesOptions extends PolicyOptions, ExpressOptions, OpenApiRouteOptions {}
@@ -39,6 +40,7 @@ export function policies(source: Api | Policies, options: PoliciesOptions = {}):
     next()
   }
   const middleware = (req: Request, res: Response, next: NextFunction): void => {
+    guardParserLayout(req, routePolicies.settings)
     const result = routePolicies.run(toApiRequest(req, adapterOptions))
     // Policies that all answered synchronously go on now, without a promise of ours (Express
     // catches what the next handlers throw; a throw here reaches its error chain too).

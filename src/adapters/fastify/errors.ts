@@ -7,6 +7,7 @@ import { errorResponse, refusalResponse } from '../../core/exception-handler.js'
 import { isApiError, MalformedRequest, PayloadTooLarge, UnsupportedMediaType, type ApiError } from '../../core/errors.js'
 import { DEFAULT_SETTINGS } from '../../core/settings.js'
 import { deferBody, hasDeferredBody, judgeDeferredBodyFirst, keepOtherBodies, settleDeferredBody } from './deferred-bodies.js'
+import { ownRouteMethods } from './own-route-methods.js'
 import { sendApiResponse } from './reply.js'
 import { apiRequestOf } from './request.js'
 
@@ -88,8 +89,11 @@ export interface DrfErrorsOptions {
  * refuses is judged by DRF's parser once the route's `policies()` passed (a refusal comes
  * first, with its `Vary`), or before the handler of a route without them; a body refused only
  * for `__proto__` or `constructor` (Fastify's `onProtoPoisoning` options) keeps Fastify's
- * answer. Not encapsulated (like a `fastify-plugin`): register it on the root instance before
- * your routes and before a JSON parser of your own, which it would replace.
+ * answer. A method the routes of a path do not take, where one of them is guarded by
+ * `policies()`, is DRF's `405 {"detail": "Method \"PATCH\" not allowed."}` with `Allow`
+ * (every method the app's routes take there), after that route's policies, instead of
+ * Fastify's 404. Not encapsulated (like a `fastify-plugin`): register it on the root instance
+ * before your routes and before a JSON parser of your own, which it would replace.
  *
  * @example
  * await app.register(drfErrors, { api })
@@ -112,6 +116,7 @@ export const drfErrors: FastifyPluginAsync<DrfErrorsOptions> = async (app, optio
   })
   keepOtherBodies(app)
   app.addHook('onRoute', judgeDeferredBodyFirst)
+  ownRouteMethods(app)
   app.setErrorHandler(errorHandler(options.api))
 }
 // What `fastify-plugin` sets: the plugin changes the instance it is registered on, not a child scope.

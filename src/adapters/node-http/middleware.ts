@@ -13,6 +13,8 @@ import { keepContext, keptContext, nodeApiRequest, type NodeHttpOptions } from '
 import { routedPath, routeMiss } from './routing.js'
 import type { NodeHandler } from './views.js'
 import { isPromise } from '../../core/maybe-promise.js'
+import type { ApiRequest } from '../../core/api-request.js'
+import { allowOf, answerOtherMethod } from '../../core/own-route-methods.js'
 
 /** Options of `policies(api, options)`: the route's policies, how its request is read, what OpenAPI says of it. */
 export interface PoliciesOptions extends PolicyOptions, NodeHttpOptions, OpenApiRouteOptions {
@@ -24,6 +26,14 @@ export interface PoliciesOptions extends PolicyOptions, NodeHttpOptions, OpenApi
    * the guarded handler: `guarded(req, res, { id })`. @default none
    */
   readonly path?: string
+  /**
+   * The methods the handler takes (`['GET', 'PUT', 'DELETE']`): a request with another is
+   * DRF's `405 {"detail": "Method \"PATCH\" not allowed."}` with `Allow` (these, HEAD with
+   * GET, OPTIONS; OPTIONS itself gets DRF's metadata), after the route's policies as in DRF,
+   * and the handler does not run. Without it the handler gets every method (node:http has no
+   * router to know them). @default every method
+   */
+  readonly methods?: readonly string[]
 }
 
 /** An app's own handler behind `policies()`. */
@@ -32,7 +42,7 @@ export type OwnHandler = (req: IncomingMessage, res: ServerResponse) => void | P
 /** Wraps an app's own handler so it runs only once the route's policies passed: what `policies()` returns. */
 export type NodeMiddleware = (handler: OwnHandler) => NodeHandler
 
-const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['trustProxy', 'bodyLimit', 'params', 'path', 'openApi']
+const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['trustProxy', 'bodyLimit', 'params', 'path', 'methods', 'openApi']
 
 /**
  * Middleware style on plain node:http: `policies(api, { … })` wraps the app's own handler so
@@ -50,7 +60,7 @@ const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['trustProxy', 'bodyLim
  *   sendApiResponse(res, jsonResponse(200, { username: user.username, id: params['id'] }))
  * }))
  */
-export function policies(routePolicies: Policies, options?: NodeHttpOptions & OpenApiRouteOptions & Pick<PoliciesOptions, 'path'>): NodeMiddleware
+export function policies(routePolicies: Policies, options?: NodeHttpOptions & OpenApiRouteOptions & Pick<PoliciesOptions, 'path' | 'methods'>): NodeMiddleware
 export function policies(api: Api, options?: PoliciesOptions): NodeMiddleware
 export function policies(source: Api | Policies, options: PoliciesOptions = {}): NodeMiddleware {
   const routePolicies = resolvePolicies(source, options, ADAPTER_KEYS)
@@ -59,6 +69,9 @@ export function policies(source: Api | Policies, options: PoliciesOptions = {}):
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
   }
   const match = options.path === undefined ? null : matchRoutes([{ path: options.path }])
+  const taken = options.methods === undefined ? null : new Set(options.methods.map((m) => m.toUpperCase()))
+  if (taken?.has('GET') === true) taken.add('HEAD')
+  const allow = options.methods === undefined ? '' : allowOf(options.methods)
   // node:http has no router: `policyRoute(method, path, guarded)` declares the route to OpenAPI documents.
   const middleware: NodeMiddleware = (handler) =>
     copyMark(middleware, (req: IncomingMessage, res: ServerResponse, given?: Readonly<Record<string, string>>): Promise<void> => {
@@ -69,6 +82,7 @@ export function policies(source: Api | Policies, options: PoliciesOptions = {}):
         if (found === null) return answer(res, routeMiss(req, adapterOptions))
         params ??= found.params
       }
+      if (taken !== null && !taken.has(req.method ?? '')) return otherMethod(routePolicies, nodeApiRequest(req, adapterOptions, params), allow, req, res)
       try {
         const result = routePolicies.run(nodeApiRequest(req, adapterOptions, params))
         // Policies that all answered synchronously: the handler runs now, without a promise of ours.
@@ -86,6 +100,18 @@ export function policies(source: Api | Policies, options: PoliciesOptions = {}):
       }
     })
   return markPolicies(middleware, routePolicies, { ...options, name: source instanceof Policies ? undefined : options.name })
+}
+
+/** A method the handler does not take: the policies, then DRF's 405 (or OPTIONS' metadata), with `Allow`. */
+function otherMethod(routePolicies: Policies, request: ApiRequest | null, allow: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  try {
+    const answered = answerOtherMethod(routePolicies, request, allow)
+    if (!isPromise(answered)) return answer(res, answered)
+    return answered.then((response) => answer(res, response), (error: unknown) => lastResort(error, req, res))
+  } catch (error) {
+    lastResort(error, req, res)
+    return DONE
+  }
 }
 
 /** Answers a refusal, or runs the app's handler on a request the policies let through. */

@@ -1,0 +1,38 @@
+// DRF's 405 for the app's own routes on Fastify: Fastify answers a method a path's routes do
+// not take with its 404; where a route of that path is guarded by `policies()`, the app
+// gets DRF's 405 with `Allow` instead, from the routes Fastify registered (`onRoute`).
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { allowOf, answerOtherMethod } from '../../core/own-route-methods.js'
+import { targetPath } from '../../core/request/url-decoding.js'
+import { isOtherMethod, OwnRouteTable } from '../../openapi/own-route-table.js'
+import { sendWire } from './reply.js'
+import { apiRequestOf } from './request.js'
+
+/** A route's `preHandler`s, read when a request is looked up (the `gatehouse` plugin adds its own after this hook ran). */
+function preHandlers(routeOptions: RouteOptions): readonly unknown[] {
+  const hooks = routeOptions.preHandler
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]
+}
+
+/**
+ * Adds to `app` (the root instance, before its routes) what answers a method the routes of a
+ * path do not take with DRF's 405 when one of them is guarded by `policies()`: Fastify's
+ * routes are recorded as registered, and the 404 handler's `onRequest` answers such a request
+ * (after that route's policies, as DRF) before the app's not-found handler runs. `Allow` lists
+ * every method the app's routes take for the path. Paths Fastify reads with a wildcard or a
+ * regular expression are left to the app's 404.
+ */
+export function ownRouteMethods(app: FastifyInstance): void {
+  const table = new OwnRouteTable()
+  app.addHook('onRoute', (routeOptions) => {
+    const methods = Array.isArray(routeOptions.method) ? routeOptions.method : [routeOptions.method]
+    table.add({ path: routeOptions.url, methods, handlers: () => preHandlers(routeOptions) })
+  })
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!request.is404) return undefined
+    const found = table.lookup(targetPath(request.url))
+    if (!isOtherMethod(found, request.method)) return undefined
+    const routePolicies = found.policies
+    return sendWire(reply, await answerOtherMethod(routePolicies, apiRequestOf(request), allowOf(found.methods)), routePolicies.settings)
+  })
+}
