@@ -7,11 +7,11 @@
  * route of the same path registered elsewhere included (and it still answers its method); an
  * unknown path is DRF's 404 with the quick start's one line. Real servers on real sockets.
  */
+import { createRequire } from 'node:module'
 import { createServer, request as httpRequest, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { getRequestListener } from '@hono/node-server'
 import express from 'express'
-import express4 from 'express4'
 import Fastify from 'fastify'
 import { Hono } from 'hono'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -20,6 +20,9 @@ import * as ex from 'drf-gatehouse/express'
 import * as fa from 'drf-gatehouse/fastify'
 import * as ho from 'drf-gatehouse/hono'
 import * as no from 'drf-gatehouse/node'
+
+// `express4` is the npm alias of Express 4; it ships no types, so it is typed as Express 5's factory.
+const express4 = createRequire(import.meta.url)('express4') as typeof express
 
 /** `X-User: name` identifies; a 401 challenges with `Custom`. */
 const headerScheme: AuthenticationScheme = {
@@ -57,7 +60,7 @@ async function listener(name: Name, withNotFound: boolean): Promise<RequestListe
     return app.server
   }
   if (name === 'express' || name === 'express4') {
-    const make = (name === 'express' ? express : express4) as typeof express
+    const make = name === 'express' ? express : express4
     const app = make()
     app.use(make.json())
     const router = make.Router({ strict: true })
