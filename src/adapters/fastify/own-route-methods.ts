@@ -1,7 +1,8 @@
 // DRF's 405 for the app's own routes on Fastify: Fastify answers a method a path's routes do
 // not take with its 404; where a route of that path is guarded by `policies()`, the app
 // gets DRF's 405 with `Allow` instead, from the routes Fastify registered (`onRoute`).
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify'
+import { isPromise } from '../../core/maybe-promise.js'
 import { allowOf, answerOtherMethod } from '../../core/own-route-methods.js'
 import { targetPath } from '../../core/request/url-decoding.js'
 import { isOtherMethod, OwnRouteTable } from '../../openapi/own-route-table.js'
@@ -28,11 +29,15 @@ export function ownRouteMethods(app: FastifyInstance): void {
     const methods = Array.isArray(routeOptions.method) ? routeOptions.method : [routeOptions.method]
     table.add({ path: routeOptions.url, methods, handlers: () => preHandlers(routeOptions) })
   })
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!request.is404) return undefined
+  // A callback hook, not an async one: every request of the app passes it, and only a 404 has work here.
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    if (!request.is404) return done()
     const found = table.lookup(targetPath(request.url))
-    if (!isOtherMethod(found, request.method)) return undefined
-    const routePolicies = found.policies
-    return sendWire(reply, await answerOtherMethod(routePolicies, apiRequestOf(request), allowOf(found.methods)), routePolicies.settings)
+    if (!isOtherMethod(found, request.method)) return done()
+    const settings = found.policies.settings
+    // Answered here, so `done` is not called: the not-found handler does not run.
+    const answer = answerOtherMethod(found.policies, apiRequestOf(request), allowOf(found.methods))
+    if (!isPromise(answer)) return void sendWire(reply, answer, settings)
+    answer.then((response) => sendWire(reply, response, settings), done)
   })
 }
