@@ -15,6 +15,9 @@ export { MalformedRequest } from '../core/errors.js'
 export { resolvePolicies, type PoliciesResult } from '../core/policies.js'
 export { matchRoutes, routeParamsMatch } from '../core/route.js'
 export { isPromise } from '../core/maybe-promise.js'
+// DRF's 405 on an app's own routes: the framework's routes by path, and the answer.
+export { OwnRouteTable } from '../openapi/own-route-table.js'
+export { answerOtherMethod } from '../core/own-route-methods.js'
 // Answering: errors in DRF's shape, the bytes to send, node:http's writer.
 export { errorResponse, INVALID_HOST_RESPONSE } from '../core/exception-handler.js'
 export { serializeBody } from '../core/api-response.js'

@@ -98,6 +98,13 @@ export function markRoute<F extends object>(fn: F, what: ApiView | Policies, opt
   return fn
 }
 
+/** The policies `fn` runs when it is a `policies()` middleware (or node:http's guarded handler), else `undefined`. */
+export function policiesOf(fn: unknown): Policies | undefined {
+  if ((typeof fn !== 'function' && typeof fn !== 'object') || fn === null) return undefined
+  const mark = described.get(fn)
+  return mark?.kind === 'policies' ? mark.policies : undefined
+}
+
 /** A policy route's operation for `method`: its own list parameters on GET. */
 function policyRouteOf(method: HandlerMethod, path: string, mark: Extract<Described, { kind: 'policies' }>): PolicyRoute {
   const openApi = method === 'GET' && mark.listParameters.length > 0 ? { ...mark.openApi, parameters: [...(mark.openApi.parameters ?? []), ...mark.listParameters] } : mark.openApi

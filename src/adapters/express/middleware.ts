@@ -4,6 +4,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { Policies, type Api, type PolicyOptions, type RequestContext } from '../../index.js'
 import { isPromise, markRoute, resolvePolicies, writeNodeResponse, type OpenApiRouteOptions, type PoliciesResult } from '../../http/index.js'
 import { toApiRequest, type ExpressOptions } from './request.js'
+import { guardParserLayout } from './parser-layout.js'
 
 /** Options of `policies(api, options)`: the route's policies, how its body is read, what OpenAPI says of it. */
 export interface PoliciesOptions extends PolicyOptions, ExpressOptions, OpenApiRouteOptions {}
@@ -35,6 +36,7 @@ export function policies(source: Api | Policies, options: PoliciesOptions = {}):
     next()
   }
   const middleware = (req: Request, res: Response, next: NextFunction): void => {
+    guardParserLayout(req, routePolicies.settings)
     const result = routePolicies.run(toApiRequest(req, adapterOptions))
     // Policies that all answered synchronously go on now, without a promise of ours (Express
     // catches what the next handlers throw; a throw here reaches its error chain too).

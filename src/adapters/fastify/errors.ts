@@ -4,6 +4,7 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } f
 import { DEFAULT_SETTINGS, isApiError, jsonResponse, PayloadTooLarge, UnsupportedMediaType, type Api, type ApiError } from '../../index.js'
 import { errorResponse, MalformedRequest } from '../../http/index.js'
 import { deferBody, hasDeferredBody, judgeDeferredBodyFirst, keepOtherBodies, settleDeferredBody } from './deferred-bodies.js'
+import { ownRouteMethods } from './own-route-methods.js'
 import { sendApiResponse } from './reply.js'
 import { apiRequestOf } from './request.js'
 
@@ -87,8 +88,11 @@ export interface DrfErrorsOptions {
  * refuses is judged by DRF's parser once the route's `policies()` passed (a refusal comes
  * first, with its `Vary`), or before the handler of a route without them; a body refused only
  * for `__proto__` or `constructor` (Fastify's `onProtoPoisoning` options) keeps Fastify's
- * answer. Not encapsulated (like a `fastify-plugin`): register it on the root instance before
- * your routes and before a JSON parser of your own, which it would replace.
+ * answer. A method the routes of a path do not take, where one of them is guarded by
+ * `policies()`, is DRF's `405 {"detail": "Method \"PATCH\" not allowed."}` with `Allow`
+ * (every method the app's routes take there), after that route's policies, instead of
+ * Fastify's 404. Not encapsulated (like a `fastify-plugin`): register it on the root instance
+ * before your routes and before a JSON parser of your own, which it would replace.
  *
  * @example
  * await app.register(drfErrors, { api })
@@ -111,6 +115,7 @@ export const drfErrors: FastifyPluginAsync<DrfErrorsOptions> = async (app, optio
   })
   keepOtherBodies(app)
   app.addHook('onRoute', judgeDeferredBodyFirst)
+  ownRouteMethods(app)
   app.setErrorHandler(errorHandler(options.api))
 }
 // What `fastify-plugin` sets: the plugin changes the instance it is registered on, not a child scope.

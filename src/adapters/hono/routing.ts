@@ -2,7 +2,7 @@
 // the trailing slash significant, and DRF's 404.
 import type { Hono } from 'hono'
 import { routingPath, targetPath } from '../../http/index.js'
-import { notFound } from './errors.js'
+import { notFoundOrOtherMethod } from './own-route-methods.js'
 
 /**
  * Hono's `getPath` option that routes as Django does: the path the client sent (on
@@ -29,7 +29,9 @@ function rawPathOf(url: string): string {
  * Applies DRF's routing rules to a Hono app: the path routed is the one the client sent,
  * percent-decoded as Django decodes it (`djangoGetPath`: `/api%2Fwhoami/` is `/api/whoami/`,
  * `/./` kept as sent), with the trailing slash significant (what Hono's `strict: true` means),
- * and a path no route matches is DRF's `404 {"detail": "Not found."}` (`notFound`). Hono
+ * a path no route matches is DRF's `404 {"detail": "Not found."}` (`notFound`), and a method
+ * the routes of a path do not take, where one of them is guarded by `policies()`, is DRF's
+ * `405 {"detail": "Method \"PATCH\" not allowed."}` with `Allow` (after that route's policies). Hono
  * already routes case-sensitively. Call it on the app that serves (not on a sub-app mounted
  * with `app.route()`, whose path and 404 are the parent's). On @hono/node-server, also wrap
  * the listener: `withoutBodilessContentType(getRequestListener(app.fetch, { errorHandler: requestErrorHandler }))`.
@@ -43,6 +45,6 @@ export function drfRouting<A extends Hono<any, any, any>>(app: A): A {
   // What `new Hono({ strict: true, getPath })` does (Hono's constructor assigns its options to
   // the instance, and reads `getPath` on every request); `getPath` is typed read-only.
   Object.assign(app, { getPath: djangoGetPath })
-  app.notFound(notFound)
+  app.notFound(notFoundOrOtherMethod(app))
   return app
 }

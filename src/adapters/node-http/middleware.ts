@@ -2,12 +2,13 @@
 // policies run first, and `requestContext(req)` reads what they found.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Policies, type Api, type PolicyOptions, type RequestContext } from '../../index.js'
-import { errorResponse, isPromise, markRoute, matchRoutes, resolvePolicies, writeNodeResponse, type OpenApiRouteOptions, type PoliciesResult } from '../../http/index.js'
+import { answerOtherMethod, errorResponse, isPromise, markRoute, matchRoutes, resolvePolicies, writeNodeResponse, type OpenApiRouteOptions, type PoliciesResult } from '../../http/index.js'
 import { lastResort } from './errors.js'
 import { answer, DONE, sendApiResponse } from './reply.js'
 import { keepContext, keptContext, nodeApiRequest, type NodeHttpOptions } from './request.js'
 import { routedPath, routeMiss } from './routing.js'
 import type { NodeHandler } from './views.js'
+import type { ApiRequest } from '../../index.js'
 
 /** Options of `policies(api, options)`: the route's policies, how its request is read, what OpenAPI says of it. */
 export interface PoliciesOptions extends PolicyOptions, NodeHttpOptions, OpenApiRouteOptions {
@@ -19,6 +20,14 @@ export interface PoliciesOptions extends PolicyOptions, NodeHttpOptions, OpenApi
    * the guarded handler: `guarded(req, res, { id })`. @default none
    */
   readonly path?: string
+  /**
+   * The methods the handler takes (`['GET', 'PUT', 'DELETE']`): a request with another is
+   * DRF's `405 {"detail": "Method \"PATCH\" not allowed."}` with `Allow` (these, HEAD with
+   * GET, OPTIONS; OPTIONS itself gets DRF's metadata), after the route's policies as in DRF,
+   * and the handler does not run. Without it the handler gets every method (node:http has no
+   * router to know them). @default every method
+   */
+  readonly methods?: readonly string[]
 }
 
 /** An app's own handler behind `policies()`. */
@@ -27,7 +36,7 @@ export type OwnHandler = (req: IncomingMessage, res: ServerResponse) => void | P
 /** Wraps an app's own handler so it runs only once the route's policies passed: what `policies()` returns. */
 export type NodeMiddleware = (handler: OwnHandler) => NodeHandler
 
-const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['trustProxy', 'bodyLimit', 'params', 'path']
+const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['trustProxy', 'bodyLimit', 'params', 'path', 'methods']
 
 /**
  * Middleware style on plain node:http: `policies(api, { … })` wraps the app's own handler so
@@ -45,7 +54,7 @@ const ADAPTER_KEYS: readonly (keyof PoliciesOptions)[] = ['trustProxy', 'bodyLim
  *   sendApiResponse(res, jsonResponse(200, { username: user.username, id: params['id'] }))
  * }))
  */
-export function policies(routePolicies: Policies, options?: NodeHttpOptions & OpenApiRouteOptions & Pick<PoliciesOptions, 'path'>): NodeMiddleware
+export function policies(routePolicies: Policies, options?: NodeHttpOptions & OpenApiRouteOptions & Pick<PoliciesOptions, 'path' | 'methods'>): NodeMiddleware
 export function policies(api: Api, options?: PoliciesOptions): NodeMiddleware
 export function policies(source: Api | Policies, options: PoliciesOptions = {}): NodeMiddleware {
   const routePolicies = resolvePolicies(source, options, ADAPTER_KEYS)
@@ -54,6 +63,9 @@ export function policies(source: Api | Policies, options: PoliciesOptions = {}):
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
   }
   const match = options.path === undefined ? null : matchRoutes([{ path: options.path }])
+  const taken = options.methods === undefined ? null : new Set(options.methods.map((m) => m.toUpperCase()))
+  if (taken?.has('GET') === true) taken.add('HEAD')
+  const allow = options.methods ?? []
   // node:http has no router: `policyRoute(method, path, guarded)` declares the route to OpenAPI
   // documents, given the middleware or the handler it guards (both marked).
   const mark = { ...options, name: source instanceof Policies ? undefined : options.name }
@@ -66,6 +78,7 @@ export function policies(source: Api | Policies, options: PoliciesOptions = {}):
         if (found === null) return answer(res, routeMiss(req, adapterOptions))
         params ??= found.params
       }
+      if (taken !== null && !taken.has(req.method ?? '')) return otherMethod(routePolicies, nodeApiRequest(req, adapterOptions, params), allow, req, res)
       try {
         const result = routePolicies.run(nodeApiRequest(req, adapterOptions, params))
         // Policies that all answered synchronously: the handler runs now, without a promise of ours.
@@ -83,6 +96,18 @@ export function policies(source: Api | Policies, options: PoliciesOptions = {}):
       }
     }, routePolicies, mark)
   return markRoute(middleware, routePolicies, mark)
+}
+
+/** A method the handler does not take: the policies, then DRF's 405 (or OPTIONS' metadata), with `Allow`. */
+function otherMethod(routePolicies: Policies, request: ApiRequest | null, allow: readonly string[], req: IncomingMessage, res: ServerResponse): Promise<void> {
+  try {
+    const answered = answerOtherMethod(routePolicies, request, allow)
+    if (!isPromise(answered)) return answer(res, answered)
+    return answered.then((response) => answer(res, response), (error: unknown) => lastResort(error, req, res))
+  } catch (error) {
+    lastResort(error, req, res)
+    return DONE
+  }
 }
 
 /** Answers a refusal, or runs the app's handler on a request the policies let through. */
