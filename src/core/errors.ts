@@ -63,7 +63,9 @@ export class ParseError extends ApiError {
 /**
  * A request the framework refused before gatehouse read it (Express's body parsers, Fastify's
  * own request errors), under the framework's 4xx status: `{"detail": "Malformed request."}`.
- * The adapters answer it through `errorResponse`, as every other error.
+ * Your adapter throws or answers it for a request its framework refused (a body its parser
+ * could not read, a header it rejects), keeping the framework's status; the shipped adapters
+ * answer it through `errorResponse`, as every other error.
  */
 export class MalformedRequest extends ApiError {
   readonly status: number

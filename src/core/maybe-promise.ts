@@ -5,7 +5,15 @@
  */
 export type MaybePromise<T> = T | Promise<T>
 
-/** Whether `value` is the promise of a `MaybePromise` (the one place that asks). */
+/**
+ * Whether `value` is the promise of a `MaybePromise` (the one place that asks): what your
+ * adapter uses to write a view's or the policies' synchronous answer at once (`view.handle`,
+ * `Policies.run`), making no promise of its own, and to wait only for a promise.
+ *
+ * @example
+ * const answer = view.handle(request)
+ * return isPromise(answer) ? answer.then(send) : send(answer)
+ */
 export function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
   return value instanceof Promise
 }

@@ -84,8 +84,10 @@ export function route(path: string, view: ApiView, options: RouteOptions = {}): 
 }
 
 /**
- * Whether a request's decoded path parameters are ones `r` matches (its `params` options):
- * adapters call it once their router matched the path, and treat `false` as no route.
+ * Whether a request's decoded path parameters are ones `r` matches (its `params` converters,
+ * `route('/books/:id/', view, { params: { id: 'int' } })`): your adapter calls it once its
+ * framework's router matched the path, and treats `false` as no route (the framework's next
+ * route, or DRF's 404), as Django does for a converter that refuses.
  */
 export function routeParamsMatch(r: RoutePattern, params: Readonly<Record<string, string>>): boolean {
   if (r.params === undefined) return true

@@ -49,15 +49,20 @@ export function unquotePath(path: string): string {
   return unquote(path)
 }
 
-/** The path of a request target as the client sent it: `/a/./b?q` → `/a/./b` (no dot segment resolved). */
+/**
+ * The path of a request target as the client sent it: `/a/./b?q` → `/a/./b` (no dot segment
+ * resolved). Your adapter uses it for the path to match routes on (`matchRoutes` decodes it
+ * itself) and the path to name in a log line.
+ */
 export function targetPath(target: string): string {
   const end = target.search(/[?#]/)
   return end === -1 ? target : target.slice(0, end)
 }
 
 /**
- * A request path for a router that percent-decodes once more itself (Fastify's find-my-way,
- * Hono's router): decoded as Django decodes it (`unquotePath`, so `%2F` is a `/` and routes
+ * A request path (`targetPath`'s) for a router that percent-decodes once more itself
+ * (Fastify's find-my-way, Hono's router): what your adapter hands such a router so it routes as
+ * Django does. Decoded as Django decodes it (`unquotePath`, so `%2F` is a `/` and routes
  * as one), then `%`, `?` and `#` escaped again so the router's own decoding gives back exactly
  * that path and a decoded `?` never starts a query. Dot segments stay as sent. Linear.
  */
