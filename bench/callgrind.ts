@@ -58,13 +58,14 @@ export async function instructionsOver(tag: string, pid: number, work: () => Pro
 }
 
 /**
- * `entry` bundled by esbuild into `bench/.callgrind/<name>.mjs` (packages left external, the
+ * `entry` bundled by esbuild into `bench/.callgrind/<name>-<pid>.mjs` (packages left external, the
  * repository's `drf-gatehouse` paths bundled from source): a server under valgrind then starts
  * without compiling TypeScript, in minutes less on a busy machine. Returns the bundle's path.
  */
 export async function bundleForCallgrind(entry: string, name: string): Promise<string> {
   const { build } = await import('esbuild')
-  const outfile = join(import.meta.dirname, '.callgrind', `${name}.mjs`)
+  // One file per benchmark process: two runs at once (before and after a change) keep their own code.
+  const outfile = join(import.meta.dirname, '.callgrind', `${name}-${process.pid}.mjs`)
   await build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile, logLevel: 'warning' })
   return outfile
 }

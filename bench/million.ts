@@ -32,6 +32,7 @@ import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { startInstance, type Instance } from '../scripts/multi-instance.js'
+import { encodeDrfCursor } from '../src/pagination/drf-cursor.js'
 import { freshPostgres, freshSqlite, type TestDatabase } from '../test/helpers/databases.js'
 import { bundleForCallgrind, callgrindCommand, instructionsOver } from './callgrind.js'
 import { BOB_TOKEN } from './wrk.js'
@@ -208,7 +209,7 @@ async function cursorPath(server: Instance, rows: number | null, depth: number):
   else {
     // A DRF cursor (`p=` the position, Django's str() of the timestamp) at row depth × 10 from the newest.
     const position = created(rows - depth * 10 + 1).toISOString().replace('T', ' ').replace('.000Z', '+00:00')
-    first = `${CURSOR}?cursor=${encodeURIComponent(Buffer.from(`p=${position}`).toString('base64'))}`
+    first = `${CURSOR}?cursor=${encodeURIComponent(encodeDrfCursor({ offset: 0, reverse: false, position }))}`
   }
   const page = await get(server, first)
   if (page.status !== 200) throw new Error(`${first}: ${page.status} ${page.body.slice(0, 200)}`)
