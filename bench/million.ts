@@ -198,7 +198,13 @@ async function explain(database: TestDatabase, digest: string, position: Date): 
 }
 
 async function get(server: Instance, path: string): Promise<{ status: number; body: string }> {
-  const res = await fetch(`${server.baseUrl}${path}`, { headers: HEADERS })
+  let res: Response
+  try {
+    res = await fetch(`${server.baseUrl}${path}`, { headers: HEADERS })
+  } catch {
+    // A kept-alive socket the server closed while idle (ECONNRESET on reuse): once more, on a new one.
+    res = await fetch(`${server.baseUrl}${path}`, { headers: HEADERS })
+  }
   return { status: res.status, body: await res.text() }
 }
 
