@@ -9,8 +9,15 @@
  * concurrently (PostgreSQL; better-sqlite3 is synchronous). Statements are prepared once
  * (better-sqlite3) or named so the server prepares them once per connection (pg).
  * Only what this route needs: other paths are 404, other errors are bare 401/404 bodies.
+ *
+ * `--framework express` serves the same handler on Express 5 instead (issue 40 item 2: what
+ * gatehouse's Express adapter is measured against): the same statements, the same JSON, written
+ * the way an Express user would (`res.json`), with `etag` and `x-powered-by` off as in the
+ * reference API's Express app.
  */
 import { createHash } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
+import express from 'express'
 import Fastify from 'fastify'
 
 const PAGE_SIZE = 10
@@ -78,11 +85,49 @@ function formatCreated(value: Date | string): string {
   return date.getUTCMilliseconds() === 0 ? `${iso.slice(0, 19)}Z` : `${iso.slice(0, 23)}000Z`
 }
 
+/** The same handler on Express 5: `req.query`, `res.json`. */
+async function serveExpress(queries: Queries, port: number): Promise<void> {
+  const app = express()
+  app.disable('etag')
+  app.disable('x-powered-by')
+  // Express 5 passes a rejected promise (a failed statement) to its error handler.
+  app.get('/api/articles/', async (req, res) => {
+    const header = req.headers.authorization ?? ''
+    const key = header.startsWith('Token ') ? header.slice(6) : ''
+    const user = key === '' ? undefined : await queries.userByTokenDigest(createHash('sha256').update(key).digest('hex'))
+    if (user === undefined || !user.is_active) return void res.status(401).json({ detail: 'Invalid token.' })
+    const raw = req.query['page']
+    const page = raw === undefined ? 1 : Number(raw)
+    const [count, rows] = await Promise.all([queries.countArticles(), queries.articlesPage((page - 1) * PAGE_SIZE)])
+    const pages = Math.ceil(Math.max(1, count) / PAGE_SIZE)
+    if (!Number.isInteger(page) || page < 1 || page > pages) return void res.status(404).json({ detail: 'Invalid page.' })
+    const base = `http://${req.headers.host ?? 'localhost'}/api/articles/`
+    res.json({
+      count,
+      next: page < pages ? `${base}?page=${page + 1}` : null,
+      previous: page === 1 ? null : page === 2 ? base : `${base}?page=${page - 1}`,
+      results: rows.map((r) => ({ id: r.id, title: r.title, author: r.author, score: r.score, created: formatCreated(r.created) })),
+    })
+  })
+  const server = app.listen(port, '127.0.0.1')
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject))
+  console.log(`hand-written Express baseline listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`)
+  const stop = (): void => {
+    server.close()
+    server.closeAllConnections()
+    void queries.close().then(() => process.exit(0))
+  }
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
+}
+
 async function main(): Promise<void> {
   const portIndex = process.argv.indexOf('--port')
   const port = portIndex === -1 ? 8000 : Number(process.argv[portIndex + 1])
   const url = process.env['DATABASE_URL'] ?? 'sqlite:gatehouse.sqlite3'
   const queries = await openQueries(url)
+  const frameworkIndex = process.argv.indexOf('--framework')
+  if (frameworkIndex !== -1 && process.argv[frameworkIndex + 1] === 'express') return serveExpress(queries, port)
   const app = Fastify()
   app.get('/api/articles/', async (request, reply) => {
     const header = request.headers.authorization ?? ''

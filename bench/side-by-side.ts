@@ -33,8 +33,9 @@
 import { execSync } from 'node:child_process'
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { startInstance, type Instance } from '../scripts/multi-instance.js'
+import { startInstance as startReferenceInstance, type Instance } from '../scripts/multi-instance.js'
 import { freshPostgres, freshSqlite, type TestDatabase } from '../test/helpers/databases.js'
+import { bundleForCallgrind, callgrindCommand, instructionsOver } from './callgrind.js'
 import { BOB_TOKEN, load, type LoadLength, type WrkResult } from './wrk.js'
 
 const CLOCK_TICKS = Number(execSync('getconf CLK_TCK').toString().trim()) || 100
@@ -54,6 +55,8 @@ interface Options {
   json: string | null
   /** Instead of loading: N sequential requests per server, bytes allocated and promises created per request (alloc-probe.ts). */
   alloc: number | null
+  /** Instead of loading: N sequential requests per server under callgrind, instructions per request (idle subtracted). */
+  callgrind: number | null
   /** A transaction pooler in front of DATABASE_URL's server: gatehouse servers are also served through it. */
   pooler: string | null
   /** With `?pgbouncer=true` (on), without (off), or each. */
@@ -73,6 +76,7 @@ function parseArgs(argv: readonly string[]): Options {
     before: [],
     json: null,
     alloc: null,
+    callgrind: null,
     pooler: null,
     poolerFlags: ['on'],
   }
@@ -99,6 +103,7 @@ function parseArgs(argv: readonly string[]): Options {
       o.before.push({ name: value.slice(0, colon), root: value.slice(colon + 1) })
     } else if (flag === '--json') o.json = value
     else if (flag === '--alloc') o.alloc = Number(value)
+    else if (flag === '--callgrind') o.callgrind = Number(value)
     else if (flag === '--pooler') o.pooler = value
     else if (flag === '--pooler-flag') {
       if (value !== 'on' && value !== 'off' && value !== 'both') throw new Error(`--pooler-flag must be on, off or both, got ${value}`)
@@ -162,16 +167,25 @@ interface Sample extends WrkResult {
 const PROBE = join(import.meta.dirname, 'alloc-probe.ts')
 const REFERENCE_MAIN = (root: string): string => join(root, 'examples', 'reference-api', 'main.ts')
 
-async function startServers(options: Options, database: TestDatabase, promises = false): Promise<Server[]> {
+async function startServers(options: Options, database: TestDatabase, promises = false, wrapper?: readonly string[]): Promise<Server[]> {
   const env = { DATABASE_URL: database.url, REDIS_URL: undefined, LOG_LEVEL: undefined, GH_PROBE_PROMISES: promises ? '1' : undefined }
   // With --alloc every server loads the probe.
   const probe = options.alloc === null ? [] : ['--import', PROBE]
   const root = join(import.meta.dirname, '..')
   const servers: Server[] = []
-  const gatehouse = options.servers.filter((s) => s !== 'hand' && s !== 'plain')
+  const gatehouse = options.servers.filter((s) => s !== 'hand' && s !== 'hand-express' && s !== 'plain')
+  if (wrapper !== undefined) {
+    // Migrating and seeding (password hashing) under valgrind would take minutes: done by a plain instance first.
+    await (await startReferenceInstance({ startTimeoutMs: 240_000, env: { ...env, GATEHOUSE_FRAMEWORK: gatehouse[0] ?? 'fastify' }, script: [REFERENCE_MAIN(root), 'serve'] })).stop()
+  }
+  const startInstance = (instance: Parameters<typeof startReferenceInstance>[0]): Promise<Instance> =>
+    startReferenceInstance({ ...instance, ...(wrapper === undefined ? {} : { wrapper, startTimeoutMs: 900_000 }) })
+  // Under valgrind, bundles (no TypeScript to compile at start-up); the same code.
+  const reference = wrapper === undefined ? REFERENCE_MAIN(root) : await bundleForCallgrind(REFERENCE_MAIN(root), 'reference-api')
+  const hand = wrapper === undefined ? join(import.meta.dirname, 'hand-written-server.ts') : await bundleForCallgrind(join(import.meta.dirname, 'hand-written-server.ts'), 'hand-written-server')
   // The first instance migrates and seeds; the others find it done.
   for (const framework of gatehouse) {
-    servers.push({ name: `gatehouse ${framework}`, instance: await startInstance({ startTimeoutMs: 240_000, env: { ...env, GATEHOUSE_FRAMEWORK: framework }, script: [...probe, REFERENCE_MAIN(root), 'serve'] }) })
+    servers.push({ name: `gatehouse ${framework}`, instance: await startInstance({ startTimeoutMs: 240_000, env: { ...env, GATEHOUSE_FRAMEWORK: framework }, script: [...probe, reference, 'serve'] }) })
   }
   for (const variant of options.variants) {
     servers.push({ name: `gatehouse ${variant.name}`, instance: await startInstance({ startTimeoutMs: 240_000, env: { ...env, ...variant.env }, script: [...probe, REFERENCE_MAIN(root), 'serve'] }) })
@@ -196,9 +210,13 @@ async function startServers(options: Options, database: TestDatabase, promises =
     if (servers.length === 0) throw new Error('the plain stack needs a gatehouse server first (it seeds the database)')
     servers.push({ name: 'fastify + @fastify/auth + kysely', instance: await startInstance({ startTimeoutMs: 240_000, env, script: [...probe, join(import.meta.dirname, 'plain-stack-server.ts')] }) })
   }
+  if (options.servers.includes('hand-express')) {
+    if (servers.length === 0) throw new Error('the baseline needs a gatehouse server first (it seeds the database)')
+    servers.unshift({ name: 'hand-written express', instance: await startInstance({ startTimeoutMs: 240_000, env, script: [...probe, hand, '--framework', 'express'] }) })
+  }
   if (options.servers.includes('hand')) {
     if (servers.length === 0) throw new Error('the baseline needs a gatehouse server first (it seeds the database)')
-    servers.unshift({ name: 'hand-written', instance: await startInstance({ startTimeoutMs: 240_000, env, script: [...probe, join(import.meta.dirname, 'hand-written-server.ts')] }) })
+    servers.unshift({ name: 'hand-written', instance: await startInstance({ startTimeoutMs: 240_000, env, script: [...probe, hand] }) })
   }
   return servers
 }
@@ -333,6 +351,75 @@ function allocReport(db: string, samples: readonly AllocSample[], options: Optio
   return lines.join('\n')
 }
 
+interface CallgrindSample {
+  server: string
+  instructionsPerRequest: number
+  idleInstructionsPerRequest: number
+}
+
+/** `count` sequential requests on one keep-alive connection; throws on a non-200. */
+async function sequential(server: Server, path: string, count: number): Promise<void> {
+  const url = `${server.instance.baseUrl}${path}`
+  const headers = { Authorization: `Token ${BOB_TOKEN}`, Accept: 'application/json' }
+  for (let i = 0; i < count; i++) {
+    const res = await fetch(url, { headers })
+    await res.arrayBuffer()
+    if (res.status !== 200) throw new Error(`${server.name}: ${res.status}`)
+  }
+}
+
+/** How long the idle window of a callgrind round lasts (its rate is scaled to the busy window's length). */
+const IDLE_MS = 3000
+
+/**
+ * Every server under callgrind: per round and server, the instructions of `count` sequential
+ * requests, less what the process does idle for as long (timers, the pool's housekeeping), per request.
+ */
+async function runCallgrind(options: Options, db: 'sqlite' | 'postgres'): Promise<{ db: string; samples: CallgrindSample[] }> {
+  const count = options.callgrind ?? 500
+  const tag = `sbs-${process.pid}-${db}`
+  const database = db === 'sqlite' ? freshSqlite() : await freshPostgres()
+  const servers: Server[] = []
+  const samples: CallgrindSample[] = []
+  try {
+    servers.push(...(await startServers(options, database, false, callgrindCommand(tag))))
+    await checkSameAnswer(servers, options.path)
+    // Warm-up uninstrumented: V8 compiles the hot paths before any window opens.
+    for (const s of servers) await sequential(s, options.path, Math.max(2000, 2 * count))
+    for (let round = 0; round < options.rounds; round++) {
+      for (const s of round % 2 === 0 ? servers : [...servers].reverse()) {
+        const pid = s.instance.child.pid ?? 0
+        // The idle rate first: after the busy window, V8's background compilation and GC of its requests would count as idle.
+        const idleRate = (await instructionsOver(tag, pid, () => new Promise((resolve) => setTimeout(resolve, IDLE_MS)))) / IDLE_MS
+        const started = performance.now()
+        const busy = await instructionsOver(tag, pid, () => sequential(s, options.path, count))
+        const idle = idleRate * (performance.now() - started)
+        const sample = { server: s.name, instructionsPerRequest: (busy - idle) / count, idleInstructionsPerRequest: idle / count }
+        samples.push(sample)
+        process.stderr.write(`${db} round ${round + 1} ${s.name}: ${Math.round(sample.instructionsPerRequest)} instructions/request (idle ${Math.round(sample.idleInstructionsPerRequest)} subtracted)\n`)
+      }
+    }
+  } finally {
+    await Promise.all(servers.map((s) => s.instance.stop()))
+    await database.drop()
+  }
+  return { db, samples }
+}
+
+function callgrindReport(db: string, samples: readonly CallgrindSample[], options: Options): string {
+  const names = [...new Set(samples.map((s) => s.server))]
+  const of = (name: string): number => median(samples.filter((s) => s.server === name).map((s) => s.instructionsPerRequest))
+  const baselines = names.filter((n) => n.startsWith('hand-written'))
+  const lines = [
+    `### ${db === 'postgres' ? 'PostgreSQL' : 'SQLite'}: \`GET ${options.path}\`, token auth, ${options.callgrind} sequential requests per window under callgrind, server process instructions per request (idle window subtracted), median of ${options.rounds}`,
+    '',
+    `| server | instructions / request |${baselines.map((b) => ` × ${b} |`).join('')}`,
+    `|---|---|${baselines.map(() => '---|').join('')}`,
+  ]
+  for (const name of names) lines.push(`| ${name} | ${Math.round(of(name)).toLocaleString('en-US')} |${baselines.map((b) => ` ${(of(name) / of(b)).toFixed(2)} |`).join('')}`)
+  return lines.join('\n')
+}
+
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)
@@ -422,6 +509,17 @@ function report(db: string, samples: readonly Sample[], options: Options): strin
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2))
+  if (options.callgrind !== null) {
+    const cgResults: { db: string; samples: CallgrindSample[] }[] = []
+    for (const db of options.dbs) cgResults.push(await runCallgrind(options, db))
+    const text = cgResults.map((r) => callgrindReport(r.db, r.samples, options)).join('\n\n')
+    console.log(`${text}\n`)
+    if (options.json !== null) {
+      writeFileSync(options.json, JSON.stringify({ options, results: cgResults }, null, 2))
+      writeFileSync(options.json.replace(/\.json$/, '.md'), `${text}\n`)
+    }
+    return
+  }
   if (options.alloc !== null) {
     const allocResults: { db: string; samples: AllocSample[] }[] = []
     for (const db of options.dbs) allocResults.push(await runAlloc(options, db))

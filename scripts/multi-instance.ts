@@ -38,6 +38,8 @@ export interface InstanceOptions {
    * commit before a change in the same run): its `examples/reference-api/main.ts`, in it. @default this one
    */
   readonly root?: string
+  /** A command to run node under (benchmarks: `valgrind --tool=callgrind …`); its pid is then the wrapper's, which valgrind is. */
+  readonly wrapper?: readonly string[]
 }
 
 /** A running `reference-api/main.ts serve` child process. */
@@ -73,9 +75,10 @@ function mergeEnv(extra: Readonly<Record<string, string | undefined>>): Record<s
 
 /** Starts one reference-API process and waits until it listens. */
 export async function startInstance(options: InstanceOptions = {}): Promise<Instance> {
+  const [command = process.execPath, ...wrapperArgs] = options.wrapper === undefined ? [] : [...options.wrapper, process.execPath]
   const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', ...(options.script ?? [join(options.root ?? ROOT, 'examples', 'reference-api', 'main.ts'), 'serve']), '--port', String(options.port ?? 0)],
+    command,
+    [...wrapperArgs, '--import', 'tsx', ...(options.script ?? [join(options.root ?? ROOT, 'examples', 'reference-api', 'main.ts'), 'serve']), '--port', String(options.port ?? 0)],
     { cwd: options.root ?? ROOT, env: mergeEnv(options.env ?? {}), stdio: ['ignore', 'pipe', 'pipe'] },
   )
   track(child)

@@ -43,10 +43,14 @@ function firstValue(value: string | undefined): string | undefined {
  * from a trusted peer). `null` when the host is missing or not a bare `host[:port]`.
  */
 export function requestUrl(req: Request): URL | null {
-  let host = req.get('host')
   const trust = req.app.get('trust proxy fn') as ((address: string | undefined, hop: number) => boolean) | undefined
-  if (trust?.(req.socket.remoteAddress, 0) === true) host = firstValue(req.get('x-forwarded-host')) ?? host
-  return requestUrlOf(req.protocol, host, req.originalUrl)
+  if (trust?.(req.socket.remoteAddress, 0) !== true) {
+    // No trusted proxy (the common case): what `req.protocol` and `req.get('host')` answer then, read
+    // directly (the `protocol` getter would ask the trust function again).
+    const encrypted = (req.socket as { readonly encrypted?: unknown }).encrypted === true
+    return requestUrlOf(encrypted ? 'https' : 'http', req.headers.host, req.originalUrl)
+  }
+  return requestUrlOf(req.protocol, firstValue(req.get('x-forwarded-host')) ?? req.get('host'), req.originalUrl)
 }
 
 /** Express's body parsers (`express.json()`, `urlencoded()`…) mark the request or drain its stream. */
