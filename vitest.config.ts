@@ -32,6 +32,9 @@ export default defineConfig({
     alias: [
       { find: /^drf-gatehouse$/, replacement: source('./src/index.ts') },
       { find: /^drf-gatehouse\/kysely$/, replacement: source('./src/kysely/index.ts') },
+      { find: /^drf-gatehouse\/d1$/, replacement: source('./src/edge/d1.ts') },
+      { find: /^drf-gatehouse\/libsql$/, replacement: source('./src/edge/libsql.ts') },
+      { find: /^drf-gatehouse\/neon$/, replacement: source('./src/edge/neon.ts') },
       { find: /^drf-gatehouse\/redis$/, replacement: source('./src/redis/index.ts') },
       { find: /^drf-gatehouse\/fastify$/, replacement: source('./src/adapters/fastify/index.ts') },
       { find: /^drf-gatehouse\/express$/, replacement: source('./src/adapters/express/index.ts') },

@@ -21,7 +21,9 @@ export interface PasswordHasher {
   hash(password: string): Promise<string>
   /**
    * Whether `password` matches a stored hash. Resolves `false`, never rejects, for a hash it
-   * cannot read; it should take the same time for any wrong password.
+   * cannot read; it should take the same time for any wrong password. It may reject for a
+   * hash it reads but cannot afford to check on this runtime (`pbkdf2Hasher` and a costly
+   * scrypt hash), which is not a wrong password.
    */
   verify(password: string, encoded: string): Promise<boolean>
   /** Whether a hash that just verified should be replaced by `hash(password)` (another algorithm, a lower cost). */

@@ -114,7 +114,24 @@ export async function verifyPasswordUniform(
   return ok
 }
 
-async function verifyEncoded(password: string, encoded: string): Promise<boolean> {
+/**
+ * The memory a check of this scrypt hash takes (what OpenSSL would be asked for), or
+ * `undefined` when `encoded` is not a well-formed `scrypt$…` hash. For hashers that must
+ * refuse, with a clear error, a check their runtime cannot afford.
+ */
+export function scryptHashMemory(encoded: string): number | undefined {
+  const parts = encoded.split('$')
+  if (parts[0] !== 'scrypt' || parts.length !== 6) return undefined
+  const params = { N: Number(parts[1]), r: Number(parts[2]), p: Number(parts[3]) }
+  if (![params.N, params.r, params.p].every((x) => Number.isInteger(x) && x > 0)) return undefined
+  return scryptMemory(params)
+}
+
+/**
+ * `verifyPassword` without its catch: rejects when the check itself fails (the runtime
+ * could not allocate scrypt's memory, say), for callers that report that instead of "no match".
+ */
+export async function verifyEncoded(password: string, encoded: string): Promise<boolean> {
   const parts = encoded.split('$')
   if (parts[0] === 'scrypt' && parts.length === 6) {
     const [, n, r, p, saltB64, hashB64] = parts as [string, string, string, string, string, string]

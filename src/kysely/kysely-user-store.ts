@@ -4,6 +4,7 @@ import { normalizeUsername } from '../core/username.js'
 import type { StoredUser, UserId } from '../core/user.js'
 import { defaultPasswordBudget, type PasswordBudget } from '../crypto/password-budget.js'
 import { paddedVerifier, scryptHasher, type PasswordHasher } from '../crypto/password-hasher.js'
+import { hasNativeScrypt, pbkdf2Hasher } from '../crypto/pbkdf2-hasher.js'
 import { DEFAULT_SCRYPT, verifyPasswordUniform, type ScryptParams } from '../crypto/passwords.js'
 import { sessionAuthHashOf } from '../crypto/session-auth-hash.js'
 import { randomUUID } from '../crypto/random.js'
@@ -33,7 +34,8 @@ export interface KyselyUserStoreOptions<DB = AuthDatabase> {
    * Hashes and checks passwords instead of the built-in scrypt (`scrypt` is then unused): a
    * native implementation where the portable scrypt is too slow or too hungry (an edge
    * runtime's limits), or another algorithm. A wrong password is padded to the cost of one
-   * `verify` against a dummy hash that `hash` makes once. @default scryptHasher(scrypt)
+   * `verify` against a dummy hash that `hash` makes once.
+   * @default scryptHasher(scrypt) where node:crypto has scrypt or `scrypt` is set, else pbkdf2Hasher() (`defaultPasswordHasher`)
    */
   readonly passwordHasher?: PasswordHasher
   /**
@@ -134,13 +136,15 @@ export class KyselyUserStore<DB = AuthDatabase> implements UserStore {
     this.userTable = checkUserTable(options.userTable ?? DEFAULT_USER_TABLE, 'KyselyUserStore option "userTable"')
     this.table = this.userTable.table
     this.columns = this.userTable.columns
-    if (options.passwordHasher === undefined) {
+    // Where node:crypto has no scrypt (an edge runtime), Django's PBKDF2 unless scrypt was asked for.
+    const hasher = options.passwordHasher ?? (options.scrypt === undefined && !hasNativeScrypt() ? pbkdf2Hasher() : undefined)
+    if (hasher === undefined) {
       const scrypt = options.scrypt ?? DEFAULT_SCRYPT
       this.hasher = scryptHasher(scrypt)
       this.verifyUniform = (password, encoded) => verifyPasswordUniform(password, encoded, scrypt)
     } else {
-      this.hasher = options.passwordHasher
-      this.verifyUniform = paddedVerifier(options.passwordHasher)
+      this.hasher = hasher
+      this.verifyUniform = paddedVerifier(hasher)
     }
     this.budget = options.passwordBudget ?? defaultPasswordBudget()
     this.invalidation = options.invalidation

@@ -79,7 +79,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/core/'],
   ['src/crypto/', 'src/passwords/', 'src/stores/', 'src/authentication/', 'src/permissions/', 'src/throttling/', 'src/pagination/', 'src/openapi/'],
   ['src/kysely/', 'src/redis/'],
-  ['src/adapters/', 'src/views/', 'src/jwt/', 'src/oauth2/', 'src/admin/', 'src/cli/', 'src/testing/', 'src/setup.ts', 'src/index.ts', 'src/http/'],
+  ['src/adapters/', 'src/edge/', 'src/views/', 'src/jwt/', 'src/oauth2/', 'src/admin/', 'src/cli/', 'src/testing/', 'src/setup.ts', 'src/index.ts', 'src/http/'],
 ]
 
 function layerOf(file: string): number {

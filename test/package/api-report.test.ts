@@ -26,6 +26,9 @@ describe('the public API report', () => {
     expect([...entryPoints(ROOT).keys()]).toEqual([
       'drf-gatehouse',
       'drf-gatehouse/kysely',
+      'drf-gatehouse/d1',
+      'drf-gatehouse/libsql',
+      'drf-gatehouse/neon',
       'drf-gatehouse/redis',
       'drf-gatehouse/fastify',
       'drf-gatehouse/express',

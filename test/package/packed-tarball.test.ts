@@ -132,7 +132,7 @@ describe('the packed tarball', () => {
     beforeAll(async () => {
       // hono is installed for the import check only: its own declarations need TypeScript >= 5.7
       // (generic Uint8Array), newer than the oldest version checked here.
-      const peers = ['kysely', 'fastify', 'express', '@types/express', 'hono', 'ioredis', 'pg', `typescript@${OLDEST_TYPESCRIPT}`, '@types/node@20']
+      const peers = ['kysely', 'fastify', 'express', '@types/express', 'hono', 'ioredis', 'pg', '@libsql/kysely-libsql', 'kysely-d1', '@neondatabase/serverless', `typescript@${OLDEST_TYPESCRIPT}`, '@types/node@20']
       const installed = await run('npm', ['install', ...NPM_QUIET, ...peers], app)
       if (installed.status !== 0) throw new Error(`npm install of the peers failed: ${installed.stderr}`)
       // better-sqlite3 is native: copy the repo's built copy rather than compiling it again (a copy, not a link).
@@ -145,7 +145,7 @@ describe('the packed tarball', () => {
 
     it('imports every entry of "exports"', async () => {
       const entries = Object.keys(PACKAGE.exports).filter((key) => key !== './package.json')
-      expect(entries).toEqual(expect.arrayContaining(['.', './kysely', './redis', './fastify', './express', './hono', './node', './testing', './http', './jwt', './oauth2', './setup', './admin']))
+      expect(entries).toEqual(expect.arrayContaining(['.', './kysely', './d1', './libsql', './neon', './redis', './fastify', './express', './hono', './node', './testing', './http', './jwt', './oauth2', './setup', './admin']))
       for (const entry of entries) {
         const specifier = entry === '.' ? 'drf-gatehouse' : `drf-gatehouse/${entry.slice(2)}`
         const result = await run('node', ['--input-type=module', '-e', `const m = await import('${specifier}'); console.log(Object.keys(m).length)`], app)
