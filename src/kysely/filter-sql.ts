@@ -2,7 +2,12 @@ import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely'
 import { ConfigurationError } from '../core/errors.js'
 import type { Condition, FilterValue } from '../core/filter-condition.js'
 import type { DialectName } from './dialect-name.js'
-import type { ColumnSpec } from './kysely-page-source.js'
+
+/** What a condition needs of a column (a `KyselyPageSource` column spec is one). */
+interface ColumnSpec {
+  readonly ref: string
+  readonly kind: string
+}
 
 /** Where a condition's value goes in the statement: the value itself, or a placeholder bound at each run. */
 export type ValueSlot = (value: unknown) => Expression<unknown> | unknown
