@@ -51,6 +51,7 @@ export const CONFIGURATION_ERROR_CODES = Object.freeze({
   ERR_CURSOR_NULL: 'a cursor ordering field that a row holds as NULL or that the query does not select',
   ERR_PAGE_SOURCE_COLUMN: 'an ordering field the page source does not declare in its columns',
   ERR_ORDERING_FILTER: 'an ordering filter without fields, with a malformed field, default ordering or parameter, or over a source without orderedBy()',
+  ERR_FILTER_SET: 'a filter set without filters, with an unknown lookup, a text lookup on a field that is not text, or a choice filter without choices; or a search filter without fields or with a prefix the source cannot serve',
   ERR_GATEHOUSE_SECRET: 'a missing or too short cursor secret',
   ERR_GATEHOUSE_REMOTE_USER_TRUST: 'remote-user authentication without trusted addresses',
   ERR_DATABASE_URL: 'a database URL gatehouse cannot open',

@@ -1,3 +1,4 @@
+import type { Condition } from './filter-condition.js'
 import type { ApiRequest } from './api-request.js'
 import type { ApiResponse } from './api-response.js'
 import type { JsonObject, OpenApiPaginatedResponse, OpenApiParameter } from './openapi-shapes.js'
@@ -47,6 +48,12 @@ export interface PageSource<T> {
    * ordering filter needs it (both built-in sources have it).
    */
   orderedBy?(ordering: readonly OrderingField[]): PageSource<T>
+  /**
+   * The rows that satisfy `condition` (what a `FilterSet` or `SearchFilter` asks for), in
+   * the same order; every count and page of the copy counts and pages them. Optional: the
+   * filters need it (both built-in sources have it).
+   */
+  filtered?(condition: Condition): PageSource<T>
 }
 
 /** One field of a cursor ordering. */
@@ -118,6 +125,8 @@ export interface SeekSource<T> extends PageSource<T> {
   drfPosition?(text: string, field: string): KeyValue | null
   /** `PageSource.orderedBy`, still a seek source. */
   orderedBy?(ordering: readonly OrderingField[]): SeekSource<T>
+  /** `PageSource.filtered`, still a seek source. */
+  filtered?(condition: Condition): SeekSource<T>
 }
 
 /** One entry of numbers-style controls; a break has no url and no number (DRF's `PAGE_BREAK`). */

@@ -4,6 +4,8 @@ import { bytesToHex } from '../core/encoding/hex.js'
 import type { KeyValue, OrderingField, PositionSeekArgs, SeekArgs, SeekSource } from '../pagination/paginator.js'
 import type { DialectName } from './dialect-name.js'
 import { drfPositionAs, type DrfPositionKind } from '../pagination/drf-cursor.js'
+import type { Condition } from '../core/filter-condition.js'
+import { conditionSql, type ValueSlot } from './filter-sql.js'
 
 /**
  * The SQL type of an ordering column, which a cursor's position must fit: `integer` is a
@@ -263,6 +265,18 @@ export class KyselyPageSource<DB, TB extends keyof DB, O> implements SeekSource<
   /** This query ordered by `ordering` for the numbered styles and `all()` (a field without a column is a `ConfigurationError`). */
   orderedBy(ordering: readonly OrderingField[]): KyselyPageSource<DB, TB, O> {
     return new KyselyPageSource({ ...this.options, orderBy: ordering.map((f) => (f.descending ? `-${f.field}` : f.field)) })
+  }
+
+  /**
+   * This query with `condition` added (a `FilterSet`'s or `SearchFilter`'s), as parameterised
+   * SQL; `slot` places each value (default: bound as a parameter). The copy counts with its
+   * own query (a `countQuery` may lack the tables the condition names).
+   */
+  filtered(condition: Condition, slot: ValueSlot = (value) => value): KyselyPageSource<DB, TB, O> {
+    const where = conditionSql(condition, this.options.dialect, (field) => this.column(field), slot)
+    const { countQuery: _dropped, ...options } = this.options
+    void _dropped
+    return new KyselyPageSource({ ...options, query: this.options.query.where(where) })
   }
 
   async slice(offset: number, limit: number): Promise<readonly O[]> {

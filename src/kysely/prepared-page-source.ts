@@ -4,6 +4,7 @@ import type { KeyValue, OrderingField, PositionSeekArgs, SeekArgs, SeekSource } 
 import type { DialectName } from './dialect-name.js'
 import { countKeyOf, KyselyPageSource, planRows, type ColumnSpec, type CountableQuery, type QueryRunner } from './kysely-page-source.js'
 import { bindCompiled, CompiledStatement, executeCompiled, parameterRef } from './prepared-query.js'
+import { shapeOf, type Condition } from '../core/filter-condition.js'
 
 /** The placeholders of one shape: a parameter given a value at run time has one, an absent one is `undefined`. */
 export type OptionalQueryParameters<P> = { readonly [K in keyof P]?: Expression<Exclude<P[K], undefined>> }
@@ -36,6 +37,8 @@ const MAX_LITERAL_LIMITS = 32
 /** How many orderings (an ordering filter's choices) each shape keeps compiled. */
 const MAX_ORDERINGS = 64
 const offsetRef = parameterRef<number>(OFFSET)
+/** How many filter shapes (which filters and search terms a request has) each shape keeps compiled. */
+const MAX_FILTER_SHAPES = 256
 
 /** One shape's source and statements, compiled when the shape is first used. */
 class Shape<O> {
@@ -49,10 +52,35 @@ class Shape<O> {
   private readonly sliceBySize = new Map<number, CompiledStatement<O>>()
   private allStatement?: CompiledStatement<O>
   private readonly byOrdering = new Map<string, Shape<O>>()
+  private readonly byFilter = new Map<string, Shape<O>>()
+  /** How many filters this shape has had applied: names its placeholders apart from theirs. */
+  readonly depth: number
 
-  constructor(db: Kysely<unknown>, source: KyselyPageSource<unknown, never, O>) {
+  constructor(db: Kysely<unknown>, source: KyselyPageSource<unknown, never, O>, depth = 0) {
     this.db = db
     this.source = source
+    this.depth = depth
+  }
+
+  /** The placeholder name of a filter's `index`th value at this depth. */
+  filterSlot(index: number): string {
+    return `$f${this.depth}_${index}`
+  }
+
+  /**
+   * This shape with `condition` added: compiled once per condition shape (the values are
+   * placeholders `filterSlot(i)`), the first few hundred kept.
+   */
+  filtered(condition: Condition): Shape<O> {
+    const key = shapeOf(condition)
+    let shape = this.byFilter.get(key)
+    if (shape === undefined) {
+      let index = 0
+      const source = this.source.filtered(condition, () => parameterRef(this.filterSlot(index++)))
+      shape = new Shape(this.db, source, this.depth + 1)
+      if (this.byFilter.size < MAX_FILTER_SHAPES) this.byFilter.set(key, shape)
+    }
+    return shape
   }
 
   get count(): CompiledStatement<{ count: number | string }> {
@@ -88,7 +116,7 @@ class Shape<O> {
     const key = ordering.map((f) => (f.descending ? `-${f.field}` : f.field)).join(',')
     let shape = this.byOrdering.get(key)
     if (shape === undefined) {
-      shape = new Shape(this.db, this.source.orderedBy(ordering))
+      shape = new Shape(this.db, this.source.orderedBy(ordering), this.depth)
       if (this.byOrdering.size < MAX_ORDERINGS) this.byOrdering.set(key, shape)
     }
     return shape
@@ -175,6 +203,22 @@ class BoundPageSource<O> implements SeekSource<O> {
   /** The same rows and values, ordered by `ordering` for the numbered styles and `all()` (`OrderingFilter`). */
   orderedBy(ordering: readonly OrderingField[]): SeekSource<O> {
     return new BoundPageSource(this.db, this.shape.orderedBy(ordering), this.values)
+  }
+
+  /**
+   * The same query with `condition` added: one statement per condition shape, its values
+   * bound as parameters (a value never changes the SQL text).
+   */
+  filtered(condition: Condition): SeekSource<O> {
+    const shape = this.shape.filtered(condition)
+    const values: Record<string, unknown> = { ...this.values }
+    let index = 0
+    // The same walk as the shape's compilation: the values in placeholder order.
+    this.shape.source.filtered(condition, (value) => {
+      values[this.shape.filterSlot(index++)] = value
+      return value
+    })
+    return new BoundPageSource(this.db, shape, values)
   }
 
   keyOf(row: O, ordering: readonly OrderingField[]): readonly KeyValue[] {

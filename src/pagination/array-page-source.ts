@@ -1,3 +1,5 @@
+import type { Condition } from '../core/filter-condition.js'
+import { matchesRow } from './filters/match-row.js'
 import type { KeyValue, OrderingField, PositionSeekArgs, SeekArgs, SeekSource } from './paginator.js'
 
 type Comparable = string | number | boolean | bigint
@@ -78,6 +80,18 @@ export class ArrayPageSource<T> implements SeekSource<T> {
     keyed.sort((a, b) => compareKeys(a.key, b.key, ordering))
     return new ArrayPageSource(
       keyed.map((r) => r.row),
+      this.read,
+    )
+  }
+
+  /**
+   * The rows satisfying `condition`, in order (a `FilterSet`'s or `SearchFilter`'s). The
+   * `i…` text matches fold case with `toUpperCase` (as PostgreSQL's `UPPER()`); full-text
+   * and regex conditions are refused (a `TypeError`).
+   */
+  filtered(condition: Condition): ArrayPageSource<T> {
+    return new ArrayPageSource(
+      this.rows.filter((row) => matchesRow(row, condition, this.read)),
       this.read,
     )
   }

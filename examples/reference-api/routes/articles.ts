@@ -12,6 +12,7 @@ import { LinkHeaderPagination } from 'drf-gatehouse'
 import { listHandler, paginatedList } from 'drf-gatehouse'
 import { PageNumberPagination } from 'drf-gatehouse'
 import { OrderingFilter } from 'drf-gatehouse'
+import { FilterSet, SearchFilter } from 'drf-gatehouse'
 import type { Page, PageNumberState, Paginator, SeekSource } from 'drf-gatehouse'
 import { describeHandler, namedSchema, type JsonObject, type OpenApiPaginatedResponse } from 'drf-gatehouse'
 import { parsePythonInt, queryParam } from 'drf-gatehouse/http'
@@ -94,6 +95,16 @@ const COLUMNS: Readonly<Record<string, ColumnSpec>> = {
 const ORDERED = new OrderingFilter({ fields: ['id', 'title', 'score', 'created'], ordering: 'id' })
 /** `/api/articles/cursor-ordered/`: the cursor's ordering among fields fixed at creation, falling back to `-created`. */
 const CURSOR_ORDERED = new OrderingFilter({ fields: ['created', 'score', 'id'], ordering: '-created' })
+
+/** `/api/articles/filtered/` and `filtered-cursor/`: the oracle's `ArticleFilterSet` (django-filter `Meta.fields`). */
+const ARTICLE_FILTERS = new FilterSet({
+  id: { type: 'integer', lookups: ['exact', 'in'] },
+  score: { type: 'integer', lookups: ['exact', 'gte', 'lte', 'gt', 'lt', 'in'] },
+  title: { type: 'text', lookups: ['exact', 'icontains', 'istartswith'] },
+  created: { type: 'datetime', lookups: ['gte', 'lt'] },
+})
+/** DRF's `SearchFilter` with `search_fields = ['title', '=author__username']`. */
+const ARTICLE_SEARCH = new SearchFilter({ fields: ['title', '=author'] })
 
 /** `?author=` of a request: `undefined` when absent or empty (no filter). */
 function authorOf(ctx: RequestContext): string | undefined {
@@ -349,6 +360,19 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
       }),
       { parameters: [AUTHOR_PARAMETER] },
     )
+  const listFiltered = (ordering?: OrderingFilter): Handler =>
+    describeHandler(
+      listHandler<ArticleRow>({
+        source,
+        serialize: serializeArticle,
+        fields: Object.keys(COLUMNS),
+        itemSchema: ARTICLE_SCHEMA,
+        filters: ARTICLE_FILTERS,
+        search: ARTICLE_SEARCH,
+        ...(ordering === undefined ? {} : { ordering }),
+      }),
+      { parameters: [AUTHOR_PARAMETER] },
+    )
   const list = listOrderedBy()
   const common = { permissions, formats: ['json', 'html'] as const }
 
@@ -384,6 +408,20 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
     new CursorPagination({ ordering: '-created', pageSize: 10, pageSizeQueryParam: 'page_size', maxPageSize: 25, ...cursorSecret }),
     listOrderedBy(CURSOR_ORDERED),
     "`?ordering=` (OrderingFilter) choosing the cursor ordering among restricted fields;\nthe view's `ordering` is the fallback, so `?ordering=bogus` is not DRF 3.14's 500.",
+  )
+  styled(
+    '/api/articles/filtered/',
+    'Article Filtered',
+    new PageNumberPagination({ pageSize: 10, pageSizeQueryParam: 'page_size', maxPageSize: 25, lastPageStrings: ['last', 'end'] }),
+    listFiltered(ORDERED),
+    "django-filter (`?score__gte=5`), DRF's SearchFilter (`?search=`) and OrderingFilter over page-number pages.",
+  )
+  styled(
+    '/api/articles/filtered-cursor/',
+    'Article Filtered Cursor',
+    new CursorPagination({ ordering: '-created', pageSize: 10, pageSizeQueryParam: 'page_size', maxPageSize: 25, ...cursorSecret }),
+    listFiltered(),
+    'The same filters and search under cursor pagination (`-created`): filters kept in the cursor links.',
   )
 
   // A plain view calling the paginator itself; like DRF's APIView it shows no HTML controls.
