@@ -32,7 +32,7 @@ export {
   KyselyPageSource,
   type ColumnSpec,
 } from './kysely-page-source.js'
-export { prepareQuery, parameterRef } from './prepared-query.js'
+export { prepareQuery } from './prepared-query.js'
 export { preparePageSource, type OptionalQueryParameters } from './prepared-page-source.js'
 export { StaleStatementError } from './direct-driver.js'
 export type { CliConfig, CliHookContext } from './cli-config-types.js'

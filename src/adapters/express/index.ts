@@ -5,8 +5,8 @@
 // OpenAPI document describes.
 export { requestUrl, toApiRequest, type ExpressOptions } from './request.js'
 export { sendApiResponse } from './reply.js'
-export { viewHandler, mountRoutes, type MountOptions, type RouteTarget } from './views.js'
+export { viewHandler, mountRoutes, type RouteTarget } from './views.js'
 export { drfRouting } from './routing.js'
 export { policies, requestContext } from './middleware.js'
 export { errorHandler, notFound } from './errors.js'
-export { openApiRoutes, type OpenApiRoutesOptions } from './openapi-routes.js'
+export { openApiRoutes } from './openapi-routes.js'

@@ -5,8 +5,8 @@
 // `drfErrors` plugin), openapi-routes.ts finds the routes an OpenAPI document describes.
 export { toApiRequest, type FastifyOptions } from './request.js'
 export { sendApiResponse } from './reply.js'
-export { viewHandler, mountRoutes, type MountOptions } from './views.js'
-export { djangoRewriteUrl, drfRouting, type DrfRouting } from './routing.js'
+export { viewHandler, mountRoutes } from './views.js'
+export { djangoRewriteUrl, drfRouting } from './routing.js'
 export { policies, requestContext, gatehouse } from './middleware.js'
-export { errorHandler, notFound, drfErrors, type FastifyErrorHandler, type DrfErrorsOptions } from './errors.js'
+export { errorHandler, notFound, drfErrors, type DrfErrorsOptions } from './errors.js'
 export { openApiRoutes } from './openapi-routes.js'

@@ -4,10 +4,9 @@
 // handler, errors.ts answers errors in DRF's shape, openapi-routes.ts finds the routes an
 // OpenAPI document describes.
 export { toApiRequest, type HonoOptions, type GatehouseVariables, type GatehouseEnv } from './request.js'
-export type { ConnInfoReader } from './client-address.js'
 export { sendApiResponse } from './reply.js'
 export { withoutBodilessContentType } from './bodiless-answers.js'
-export { viewHandler, mountRoutes, type MountOptions } from './views.js'
+export { viewHandler, mountRoutes } from './views.js'
 export { djangoGetPath, drfRouting } from './routing.js'
 export { policies, requestContext } from './middleware.js'
 export { errorHandler, notFound, requestErrorHandler } from './errors.js'
