@@ -1,4 +1,5 @@
 import { pythonStrip } from '../../core/request/python-strip.js'
+import { parseDjangoInputFormats } from './django-input-formats.js'
 import { digitValue } from './python-decimal.js'
 
 /** A date-time Django's form field read: milliseconds since the epoch (UTC) and the microseconds beyond them (0–999). */
@@ -28,14 +29,21 @@ function daysInMonth(year: number, month: number): number {
 }
 
 /**
- * What django-filter's `IsoDateTimeFilter` makes of a value (Django 3.2's
- * `forms.DateTimeField.to_python` with `parse_datetime`): the value stripped, then
+ * What django-filter's `DateTimeFilter` makes of a value (Django 3.2's
+ * `forms.DateTimeField.to_python`): the value stripped, then `parse_datetime`'s
  * `YYYY-M[M]-D[D][T ]h[h]:m[m][:s[s][.,]f{1,6}f{0,6}][Z|±hh[[:]mm]]`, any Unicode digit;
  * a naive time is UTC (`USE_TZ`, `TIME_ZONE='UTC'`). `null` for anything else or an
- * impossible date (`Enter a valid date/time.`). One pass, no regex.
+ * impossible date (`Enter a valid date/time.`); then Django's input formats
+ * (django-input-formats.ts: `2024-01-01`, `01/02/2024`, `Jan 02 2024`…). No regex.
  */
 export function parseDjangoDateTime(text: string): DjangoDateTime | null {
   const points = Array.from(pythonStrip(text), (ch) => ch.codePointAt(0) ?? 0)
+  // A value parse_datetime's pattern takes but whose fields are impossible is refused there
+  // (a ValueError); the input formats could read nothing else of it, so trying them is the same.
+  return parseIsoDateTime(points) ?? parseDjangoInputFormats(points)
+}
+
+function parseIsoDateTime(points: readonly number[]): DjangoDateTime | null {
   const expect = (i: number, ...codes: number[]): boolean => codes.includes(points[i] ?? -1)
   const year = digits(points, 0, 4, 4)
   if (year === null || !expect(year[1], 0x2d)) return null
