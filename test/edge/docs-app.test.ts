@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { sectionBlocks } from '../docs/markdown-blocks.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const HEADING = '### Cloudflare Workers and other edge runtimes'
+const HEADING = '#### Memory stores'
 
 describe('the edge app of docs/runtimes.md', () => {
   it('is the tested example, word for word', () => {

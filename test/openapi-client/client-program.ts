@@ -186,6 +186,10 @@ export async function runClientProgram(options: ClientProgramOptions): Promise<v
   check(manual.data?.results.length === 5, 'manual')
   const everything = await client.GET('/api/articles/all/')
   check(everything.data?.length === SEEDED_ARTICLES, 'all')
+  const filtered = await client.GET('/api/articles/filtered/')
+  check(filtered.data !== undefined && filtered.data.results.length === 10, 'filtered list, no filter given')
+  const filteredCursor = await client.GET('/api/articles/filtered-cursor/')
+  check(filteredCursor.data !== undefined && filteredCursor.data.results.length > 0, 'filtered cursor list, no filter given')
   const ordered = await client.GET('/api/articles/ordered/', { params: { query: { ordering: ['-score'] } } })
   check(ordered.data !== undefined && ordered.data.results.length === 10 && ordered.data.results.every((a) => a.score === 9), 'ordered by -score')
   const orderedWalk: number[] = []
