@@ -349,31 +349,20 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
   const permissions = [new IsAuthenticatedOrReadOnly()]
   // `fields`: each view's cursor ordering (and ordering filter) is checked against the source's columns when the view is declared.
   const source = articleSources(ref)
-  const listOrderedBy = (ordering?: OrderingFilter): Handler =>
+  /** The list handler: ordered by `ordering` when given, filtered and searched as the filtered routes are when `filtered`. */
+  const listOf = ({ ordering, filtered = false }: { ordering?: OrderingFilter; filtered?: boolean } = {}): Handler =>
     describeHandler(
       listHandler<ArticleRow>({
         source,
         serialize: serializeArticle,
         fields: Object.keys(COLUMNS),
         itemSchema: ARTICLE_SCHEMA,
+        ...(filtered ? { filters: ARTICLE_FILTERS, search: ARTICLE_SEARCH } : {}),
         ...(ordering === undefined ? {} : { ordering }),
       }),
       { parameters: [AUTHOR_PARAMETER] },
     )
-  const listFiltered = (ordering?: OrderingFilter): Handler =>
-    describeHandler(
-      listHandler<ArticleRow>({
-        source,
-        serialize: serializeArticle,
-        fields: Object.keys(COLUMNS),
-        itemSchema: ARTICLE_SCHEMA,
-        filters: ARTICLE_FILTERS,
-        search: ARTICLE_SEARCH,
-        ...(ordering === undefined ? {} : { ordering }),
-      }),
-      { parameters: [AUTHOR_PARAMETER] },
-    )
-  const list = listOrderedBy()
+  const list = listOf()
   const common = { permissions, formats: ['json', 'html'] as const }
 
   // The global default style (context.ts sets page number); the fallback keeps the route paginated regardless.
@@ -399,28 +388,28 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
     '/api/articles/ordered/',
     'Article Ordered',
     new PageNumberPagination({ pageSize: 10, pageSizeQueryParam: 'page_size', maxPageSize: 25, lastPageStrings: ['last', 'end'] }),
-    listOrderedBy(ORDERED),
+    listOf({ ordering: ORDERED }),
     "`?ordering=` (OrderingFilter) over page-number pages; unknown fields are dropped,\nnone left means the view's `ordering`.",
   )
   styled(
     '/api/articles/cursor-ordered/',
     'Article Cursor Ordered',
     new CursorPagination({ ordering: '-created', pageSize: 10, pageSizeQueryParam: 'page_size', maxPageSize: 25, ...cursorSecret }),
-    listOrderedBy(CURSOR_ORDERED),
+    listOf({ ordering: CURSOR_ORDERED }),
     "`?ordering=` (OrderingFilter) choosing the cursor ordering among restricted fields;\nthe view's `ordering` is the fallback, so `?ordering=bogus` is not DRF 3.14's 500.",
   )
   styled(
     '/api/articles/filtered/',
     'Article Filtered',
     new PageNumberPagination({ pageSize: 10, pageSizeQueryParam: 'page_size', maxPageSize: 25, lastPageStrings: ['last', 'end'] }),
-    listFiltered(ORDERED),
+    listOf({ ordering: ORDERED, filtered: true }),
     "django-filter (`?score__gte=5`), DRF's SearchFilter (`?search=`) and OrderingFilter over page-number pages.",
   )
   styled(
     '/api/articles/filtered-cursor/',
     'Article Filtered Cursor',
     new CursorPagination({ ordering: '-created', pageSize: 10, pageSizeQueryParam: 'page_size', maxPageSize: 25, ...cursorSecret }),
-    listFiltered(),
+    listOf({ filtered: true }),
     'The same filters and search under cursor pagination (`-created`): filters kept in the cursor links.',
   )
 
