@@ -13,7 +13,9 @@ export interface AuthTestDatabase {
 
 /** Opens `test`'s URL, runs the auth migrations; `close()` also drops the database. */
 export async function openAuthDatabase(test: TestDatabase): Promise<AuthTestDatabase> {
-  const database = await openDatabase<AuthDatabase>(test.url)
+  // Generous timeouts: these suites test what the stores store, not how fast; on a busy machine
+  // a burst that waits on one lock (30 concurrent creates) can pass the 2 s default.
+  const database = await openDatabase<AuthDatabase>(test.url, { statementTimeoutMs: 20_000, connectTimeoutMs: 20_000 })
   await migrate(database.db, authMigrations(database.dialect))
   return {
     db: database.db,
