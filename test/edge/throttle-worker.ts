@@ -1,24 +1,28 @@
 /**
- * A Worker whose throttle counts in D1 (`KyselyThrottleStore` over `openD1`): the app the
- * two-isolate test runs twice, on one D1 database. `GET /hit/` is throttled per client
- * address at 7 a minute; `POST /login/` checks a password under `LoginFailureThrottle`.
+ * A Worker whose throttles count in D1 (`KyselyThrottleStore` over `openD1`) or, when a
+ * `THROTTLES` Durable Object namespace is bound, in `ThrottleCounter` objects: the app the
+ * two-isolate test runs twice on one database or one namespace. `GET /hit/` is throttled per
+ * client address at 7 a minute; `POST /login/` checks a password under `LoginFailureThrottle`.
  */
 import { Hono, type Context } from 'hono'
 import { AllowAny, AnonRateThrottle, createApi, LoginFailureThrottle } from 'drf-gatehouse'
 import { errorHandler, policies, requestContext, type GatehouseEnv } from 'drf-gatehouse/hono'
-import { openD1 } from 'drf-gatehouse/d1'
+import { openD1, ThrottleCounter } from 'drf-gatehouse/d1'
 import { KyselyThrottleStore } from 'drf-gatehouse/kysely'
 
 type D1 = Parameters<typeof openD1>[0]
+type Env = { DB: D1; THROTTLES?: Parameters<typeof ThrottleCounter.store>[0] }
+
+export { ThrottleCounter }
 
 /** This isolate's own id (module state, which no other isolate sees), drawn on the first request: not at load time, where Workers refuse random values. */
 let isolate: string | undefined
 
 const cloudflare = { getConnInfo: (c: Context) => ({ remote: { address: c.req.header('cf-connecting-ip') } }) }
 
-function build(env: { DB: D1 }): Hono<GatehouseEnv> {
+function build(env: Env): Hono<GatehouseEnv> {
   const { db, dialect } = openD1(env.DB)
-  const store = new KyselyThrottleStore({ db, dialect })
+  const store = env.THROTTLES === undefined ? new KyselyThrottleStore({ db, dialect }) : ThrottleCounter.store(env.THROTTLES)
   const api = createApi({ authentication: [], permissions: [new AllowAny()] })
   const hits = new AnonRateThrottle({ store, rate: '7/min' })
   const loginFailures = new LoginFailureThrottle({ store, rate: '3/min', waitForSlotMs: 0 })
@@ -41,5 +45,5 @@ function build(env: { DB: D1 }): Hono<GatehouseEnv> {
 
 let app: Hono<GatehouseEnv> | undefined
 export default {
-  fetch: (request: Request, env: { DB: D1 }) => (app ??= build(env)).fetch(request),
+  fetch: (request: Request, env: Env) => (app ??= build(env)).fetch(request),
 }
