@@ -1,10 +1,13 @@
 /**
  * `drf-gatehouse/d1`: gatehouse's Kysely stores on Cloudflare D1, through `kysely-d1` (an
- * optional peer: only a project that imports this entry installs it).
+ * optional peer: only a project that imports this entry installs it), and `ThrottleCounter`,
+ * throttle counts in a Cloudflare Durable Object.
  */
 import { Kysely } from 'kysely'
 import { D1Dialect, type D1DialectConfig } from 'kysely-d1'
 import type { Database } from '../kysely/database.js'
+
+export { ThrottleCounter } from './throttle-counter.js'
 
 /**
  * A D1 binding (`env.DB`) as a gatehouse {@link Database}: hand `db` to the Kysely stores and

@@ -28,6 +28,7 @@ export {
   KyselyNamedTokenStore,
 } from './kysely-named-token-store.js'
 export { KyselySessionStore } from './kysely-session-store.js'
+export { KyselyThrottleStore } from './kysely-throttle-store.js'
 export {
   KyselyPageSource,
   type ColumnSpec,

@@ -1,8 +1,9 @@
 /**
  * The exported store conformance suites (drf-gatehouse/testing) over one database opened by an
  * edge entry (`openD1`, `openLibsql`, `openNeon`): gatehouse's migrations first, then the user,
- * token (plain and joined with the users table), session and JWT blacklist contracts, and a
- * user store that hashes with `pbkdf2Hasher`, the default where node:crypto has no scrypt.
+ * token (plain and joined with the users table), session, JWT blacklist, throttle and
+ * reserving throttle contracts, and a user store that hashes with `pbkdf2Hasher`, the default
+ * where node:crypto has no scrypt.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pbkdf2Hasher } from 'drf-gatehouse'
@@ -11,6 +12,7 @@ import {
   jwtBlacklistMigrations,
   KyselyJwtBlacklistStore,
   KyselySessionStore,
+  KyselyThrottleStore,
   KyselyTokenStore,
   KyselyUserStore,
   migrate,
@@ -18,7 +20,14 @@ import {
   type Database,
   type JwtBlacklistDatabase,
 } from 'drf-gatehouse/kysely'
-import { runJwtBlacklistStoreSuite, runSessionStoreSuite, runTokenStoreSuite, runUserStoreSuite } from 'drf-gatehouse/testing'
+import {
+  runJwtBlacklistStoreSuite,
+  runReservingThrottleStoreSuite,
+  runSessionStoreSuite,
+  runThrottleStoreSuite,
+  runTokenStoreSuite,
+  runUserStoreSuite,
+} from 'drf-gatehouse/testing'
 
 /** Cheap scrypt for the suites' many hashes; the format and path are the default's. */
 const CHEAP = { N: 1024, r: 8, p: 1 }
@@ -32,7 +41,12 @@ export function runEdgeStoreSuites(open: () => Promise<Database<AuthDatabase & J
 
   beforeAll(async () => {
     database = await open()
-    for (const [migrations, table] of [[authMigrations(database.dialect), undefined], [jwtBlacklistMigrations(database.dialect), 'gatehouse_jwt_migrations']] as const) {
+    const all = [
+      [authMigrations(database.dialect), undefined],
+      [jwtBlacklistMigrations(database.dialect), 'gatehouse_jwt_migrations'],
+      [KyselyThrottleStore.migrations(database.dialect), 'gatehouse_throttle_migrations'],
+    ] as const
+    for (const [migrations, table] of all) {
       const result = await migrate(database.db, migrations, table)
       if (result.error !== undefined) throw result.error
     }
@@ -56,6 +70,9 @@ export function runEdgeStoreSuites(open: () => Promise<Database<AuthDatabase & J
   })
   runSessionStoreSuite({ describe, it, create: (now) => new KyselySessionStore({ db: database.db, now }), createUser })
   runJwtBlacklistStoreSuite({ describe, it, create: () => new KyselyJwtBlacklistStore({ db: database.db }) })
+  const throttles = (): KyselyThrottleStore => new KyselyThrottleStore({ db: database.db, dialect: database.dialect })
+  runThrottleStoreSuite({ describe, it, create: throttles })
+  runReservingThrottleStoreSuite({ describe, it, create: throttles })
 
   it('a user store hashing with pbkdf2Hasher stores Django-format hashes and checks them', async () => {
     const store = new KyselyUserStore({ db: database.db, passwordHasher: pbkdf2Hasher({ iterations: 1000 }) })

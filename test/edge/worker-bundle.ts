@@ -9,6 +9,7 @@
  * `paths`, as in the rest of the tests.
  */
 import { build, type BuildOptions, type Message } from 'esbuild'
+import { builtinModules } from 'node:module'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -32,7 +33,7 @@ function describe(message: Message): string {
   return `${message.text}${where}`
 }
 
-async function bundle(entry: string, platform: Pick<BuildOptions, 'platform' | 'conditions'>): Promise<ModuleBundle> {
+async function bundle(entry: string, platform: Pick<BuildOptions, 'platform' | 'conditions' | 'external'>): Promise<ModuleBundle> {
   let result
   try {
     result = await build({
@@ -64,6 +65,16 @@ async function bundle(entry: string, platform: Pick<BuildOptions, 'platform' | '
  */
 export function bundleWorker(entry: string): Promise<ModuleBundle> {
   return bundle(entry, { platform: 'browser', conditions: ['worker', 'browser'] })
+}
+
+/**
+ * Bundles `entry` for an edge runtime as Wrangler does with the `nodejs_compat` flag: Node's
+ * built-in modules are left as imports (resolved by the runtime), so an entry that merely
+ * re-exports a Node-only module builds, and what the app does not use is shaken out.
+ */
+export function bundleWorkerNodeCompat(entry: string): Promise<ModuleBundle> {
+  const external = builtinModules.flatMap((name) => [name, `node:${name}`])
+  return bundle(entry, { platform: 'browser', conditions: ['worker', 'browser'], external })
 }
 
 /** Bundles `entry` (relative to the repository root) for Bun or Deno: Node's resolution, `node:` modules left to the runtime. */
