@@ -167,6 +167,8 @@ export function listHandler<T>(options: ListHandlerOptions<T>): Handler {
   const openApi = {
     list: itemSchema === undefined ? {} : { item: itemSchema },
     ...(parameters.length === 0 ? {} : { parameters }),
+    // A filter value that does not read is django-filter's 400.
+    ...(filters === undefined ? {} : { errors: [400] }),
   }
   if (fields === undefined) return Object.assign(handle, { openApi })
   return Object.assign(handle, {
