@@ -290,16 +290,14 @@ export class FilterSet {
 
   /**
    * The parameters as the browsable page's filter form shows them (django-filter's form):
-   * name, label, value type, the choices of a choice filter, the help text of `in` and
-   * `range`.
+   * name, label, value type, the choices of a choice filter, the help text (`in` and
+   * `range`: django-filter's; else the declaration's description) and whether the value is
+   * a comma-separated list.
    */
-  formFields(): readonly { readonly name: string; readonly label: string; readonly type: FilterType; readonly choices: readonly string[]; readonly help: string | null }[] {
-    return this.params.map((p) => ({
-      name: p.name,
-      label: p.label,
-      type: p.type,
-      choices: p.choices,
-      help: p.lookup === 'in' || p.lookup === 'range' ? CSV_HELP : (p.description ?? null),
-    }))
+  formFields(): readonly { readonly name: string; readonly label: string; readonly type: FilterType; readonly choices: readonly string[]; readonly help: string | null; readonly commaSeparated: boolean }[] {
+    return this.params.map((p) => {
+      const commaSeparated = p.lookup === 'in' || p.lookup === 'range'
+      return { name: p.name, label: p.label, type: p.type, choices: p.choices, help: commaSeparated ? CSV_HELP : (p.description ?? null), commaSeparated }
+    })
   }
 }
