@@ -193,6 +193,9 @@ describe('@fastify/swagger with openApiRoutes(app)', () => {
     expect(result.errors).toBeUndefined()
     expect(at(doc, 'paths', '/api/books/', 'get', 'security')).toEqual([{ tokenAuth: [] }, {}])
     expect(at(doc, 'paths', '/api/books/', 'get', 'responses', '200', 'content', 'application/json', 'schema')).toEqual({ $ref: '#/components/schemas/BookPage' })
+    // The filters and search given to policies() too, typed.
+    expect(((at(doc, 'paths', '/api/books/', 'get', 'parameters') ?? []) as Json[]).filter((p) => FILTERS.names.includes(String(p['name'])))).toEqual(FILTERS.openApiParameters())
+    expect(at(doc, 'paths', '/api/books/', 'get', 'responses', '400')).toBeDefined()
     expect(at(doc, 'paths', '/api/books/', 'post', 'security')).toEqual([{ tokenAuth: [] }])
     expect(Object.keys(at(doc, 'paths', '/api/books/', 'post', 'responses') as Json).sort()).toEqual(['201', '400', '401', '403', '415'])
     expect(at(doc, 'paths', '/api/books/', 'post', 'requestBody', 'content', 'application/json', 'schema')).toEqual({ $ref: '#/components/schemas/BookInput' })
