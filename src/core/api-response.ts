@@ -10,6 +10,12 @@ export interface ApiResponse {
    * controls); ignored in JSON. Set it with `formatResponse`.
    */
   readonly pageControls?: string
+  /**
+   * Markup of the list's filter panel on the HTML page (DRF's "Filters": the filter set's
+   * form, the search box, the ordering links); ignored in JSON. `listHandler` and
+   * `paginatedList` set it.
+   */
+  readonly filterForm?: string
 }
 
 /** The header every JSON answer carries: one frozen pair, shared. */

@@ -135,13 +135,13 @@ export interface PoliciesFactory {
 }
 
 /** Keys of every adapter's `policies()` options that describe the route to OpenAPI documents (`markRoute`). */
-const OPENAPI_KEYS: readonly string[] = ['openApi', 'ordering']
+const OPENAPI_KEYS: readonly string[] = ['openApi', 'ordering', 'filters', 'search']
 
 /**
  * The policies your adapter's `policies(source, options)` runs, resolved once when the app
  * declares the route: `source` itself when it is a `Policies`, else `source.policies(options)`
  * (an `Api`'s) with your adapter's own option keys (`bodyLimit`…, `adapterKeys`) and the
- * OpenAPI ones (`openApi`, `ordering`) left out, so that a typo in any other key is the
+ * OpenAPI ones (`openApi`, `ordering`, `filters`, `search`) left out, so that a typo in any other key is the
  * configuration error it is on every adapter.
  *
  * @example

@@ -334,10 +334,13 @@ export class OpenApiBuilder {
     for (const scheme of schemes) for (const s of scheme.openApiErrorStatuses?.() ?? []) errors.add(s)
     if (settings.throttles.length > 0) errors.add(429)
     for (const code of [...errors].sort((a, b) => a - b)) {
-      if (code === 400 && readsBody) {
+      if (code === 400) {
+        // A body's field errors, or (a handler's own 400 without a body: a filter set's) messages by query parameter.
         const invalid = { $ref: `#/components/schemas/${this.component('schemas', VALIDATION_ERROR_SCHEMA_NAME, VALIDATION_ERROR_SCHEMA)}` }
         responses['400'] = {
-          description: 'Invalid request body: messages by field, or `{"detail"}` for a body that does not parse.',
+          description: readsBody
+            ? 'Invalid request body: messages by field, or `{"detail"}` for a body that does not parse.'
+            : 'Invalid query parameters: messages by parameter (a filter value that does not read), or `{"detail"}`.',
           content: { 'application/json': { schema: { anyOf: [invalid, error] } } },
         }
       } else if (code === 404) {

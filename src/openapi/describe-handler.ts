@@ -3,8 +3,8 @@ import type { Handler } from '../core/view.js'
 
 /**
  * A copy of `handler` carrying `description` for OpenAPI documents (merged over what it
- * already says: `listHandler`'s `list`, a previous `describeHandler`; `parameters` are
- * appended to the ones it already lists). The handler runs exactly as before.
+ * already says: `listHandler`'s `list`, a previous `describeHandler`; `parameters` and
+ * `errors` are added to the ones it already lists). The handler runs exactly as before.
  *
  * @example
  * handlers: { POST: describeHandler(createBook, { status: 201, requestBody: bookInput, response: book }) }
@@ -20,6 +20,8 @@ export function describeHandler(handler: Handler, description: OperationDescript
       ...(handler.openApi?.parameters !== undefined && description.parameters !== undefined
         ? { parameters: [...handler.openApi.parameters, ...description.parameters] }
         : {}),
+      // So do error statuses: a list's filters' 400 stays beside a handler's own 404.
+      ...(handler.openApi?.errors !== undefined && description.errors !== undefined ? { errors: [...new Set([...handler.openApi.errors, ...description.errors])] } : {}),
     },
   })
 }

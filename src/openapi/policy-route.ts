@@ -23,6 +23,14 @@ export interface OpenApiRouteOptions {
    * @default none
    */
   readonly ordering?: { openApiParameter(): OpenApiParameter }
+  /**
+   * The filter set the route's handler applies (`paginatedList(…, { filters })`): each of its
+   * parameters, with its type, is described on the route's GET operation, as `listHandler`'s
+   * are. @default none
+   */
+  readonly filters?: { openApiParameters(): OpenApiParameter[] }
+  /** The search the route's handler applies (`paginatedList(…, { search })`): its `?search=` is described as `filters`' are. @default none */
+  readonly search?: { openApiParameter(): OpenApiParameter }
 }
 
 /**
@@ -53,19 +61,26 @@ type Described =
       readonly policies: Policies
       readonly openApi: OperationDescription
       readonly name: string | undefined
-      /** Query parameters of the route's list reads (GET): its own paginator's and ordering filter's. */
+      /** Query parameters of the route's list reads (GET): its own paginator's, filters', search's and ordering filter's. */
       readonly listParameters: readonly OpenApiParameter[]
+      /** Whether its GET reads filters, which answer 400 for a value that does not read. */
+      readonly filtered: boolean
     }
 
 /** Functions the adapters made (a `policies()` middleware, a view's mounted handler) → what they stand for. */
 const described = new WeakMap<object, Described>()
 
-/** What the route's own paginator and ordering filter add to its GET operation, unless `openApi` already says. */
+/**
+ * What the route's own paginator, filters, search and ordering filter add to its GET operation
+ * (in DRF's order: the paginator's, then each filter backend's), unless `openApi` already says.
+ */
 function listParametersOf(options: RouteMarkOptions, openApi: OperationDescription): OpenApiParameter[] {
   const out: OpenApiParameter[] = []
   // With `list`, the document already describes the paginator's parameters (the route's `pagination`).
   const paginator = options.pagination
   if (openApi.list === undefined && paginator !== undefined && paginator !== null) out.push(...(paginator.openApiParameters?.() ?? []))
+  if (options.filters !== undefined) out.push(...options.filters.openApiParameters())
+  if (options.search !== undefined) out.push(options.search.openApiParameter())
   if (options.ordering !== undefined) out.push(options.ordering.openApiParameter())
   const own = openApi.parameters ?? []
   return out.filter((p) => !own.some((o) => o['name'] === p['name'] && o['in'] === p['in']))
@@ -79,8 +94,8 @@ type RouteMarkOptions = OpenApiRouteOptions & { readonly name?: string | undefin
  * documents describe, for `describedRoutes` (and so `openApiRoutes`) to find it among the
  * framework's routes: a view's mounted handler (`markRoute(handler, view)`), or a `policies()`
  * middleware (`markRoute(middleware, routePolicies, options)`, `options` being what the app gave
- * `policies()`: its `openApi`, `name`, and the paginator and ordering filter whose query
- * parameters the route's GET operation lists). Mark every function that stands for the same
+ * `policies()`: its `openApi`, `name`, and the paginator, filters, search and ordering filter
+ * whose query parameters the route's GET operation lists). Mark every function that stands for the same
  * route (a wrapper and what it wraps) the same way. Returns `fn`.
  *
  * @example
@@ -94,7 +109,7 @@ export function markRoute<F extends object>(fn: F, what: ApiView | Policies, opt
     return fn
   }
   const openApi = options.openApi ?? {}
-  described.set(fn, { kind: 'policies', policies: what, openApi, name: options.name, listParameters: listParametersOf(options, openApi) })
+  described.set(fn, { kind: 'policies', policies: what, openApi, name: options.name, listParameters: listParametersOf(options, openApi), filtered: options.filters !== undefined })
   return fn
 }
 
@@ -105,9 +120,11 @@ export function policiesOf(fn: unknown): Policies | undefined {
   return mark?.kind === 'policies' ? mark.policies : undefined
 }
 
-/** A policy route's operation for `method`: its own list parameters on GET. */
+/** A policy route's operation for `method`: its own list parameters on GET, and its filters' 400. */
 function policyRouteOf(method: HandlerMethod, path: string, mark: Extract<Described, { kind: 'policies' }>): PolicyRoute {
-  const openApi = method === 'GET' && mark.listParameters.length > 0 ? { ...mark.openApi, parameters: [...(mark.openApi.parameters ?? []), ...mark.listParameters] } : mark.openApi
+  let openApi = mark.openApi
+  if (method === 'GET' && mark.listParameters.length > 0) openApi = { ...openApi, parameters: [...(openApi.parameters ?? []), ...mark.listParameters] }
+  if (method === 'GET' && mark.filtered && !(openApi.errors ?? []).includes(400)) openApi = { ...openApi, errors: [...(openApi.errors ?? []), 400] }
   return { method, path, policies: mark.policies, openApi, ...(mark.name === undefined ? {} : { name: mark.name }) }
 }
 

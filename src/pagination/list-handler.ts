@@ -8,6 +8,7 @@ import type { OrderingFilter } from './ordering-filter.js'
 import type { FilterSet } from './filters/filter-set.js'
 import type { SearchFilter } from './filters/search-filter.js'
 import { allOf, type Condition } from '../core/filter-condition.js'
+import { filterFormHtml } from './filters/filter-form.js'
 import { ConfigurationError } from '../core/errors.js'
 import { isPromise, promiseOf, type MaybePromise } from '../core/maybe-promise.js'
 import type { OrderingField, Page, PageSource, Paginator } from './paginator.js'
@@ -112,18 +113,24 @@ function listAnswer<T>(
   let source = options.filters === undefined && options.search === undefined ? unordered : filteredSource(unordered, ctx, options)
   let ordering: readonly OrderingField[] | null = null
   if (options.ordering !== undefined) ({ source, ordering } = options.ordering.apply(source, ctx.request))
-  if (paginator === null) return plainList(ctx, source, serialize)
+  if (paginator === null) return plainList(ctx, source, serialize, options)
   // Own routes hand their paginator here, not to the policies: checked per request (a few property reads).
   checkPageSize(paginator, ctx.settings.pageSize, 'paginatedList')
   const page = paginator.paginate(source, ctx.request, { defaultPageSize: ctx.settings.pageSize, ordering })
-  if (isPromise(page)) return page.then((p) => (p === null ? plainList(ctx, source, serialize) : pageAnswer(ctx, paginator, p, serialize, options)))
-  return page === null ? plainList(ctx, source, serialize) : pageAnswer(ctx, paginator, page, serialize, options)
+  if (isPromise(page)) return page.then((p) => (p === null ? plainList(ctx, source, serialize, options) : pageAnswer(ctx, paginator, p, serialize, options)))
+  return page === null ? plainList(ctx, source, serialize, options) : pageAnswer(ctx, paginator, page, serialize, options)
 }
 
 /** DRF: no paginator or no page size → the plain list, a bare JSON array. */
-async function plainList<T>(ctx: RequestContext, source: PageSource<T>, serialize: (row: T, ctx: RequestContext) => unknown): Promise<ApiResponse> {
+async function plainList<T>(ctx: RequestContext, source: PageSource<T>, serialize: (row: T, ctx: RequestContext) => unknown, options: PaginatedListOptions): Promise<ApiResponse> {
   const rows = await source.all()
-  return formatResponse(ctx, jsonResponse(200, rows.map((row) => serialize(row, ctx))))
+  return withFilterForm(ctx, formatResponse(ctx, jsonResponse(200, rows.map((row) => serialize(row, ctx)))), options)
+}
+
+/** A list's answer with its filter panel when it is rendered as an HTML page (DRF shows one on list answers only). */
+function withFilterForm(ctx: RequestContext, response: ApiResponse, options: PaginatedListOptions): ApiResponse {
+  if (ctx.format !== 'html' || (options.filters === undefined && options.search === undefined && options.ordering === undefined)) return response
+  return { ...response, filterForm: filterFormHtml(ctx.request, options) }
 }
 
 /** One page's answer: its rows serialized, the paginator's body, and the controls for an HTML answer. */
@@ -135,7 +142,7 @@ function pageAnswer<T>(ctx: RequestContext, paginator: Paginator, page: Page<T>,
   // Controls only for an HTML answer: a JSON one would build them for nothing.
   const controls =
     ctx.format === 'html' && options.controls !== false && page.displayPageControls ? paginator.toHtml(page, ctx.settings.htmlTemplates) : null
-  return formatResponse(ctx, response, controls)
+  return withFilterForm(ctx, formatResponse(ctx, response, controls), options)
 }
 
 /**
@@ -167,6 +174,8 @@ export function listHandler<T>(options: ListHandlerOptions<T>): Handler {
   const openApi = {
     list: itemSchema === undefined ? {} : { item: itemSchema },
     ...(parameters.length === 0 ? {} : { parameters }),
+    // A filter value that does not read is django-filter's 400.
+    ...(filters === undefined ? {} : { errors: [400] }),
   }
   if (fields === undefined) return Object.assign(handle, { openApi })
   return Object.assign(handle, {

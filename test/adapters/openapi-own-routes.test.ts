@@ -16,7 +16,7 @@ import { IsAuthenticated } from 'drf-gatehouse'
 import * as ex from 'drf-gatehouse/express'
 import * as fa from 'drf-gatehouse/fastify'
 import { OpenApiAnswers } from '../helpers/openapi-answers.js'
-import { BOOK, BOOK_INPUT, INFO, makeApi, ORDERING, OWN_ROUTES_APPS, policyOptions, TOKEN, type Running } from '../helpers/own-routes-apps.js'
+import { BOOK, BOOK_INPUT, FILTERS, INFO, makeApi, ORDERING, OWN_ROUTES_APPS, policyOptions, TOKEN, type Running } from '../helpers/own-routes-apps.js'
 
 type Json = Record<string, unknown>
 const at = (value: unknown, ...keys: string[]): unknown => {
@@ -63,7 +63,9 @@ for (const [framework, start] of Object.entries(OWN_ROUTES_APPS)) {
 
     it('describe the statuses their policies imply (401, 403, 429) and their own (201, 404, a body\'s 400/415)', () => {
       const statuses = (path: string, method: string): string[] => Object.keys(at(doc, 'paths', path, method, 'responses') as Json).sort()
-      expect(statuses('/api/books/', 'get')).toEqual(['200', '401', '403', '404'])
+      // Its filters answer 400 for a value that does not read.
+      expect(statuses('/api/books/', 'get')).toEqual(['200', '400', '401', '403', '404'])
+      expect(statuses('/api/shelf/', 'get')).toEqual(['200', '401', '403'])
       expect(statuses('/api/books/', 'post')).toEqual(['201', '400', '401', '403', '415'])
       expect(statuses('/api/books/{id}/', 'get')).toEqual(['200', '401', '403', '404', '429'])
       expect(statuses('/api/ping/', 'get')).toEqual(['200', '401', '403'])
@@ -77,7 +79,7 @@ for (const [framework, start] of Object.entries(OWN_ROUTES_APPS)) {
       const list = at(doc, 'paths', '/api/books/', 'get') as Json
       expect(list['operationId']).toBe('listBookList')
       expect(list['summary']).toBe('Book List')
-      expect((list['parameters'] as Json[]).map((p) => p['name'])).toEqual(['page', 'ordering'])
+      expect((list['parameters'] as Json[]).map((p) => p['name'])).toEqual(['page', ...FILTERS.names, 'search', 'ordering'])
       expect(at(list, 'responses', '200', 'content', 'application/json', 'schema')).toEqual({ $ref: '#/components/schemas/BookPage' })
       expect(Object.keys(at(doc, 'components', 'schemas', 'BookPage', 'properties') as Json)).toEqual(['count', 'next', 'previous', 'results'])
       expect(at(doc, 'paths', '/api/books/', 'post', 'requestBody')).toEqual({ required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/BookInput' } } } })
@@ -88,8 +90,8 @@ for (const [framework, start] of Object.entries(OWN_ROUTES_APPS)) {
 
     it('describe the query parameters of the paginator and ordering filter given to policies(), none added by hand (issue 41)', async () => {
       const names = (path: string): unknown[] => ((at(doc, 'paths', path, 'get', 'parameters') ?? []) as Json[]).map((p) => p['name'])
-      // `openApi.list` names the route's paginator; `ordering` adds the filter's parameter.
-      expect(names('/api/books/')).toEqual(['page', 'ordering'])
+      // `openApi.list` names the route's paginator; `filters`, `search` and `ordering` add theirs, in DRF's order.
+      expect(names('/api/books/')).toEqual(['page', 'id', 'id__in', 'id__gte', 'title__icontains', 'genre', 'published__gte', 'published__lt', 'sequel__isnull', 'search', 'ordering'])
       // Nothing said in `openApi`: the paginator and the ordering filter given to policies() still describe theirs.
       expect(names('/api/shelf/')).toEqual(['limit', 'offset', 'ordering'])
       expect(at(doc, 'paths', '/api/shelf/', 'get', 'parameters')).toContainEqual(ORDERING.openApiParameter())
@@ -98,6 +100,29 @@ for (const [framework, start] of Object.entries(OWN_ROUTES_APPS)) {
       // And the parameters do what the document says, over HTTP.
       const page = (await (await fetch(`${app.baseUrl}/api/shelf/?ordering=-id&limit=2&offset=1`)).json()) as { results: { id: number }[]; count: number }
       expect({ count: page.count, ids: page.results.map((b) => b.id) }).toEqual({ count: 7, ids: [6, 5] })
+    })
+
+    it('describe every filter given to policies() with its type, and the search as DRF does (issue 42)', async () => {
+      const parameters = at(doc, 'paths', '/api/books/', 'get', 'parameters') as Json[]
+      const byName = new Map(parameters.map((p) => [p['name'], p]))
+      const query = (description: string, schema: Json): Json => ({ in: 'query', required: false, description, schema })
+      expect(Object.fromEntries([...byName].filter(([name]) => name !== 'page' && name !== 'ordering'))).toEqual({
+        id: { name: 'id', ...query('ID', { type: 'integer' }) },
+        // Comma-separated, as django-filter reads it: one string (a generated client would repeat an array's parameter).
+        id__in: { name: 'id__in', ...query('ID is in. Multiple values may be separated by commas.', { type: 'string' }) },
+        id__gte: { name: 'id__gte', ...query('ID is greater than or equal to', { type: 'integer' }) },
+        title__icontains: { name: 'title__icontains', ...query('Title contains', { type: 'string' }) },
+        genre: { name: 'genre', ...query('Genre', { type: 'string', enum: ['novel', 'essay'] }) },
+        published__gte: { name: 'published__gte', ...query('Published is greater than or equal to', { type: 'string', format: 'date-time' }) },
+        published__lt: { name: 'published__lt', ...query('Published is less than', { type: 'string', format: 'date-time' }) },
+        sequel__isnull: { name: 'sequel__isnull', ...query('Sequel is null', { type: 'boolean' }) },
+        // DRF's own `SearchFilter.get_schema_operation_parameters`, word for word.
+        search: { name: 'search', ...query('A search term.', { type: 'string' }) },
+      })
+      expect(parameters.filter((p) => FILTERS.names.includes(String(p['name'])))).toEqual(FILTERS.openApiParameters())
+      // A documented 400: the route's filters may refuse a value, answered as the document says (below).
+      const bad = await fetch(`${app.baseUrl}/api/books/?id=x`)
+      expect([bad.status, await bad.text()]).toEqual([400, '{"id":["Enter a number."]}'])
     })
 
     it('serves the same document through openApiView, and every answer of the app is one it documents', async () => {
@@ -117,6 +142,8 @@ for (const [framework, start] of Object.entries(OWN_ROUTES_APPS)) {
         ['GET', '/api/books/42/', auth, undefined, 404],
         ['GET', '/api/ping/', {}, undefined, 200],
         ['GET', '/api/books/?ordering=-title', {}, undefined, 200],
+        ['GET', '/api/books/?genre=essay&id__in=2,4&published__lt=2020-02-01&sequel__isnull=false&search=book', {}, undefined, 200],
+        ['GET', '/api/books/?id__gte=x&genre=poem', {}, undefined, 400],
         ['GET', '/api/shelf/?ordering=title&limit=3', {}, undefined, 200],
         ['GET', '/api/whoami/', auth, undefined, 200],
       ]
@@ -166,6 +193,9 @@ describe('@fastify/swagger with openApiRoutes(app)', () => {
     expect(result.errors).toBeUndefined()
     expect(at(doc, 'paths', '/api/books/', 'get', 'security')).toEqual([{ tokenAuth: [] }, {}])
     expect(at(doc, 'paths', '/api/books/', 'get', 'responses', '200', 'content', 'application/json', 'schema')).toEqual({ $ref: '#/components/schemas/BookPage' })
+    // The filters and search given to policies() too, typed.
+    expect(((at(doc, 'paths', '/api/books/', 'get', 'parameters') ?? []) as Json[]).filter((p) => FILTERS.names.includes(String(p['name'])))).toEqual(FILTERS.openApiParameters())
+    expect(at(doc, 'paths', '/api/books/', 'get', 'responses', '400')).toBeDefined()
     expect(at(doc, 'paths', '/api/books/', 'post', 'security')).toEqual([{ tokenAuth: [] }])
     expect(Object.keys(at(doc, 'paths', '/api/books/', 'post', 'responses') as Json).sort()).toEqual(['201', '400', '401', '403', '415'])
     expect(at(doc, 'paths', '/api/books/', 'post', 'requestBody', 'content', 'application/json', 'schema')).toEqual({ $ref: '#/components/schemas/BookInput' })

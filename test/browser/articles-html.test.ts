@@ -77,7 +77,7 @@ describe.skipIf(unavailable('a Chromium browser (CHROMIUM_PATH)', available))('a
       expect(headers['x-content-type-options']).toBe('nosniff')
       expect(headers['x-frame-options']).toBe('DENY')
       const csp = headers['content-security-policy'] ?? ''
-      expect(csp).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]{43}='; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/)
+      expect(csp).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]{43}='; base-uri 'none'; form-action 'self'; frame-ancestors 'none'$/)
 
       // The inline <style> is allowed by its hash: its rules are really in effect.
       const style = await page.evaluate(() => {

@@ -1,7 +1,8 @@
 /**
  * One own-routes app, the same on the four adapters: the app's own handlers behind
  * `policies(api, { openApi })` (a paginated list, a create with a body, a detail with a
- * throttle, a route with nothing said, a list given only its paginator and ordering filter),
+ * throttle, a route with nothing said, a list given only its paginator and ordering filter;
+ * the paginated list filters and searches with django-filter's and DRF's parameters),
  * a DRF-style view beside them, and the document served
  * by `openApiView`. Found by `openApiRoutes(app)` on Fastify, Express and Hono (on node:http the
  * views of its router), the own routes declared with
@@ -17,6 +18,7 @@ import {
   AnonRateThrottle,
   ArrayPageSource,
   createApi,
+  FilterSet,
   IsAuthenticated,
   jsonResponse,
   LimitOffsetPagination,
@@ -30,6 +32,7 @@ import {
   paginatedList,
   policyRoute,
   route,
+  SearchFilter,
   TokenAuthentication,
   type ApiResponse,
   type DescribedRoute,
@@ -62,10 +65,28 @@ export type TestApi = ReturnType<typeof makeApi>
 /** The ordering filter of the own list routes: its `?ordering=` is described from `policies({ ordering })`. */
 export const ORDERING = new OrderingFilter({ fields: ['id', 'title'], ordering: 'id' })
 
+/**
+ * The rows behind the book list: a book's fields (what it shows) and the fields its filters
+ * read: a genre (a choice), a publication time, the id of its sequel (the last has none).
+ */
+export const SHELVED = BOOKS.map((b) => ({ ...b, genre: b.id % 2 === 1 ? 'novel' : 'essay', published: new Date(Date.UTC(2020, 0, b.id)), sequel: b.id < 7 ? b.id + 1 : null }))
+type Shelved = (typeof SHELVED)[number]
+
+/** The book list's django-filter filters: one of each type; given to `policies({ filters })` and `paginatedList(…, { filters })`. */
+export const FILTERS = new FilterSet({
+  id: { type: 'integer', lookups: ['exact', 'in', 'gte'] },
+  title: { type: 'text', lookups: ['icontains'] },
+  genre: { type: 'choice', choices: ['novel', 'essay'], lookups: ['exact'] },
+  published: { type: 'datetime', lookups: ['gte', 'lt'] },
+  sequel: { type: 'integer', lookups: ['isnull'] },
+})
+/** DRF's `SearchFilter` over the title (contains) and the genre (exact). */
+export const SEARCH = new SearchFilter({ fields: ['title', '=genre'] })
+
 /** The own routes' policies, the same on every adapter. */
 export function policyOptions(api: TestApi) {
   return {
-    list: { name: 'Book List', ordering: ORDERING, openApi: { list: { item: BOOK } } },
+    list: { name: 'Book List', ordering: ORDERING, filters: FILTERS, search: SEARCH, openApi: { list: { item: BOOK } } },
     // Nothing said but its own paginator and ordering filter: their query parameters are still described.
     shelf: { pagination: new LimitOffsetPagination({ defaultLimit: 2 }), ordering: ORDERING },
     create: { name: 'Book Create', permissions: [new IsAuthenticated()], openApi: { status: 201, requestBody: BOOK_INPUT, response: BOOK } },
@@ -82,7 +103,8 @@ export function policyOptions(api: TestApi) {
 
 /** The own handlers, the same on every adapter. */
 const handlers = {
-  list: (ctx: RequestContext): Promise<ApiResponse> => paginatedList(ctx, ctx.settings.pagination, new ArrayPageSource(BOOKS), (b) => b, { ordering: ORDERING }),
+  list: (ctx: RequestContext): Promise<ApiResponse> =>
+    paginatedList(ctx, ctx.settings.pagination, new ArrayPageSource(SHELVED), (b: Shelved) => ({ id: b.id, title: b.title }), { ordering: ORDERING, filters: FILTERS, search: SEARCH }),
   shelf: (ctx: RequestContext): Promise<ApiResponse> => paginatedList(ctx, ctx.settings.pagination, new ArrayPageSource(BOOKS), (b) => b, { ordering: ORDERING }),
   create: async (ctx: RequestContext): Promise<ApiResponse> => {
     const body = (await ctx.request.body()) as { title?: unknown } | null

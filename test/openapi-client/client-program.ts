@@ -188,8 +188,29 @@ export async function runClientProgram(options: ClientProgramOptions): Promise<v
   check(everything.data?.length === SEEDED_ARTICLES, 'all')
   const filtered = await client.GET('/api/articles/filtered/')
   check(filtered.data !== undefined && filtered.data.results.length === 10, 'filtered list, no filter given')
+  // django-filter's parameters, typed from the document (integers, a date-time, a comma-separated list), with the search and ordering.
+  const nines = await client.GET('/api/articles/filtered/', {
+    params: { query: { score__gte: 9, id__in: '7,17,27,28', title__icontains: 'article', created__lt: '2024-01-01T01:00:00Z', search: 'alice', ordering: ['-id'] } },
+  })
+  check(nines.data !== undefined && nines.data.count === 3 && ids(nines.data.results).join() === '27,17,7', 'filtered, searched and ordered')
+  const unreadable = await client.GET('/api/articles/filtered/', { params: { query: { created__gte: 'soon', score: 1 } } })
+  check(unreadable.response.status === 400 && unreadable.error !== undefined && !('detail' in unreadable.error), 'a filter value that does not read is a typed 400')
+  check(unreadable.error['created__gte']?.[0] === 'Enter a valid date/time.' && unreadable.error['score'] === undefined, "django-filter's body")
   const filteredCursor = await client.GET('/api/articles/filtered-cursor/')
   check(filteredCursor.data !== undefined && filteredCursor.data.results.length > 0, 'filtered cursor list, no filter given')
+  // The cursor pages of a filter: the links keep it, and the walk finds every article with a score of 0 once.
+  const zeros: number[] = []
+  let zeroCursor: string | null = null
+  do {
+    const response = await client.GET('/api/articles/filtered-cursor/', {
+      params: { query: zeroCursor === null ? { score: 0, page_size: 5 } : { score: 0, page_size: 5, cursor: zeroCursor } },
+    })
+    check(response.data !== undefined && response.data.results.every((a) => a.score === 0), 'filtered cursor page')
+    check(response.data.next === null || linkParam(response.data.next, 'score') === '0', 'the next link keeps the filter')
+    zeros.push(...ids(response.data.results))
+    zeroCursor = linkParam(response.data.next, 'cursor')
+  } while (zeroCursor !== null)
+  check(zeros.length === 13 && new Set(zeros).size === 13, 'filtered cursor walk')
   const ordered = await client.GET('/api/articles/ordered/', { params: { query: { ordering: ['-score'] } } })
   check(ordered.data !== undefined && ordered.data.results.length === 10 && ordered.data.results.every((a) => a.score === 9), 'ordered by -score')
   const orderedWalk: number[] = []

@@ -49,6 +49,19 @@ export async function runOwnRoutesProgram(options: OwnRoutesProgramOptions): Pro
   const shelf = await client.GET('/api/shelf/', { params: { query: { ordering: ['-id'], limit: 2, offset: 1 } } })
   check(shelf.response.status === 200, 'the shelf, ordered and limited')
 
+  // django-filter's filters and DRF's search given to policies(): each parameter typed as its filter reads it
+  // (an integer, a choice, a date-time, a boolean, a comma-separated list), none added by hand.
+  const essays = await client.GET('/api/books/', {
+    params: { query: { genre: 'essay', id__gte: 3, id__in: '2,4,6', published__lt: '2020-02-01T00:00:00Z', sequel__isnull: false, title__icontains: 'book', search: 'book' } },
+  })
+  check(essays.data !== undefined && essays.data.count === 2 && essays.data.results.map((b) => b.id).join() === '4,6', 'filtered and searched')
+  const unreadable = await client.GET('/api/books/', { params: { query: { published__gte: 'soon', id: 1 } } })
+  check(unreadable.response.status === 400 && unreadable.error !== undefined && !('detail' in unreadable.error), "a filter value that does not read is a typed 400")
+  check(unreadable.error['published__gte']?.[0] === 'Enter a valid date/time.' && unreadable.error['id'] === undefined, "django-filter's body")
+  // @ts-expect-error: `genre` is one of its choices (the document's enum), so the client refuses another at compile time.
+  const poem = await client.GET('/api/books/', { params: { query: { genre: 'poem' } } })
+  check(poem.response.status === 400, 'and the server too')
+
   // The create: a typed body, a typed 201, a typed 401 without credentials.
   const refused = await client.POST('/api/books/', { body: { title: 'New' } })
   check(refused.response.status === 401 && refused.error !== undefined && 'detail' in refused.error, 'create needs a token')

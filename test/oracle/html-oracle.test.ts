@@ -8,7 +8,7 @@
  * generated tokens, CSRF values and creation times masked). A JSON answer (a failed
  * negotiation) is compared as JSON. Documented differences, not compared: DRF's page also
  * holds forms and sets a `csrftoken` cookie (so Django always adds `Vary: Cookie`);
- * gatehouse's page holds no forms and sends security headers instead.
+ * gatehouse's page holds no forms but a list's filter panel, and sends security headers instead.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BACKENDS } from '../helpers/databases.js'

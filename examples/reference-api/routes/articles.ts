@@ -92,19 +92,19 @@ const COLUMNS: Readonly<Record<string, ColumnSpec>> = {
 }
 
 /** `/api/articles/ordered/`: any listed field, unknown ones dropped, none left: by id. */
-const ORDERED = new OrderingFilter({ fields: ['id', 'title', 'score', 'created'], ordering: 'id' })
+export const ORDERED = new OrderingFilter({ fields: ['id', 'title', 'score', 'created'], ordering: 'id' })
 /** `/api/articles/cursor-ordered/`: the cursor's ordering among fields fixed at creation, falling back to `-created`. */
 const CURSOR_ORDERED = new OrderingFilter({ fields: ['created', 'score', 'id'], ordering: '-created' })
 
 /** `/api/articles/filtered/` and `filtered-cursor/`: the oracle's `ArticleFilterSet` (django-filter `Meta.fields`). */
-const ARTICLE_FILTERS = new FilterSet({
+export const ARTICLE_FILTERS = new FilterSet({
   id: { type: 'integer', lookups: ['exact', 'in'] },
   score: { type: 'integer', lookups: ['exact', 'gte', 'lte', 'gt', 'lt', 'in'] },
   title: { type: 'text', lookups: ['exact', 'icontains', 'istartswith'] },
   created: { type: 'datetime', lookups: ['gte', 'lt'] },
 })
 /** DRF's `SearchFilter` with `search_fields = ['title', '=author__username']`. */
-const ARTICLE_SEARCH = new SearchFilter({ fields: ['title', '=author'] })
+export const ARTICLE_SEARCH = new SearchFilter({ fields: ['title', '=author'] })
 
 /** `?author=` of a request: `undefined` when absent or empty (no filter). */
 function authorOf(ctx: RequestContext): string | undefined {

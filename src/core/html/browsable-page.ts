@@ -50,19 +50,24 @@ nav.page-controls{float:right}
 ul.pagination,ul.pager{list-style:none;display:flex;gap:.25rem;padding:0;margin:5px 0 10px 0}
 ul.pagination li a,ul.pager li a{display:block;padding:.3rem .6rem;border:1px solid #ccc;text-decoration:none}
 li.active a{background:#2c6ebd;color:#fff}
-li.disabled a{color:#aaa;pointer-events:none}`
+li.disabled a{color:#aaa;pointer-events:none}
+details.filters{float:right;clear:right;margin:5px 10px 10px 0;max-width:40rem;border:1px solid #ccc;padding:.3rem .6rem}
+details.filters summary{cursor:pointer}
+details.filters .list-group a{display:block;padding:.2rem 0}
+details.filters .list-group a.active{font-weight:bold}`
 
 /**
  * Headers of every HTML page: no MIME sniffing, no framing (clickjacking), and a
  * Content-Security-Policy that allows the page's one inline style (by its hash) and
- * nothing else: no script, image, font or form target.
+ * nothing else: no script, image or font; forms (a list's filter panel, GET) submit to the
+ * page's own origin only.
  */
 export const HTML_SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = Object.freeze([
   ['X-Content-Type-Options', 'nosniff'],
   ['X-Frame-Options', 'DENY'],
   [
     'Content-Security-Policy',
-    `default-src 'none'; style-src 'sha256-${bytesToBase64(sha256(utf8Encode(STYLE)))}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    `default-src 'none'; style-src 'sha256-${bytesToBase64(sha256(utf8Encode(STYLE)))}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
   ],
 ] as const)
 
@@ -117,6 +122,7 @@ export function renderBrowsablePage(options: BrowsablePageOptions): ApiResponse 
   const head = [statusLine(response.status), ...names.map((name) => `${name}: ${shown.get(name) ?? ''}`)].map((line) => linkify(escapeHtml(line))).join('\n')
   const markup = options.controls === undefined ? response.pageControls : options.controls
   const controls = markup === null || markup === undefined || markup === '' ? '' : `<nav class="page-controls">\n${markup}\n</nav>\n`
+  const filters = response.filterForm === undefined || response.filterForm === '' ? '' : `${response.filterForm}\n`
   const path = `${options.url.pathname}${options.url.search}`
   const html = `<!DOCTYPE html>
 <html lang="en">
@@ -127,7 +133,7 @@ export function renderBrowsablePage(options: BrowsablePageOptions): ApiResponse 
 </head>
 <body>
 <h1>${escapeHtml(options.title)}</h1>
-${controls}<div class="request-info"><pre><b>${escapeHtml(options.method)}</b> ${escapeHtml(path)}</pre></div>
+${filters}${controls}<div class="request-info"><pre><b>${escapeHtml(options.method)}</b> ${escapeHtml(path)}</pre></div>
 <div class="response-info"><pre class="response-headers">${head}
 </pre>
 <pre class="response-body">${linkify(escapeHtml(json))}</pre></div>

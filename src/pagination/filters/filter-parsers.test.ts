@@ -154,18 +154,34 @@ describe('FilterSet and SearchFilter over an ArrayPageSource', () => {
       })
     }
   })
-  it('lists every filter as an OpenAPI parameter with its type', () => {
-    expect(filters.openApiParameters().map((p) => [p['name'], JSON.stringify(p['schema'])])).toEqual([
-      ['id', '{"type":"number"}'],
-      ['id__in', '{"type":"array","items":{"type":"number"}}'],
-      ['score', '{"type":"number"}'],
-      ['score__gte', '{"type":"number"}'],
-      ['score__lt', '{"type":"number"}'],
-      ['score__in', '{"type":"array","items":{"type":"number"}}'],
-      ['title__icontains', '{"type":"string"}'],
-      ['created__gte', '{"type":"string","format":"date-time"}'],
-      ['created__lt', '{"type":"string","format":"date-time"}'],
-      ['min_score', '{"type":"number"}'],
+  it('lists every filter as an OpenAPI parameter with its type and django-filter\'s label', () => {
+    expect(filters.openApiParameters().map((p) => [p['name'], p['description'], JSON.stringify(p['schema'])])).toEqual([
+      ['id', 'ID', '{"type":"integer"}'],
+      // Comma-separated text, as django-filter reads it, with its help text.
+      ['id__in', 'ID is in. Multiple values may be separated by commas.', '{"type":"string"}'],
+      ['score', 'Score', '{"type":"integer"}'],
+      ['score__gte', 'Score is greater than or equal to', '{"type":"integer"}'],
+      ['score__lt', 'Score is less than', '{"type":"integer"}'],
+      ['score__in', 'Score is in. Multiple values may be separated by commas.', '{"type":"string"}'],
+      ['title__icontains', 'Title contains', '{"type":"string"}'],
+      ['created__gte', 'Created is greater than or equal to', '{"type":"string","format":"date-time"}'],
+      ['created__lt', 'Created is less than', '{"type":"string","format":"date-time"}'],
+      ['min_score', 'Min score', '{"type":"integer"}'],
+    ])
+    const more = new FilterSet({
+      kind: { type: 'choice', choices: ['a', 'b'], lookups: ['exact', 'in', 'isnull'] },
+      ratio: { type: 'number', lookups: ['range'], description: 'Between two ratios.' },
+      author__username: { type: 'text', lookups: ['iexact', 'istartswith'] },
+      flag: { type: 'boolean', lookups: ['exact'] },
+    })
+    expect(more.openApiParameters().map((p) => [p['name'], p['description'], JSON.stringify(p['schema'])])).toEqual([
+      ['kind', 'Kind', '{"type":"string","enum":["a","b"]}'],
+      ['kind__in', 'Kind is in. Multiple values may be separated by commas.', '{"type":"string"}'],
+      ['kind__isnull', 'Kind is null', '{"type":"boolean"}'],
+      ['ratio__range', 'Between two ratios.', '{"type":"string"}'],
+      ['author__username__iexact', 'Author username', '{"type":"string"}'],
+      ['author__username__istartswith', 'Author username starts with', '{"type":"string"}'],
+      ['flag', 'Flag', '{"type":"boolean"}'],
     ])
   })
 })

@@ -43,7 +43,10 @@ interface ParamFilter {
   readonly lookup: FilterLookup | null
   readonly field: string | null
   readonly choices: readonly string[]
-  readonly description: string
+  /** django-filter's label (`Score is greater than or equal to`): the form field's label on the HTML page. */
+  readonly label: string
+  /** The declaration's description, if any. */
+  readonly description: string | undefined
   /** The parameter's raw text to a condition, `null` (no filter) or error messages. */
   readonly read: (raw: string) => { readonly condition: Condition | null } | { readonly errors: readonly string[] }
 }
@@ -123,8 +126,42 @@ function lookupReader(field: string, type: FilterType, lookup: FilterLookup, cho
   }
 }
 
+/** django-filter's `VERBOSE_LOOKUPS`: what a lookup adds to its filter's label. */
+const VERBOSE_LOOKUPS: Readonly<Record<FilterLookup, string>> = {
+  exact: '',
+  iexact: '',
+  in: 'is in',
+  gt: 'is greater than',
+  gte: 'is greater than or equal to',
+  lt: 'is less than',
+  lte: 'is less than or equal to',
+  contains: 'contains',
+  icontains: 'contains',
+  startswith: 'starts with',
+  istartswith: 'starts with',
+  isnull: 'is null',
+  range: 'is in range',
+}
+
+/** django-filter's help text of its comma-separated filters (`BaseCSVFilter`: `in`, `range`). */
+const CSV_HELP = 'Multiple values may be separated by commas.'
+
+/**
+ * django-filter's `label_for_filter`: the field's verbose name (Django's default: the name,
+ * `_` as spaces, `id` as `ID`) and the lookup's, the first letter capitalised.
+ */
+function filterLabel(name: string, lookup: FilterLookup | null): string {
+  const verbose = name
+    .split('__')
+    .map((part) => (part === 'id' ? 'ID' : part.replaceAll('_', ' ')))
+    .join(' ')
+  const text = [verbose, lookup === null ? '' : VERBOSE_LOOKUPS[lookup]].filter((part) => part !== '').join(' ')
+  return text.charAt(0).toUpperCase() + text.slice(1)
+}
+
+/** The JSON Schema of one value (`in` and `range` take comma-separated text: see `openApiParameters`). */
 const TYPE_SCHEMA: Readonly<Record<FilterType, JsonObject>> = {
-  integer: { type: 'number' },
+  integer: { type: 'integer' },
   number: { type: 'number' },
   text: { type: 'string' },
   boolean: { type: 'boolean' },
@@ -173,7 +210,8 @@ export class FilterSet {
           lookup: null,
           field: null,
           choices,
-          description: entry.description ?? name,
+          label: filterLabel(name, null),
+          description: entry.description,
           read: (raw) => {
             const read = readValue(entry.type, raw, choices)
             if ('errors' in read) return read
@@ -193,7 +231,8 @@ export class FilterSet {
           lookup,
           field,
           choices,
-          description: entry.description ?? (lookup === 'exact' ? name : `${name} ${lookup}`),
+          label: filterLabel(name, lookup),
+          description: entry.description,
           read: lookupReader(field, entry.type, lookup, choices),
         })
       }
@@ -230,18 +269,35 @@ export class FilterSet {
     return allOf(conditions)
   }
 
-  /** The parameters as OpenAPI Parameter Objects (`in` and `range`: comma-separated arrays of the type). */
+  /**
+   * The parameters as OpenAPI Parameter Objects, in declaration order, as drf-spectacular
+   * types django-filter's filters: `integer`, `number`, `string` (`format: date-time` for
+   * date-times), `boolean` (`isnull` too), an `enum` for choices. `in` and `range` are one
+   * comma-separated string, as django-filter reads them (`?id__in=1,2`), not an array:
+   * generated clients (openapi-fetch) send an array as repeated parameters, which
+   * django-filter reads as its last value. Described by the declaration's `description`,
+   * else django-filter's label (`Score is greater than or equal to`) and, for `in` and
+   * `range`, its help text.
+   */
   openApiParameters(): OpenApiParameter[] {
     return this.params.map((p) => {
-      const item: JsonObject = p.type === 'choice' ? { type: 'string', enum: [...p.choices] } : { ...TYPE_SCHEMA[p.type] }
       const list = p.lookup === 'in' || p.lookup === 'range'
-      return {
-        name: p.name,
-        in: 'query',
-        required: false,
-        description: p.description,
-        ...(list ? { style: 'form', explode: false, schema: { type: 'array', items: item, ...(p.lookup === 'range' ? { minItems: 2, maxItems: 2 } : {}) } } : { schema: item }),
-      }
+      const schema: JsonObject = list ? { type: 'string' } : p.type === 'choice' ? { type: 'string', enum: [...p.choices] } : { ...TYPE_SCHEMA[p.type] }
+      const description = p.description ?? (list ? `${p.label}. ${CSV_HELP}` : p.label)
+      return { name: p.name, in: 'query', required: false, description, schema }
+    })
+  }
+
+  /**
+   * The parameters as the browsable page's filter form shows them (django-filter's form):
+   * name, label, value type, the choices of a choice filter, the help text (`in` and
+   * `range`: django-filter's; else the declaration's description) and whether the value is
+   * a comma-separated list.
+   */
+  formFields(): readonly { readonly name: string; readonly label: string; readonly type: FilterType; readonly choices: readonly string[]; readonly help: string | null; readonly commaSeparated: boolean }[] {
+    return this.params.map((p) => {
+      const commaSeparated = p.lookup === 'in' || p.lookup === 'range'
+      return { name: p.name, label: p.label, type: p.type, choices: p.choices, help: commaSeparated ? CSV_HELP : (p.description ?? null), commaSeparated }
     })
   }
 }
