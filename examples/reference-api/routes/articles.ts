@@ -83,7 +83,7 @@ const AUTHOR_PARAMETER: JsonObject = {
   schema: { type: 'string' },
 }
 
-const COLUMNS: Readonly<Record<string, ColumnSpec>> = {
+export const ARTICLE_COLUMNS: Readonly<Record<string, ColumnSpec>> = {
   id: { ref: 'articles.id', kind: 'integer' },
   title: { ref: 'articles.title', kind: 'text' },
   author: { ref: 'u.username', kind: 'text' },
@@ -96,15 +96,15 @@ const ORDERED = new OrderingFilter({ fields: ['id', 'title', 'score', 'created']
 /** `/api/articles/cursor-ordered/`: the cursor's ordering among fields fixed at creation, falling back to `-created`. */
 const CURSOR_ORDERED = new OrderingFilter({ fields: ['created', 'score', 'id'], ordering: '-created' })
 
-/** `/api/articles/filtered/` and `filtered-cursor/`: the oracle's `ArticleFilterSet` (django-filter `Meta.fields`). */
-const ARTICLE_FILTERS = new FilterSet({
+/** `/api/articles/filtered/` and `filtered-cursor/` (exported for the SQL tests): the oracle's `ArticleFilterSet` (django-filter `Meta.fields`). */
+export const ARTICLE_FILTERS = new FilterSet({
   id: { type: 'integer', lookups: ['exact', 'in'] },
   score: { type: 'integer', lookups: ['exact', 'gte', 'lte', 'gt', 'lt', 'in'] },
   title: { type: 'text', lookups: ['exact', 'icontains', 'istartswith'] },
   created: { type: 'datetime', lookups: ['gte', 'lt'] },
 })
 /** DRF's `SearchFilter` with `search_fields = ['title', '=author__username']`. */
-const ARTICLE_SEARCH = new SearchFilter({ fields: ['title', '=author'] })
+export const ARTICLE_SEARCH = new SearchFilter({ fields: ['title', '=author'] })
 
 /** `?author=` of a request: `undefined` when absent or empty (no filter). */
 function authorOf(ctx: RequestContext): string | undefined {
@@ -121,7 +121,7 @@ export function articleSources(ref: ReferenceContext): (ctx: RequestContext) => 
   const prepared = preparePageSource({
     db,
     dialect: ref.database.dialect,
-    columns: COLUMNS,
+    columns: ARTICLE_COLUMNS,
     orderBy: ['id'],
     query: (p: OptionalQueryParameters<{ author: string }>) => {
       const query = db
@@ -140,7 +140,7 @@ export function articleSources(ref: ReferenceContext): (ctx: RequestContext) => 
   const none = preparePageSource({
     db,
     dialect: ref.database.dialect,
-    columns: COLUMNS,
+    columns: ARTICLE_COLUMNS,
     orderBy: ['id'],
     query: () =>
       db
@@ -354,7 +354,7 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
       listHandler<ArticleRow>({
         source,
         serialize: serializeArticle,
-        fields: Object.keys(COLUMNS),
+        fields: Object.keys(ARTICLE_COLUMNS),
         itemSchema: ARTICLE_SCHEMA,
         ...(ordering === undefined ? {} : { ordering }),
       }),
@@ -365,7 +365,7 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
       listHandler<ArticleRow>({
         source,
         serialize: serializeArticle,
-        fields: Object.keys(COLUMNS),
+        fields: Object.keys(ARTICLE_COLUMNS),
         itemSchema: ARTICLE_SCHEMA,
         filters: ARTICLE_FILTERS,
         search: ARTICLE_SEARCH,
