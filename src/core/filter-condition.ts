@@ -32,6 +32,15 @@ export type Condition =
   | { readonly kind: 'and' | 'or'; readonly conditions: readonly Condition[] }
 
 /**
+ * What of a value the SQL text depends on: its type, and for a number whether it is a safe
+ * integer (PostgreSQL binds one as `bigint` against an integer column, another as `double precision`).
+ */
+function valueTag(value: FilterValue): string {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? 'i' : 'f'
+  return typeof value === 'string' ? 's' : typeof value === 'boolean' ? 'b' : 'd'
+}
+
+/**
  * The condition's shape: its structure without its values. Two conditions of one shape
  * compile to the same SQL text (the prepared statements are kept per shape); the values
  * are the parameters, in `valuesOf` order.
@@ -39,9 +48,9 @@ export type Condition =
 export function shapeOf(condition: Condition): string {
   switch (condition.kind) {
     case 'compare':
-      return `${condition.field}${condition.op}?`
+      return `${condition.field}${condition.op}?${valueTag(condition.value)}`
     case 'in':
-      return `${condition.field} in ${condition.values.length}`
+      return `${condition.field} in ${condition.values.map(valueTag).join('')}`
     case 'text':
       return `${condition.field} ${condition.caseInsensitive ? 'i' : ''}${condition.match}`
     case 'isNull':

@@ -53,8 +53,12 @@ export function conditionSql(
 ): RawBuilder<SqlBool> {
   const param = (value: FilterValue, spec: ColumnSpec): RawBuilder<unknown> => {
     const bound = sql`${slot(bindFilterValue(value, dialect))}`
-    // An untyped parameter compared with an int4 column is read as int4: a larger value would fail to bind.
-    return dialect === 'postgres' && typeof value === 'number' && (spec.kind === 'integer' || spec.kind === 'bigint') ? sql`cast(${bound} as bigint)` : bound
+    if (dialect !== 'postgres' || typeof value !== 'number' || (spec.kind !== 'integer' && spec.kind !== 'bigint')) return bound
+    // An untyped parameter compared with an int4 column is read as int4: a larger value would fail
+    // to bind. int4 against int8 still uses the column's index; a fraction (a custom filter's, a
+    // `number` filter on an integer column) fails as bigint too, so it is a double precision
+    // (`shapeOf` tells the two apart).
+    return Number.isSafeInteger(value) ? sql`cast(${bound} as bigint)` : sql`cast(${bound} as double precision)`
   }
   const pg = dialect === 'postgres'
   const build = (c: Condition): RawBuilder<SqlBool> => {

@@ -6,6 +6,7 @@ import type { DialectName } from './dialect-name.js'
 import { drfPositionAs, type DrfPositionKind } from '../pagination/drf-cursor.js'
 import type { Condition } from '../core/filter-condition.js'
 import { conditionSql, type ValueSlot } from './filter-sql.js'
+import { qualifierOf, visibleTables } from './query-tables.js'
 
 /**
  * The SQL type of an ordering column, which a cursor's position must fit: `integer` is a
@@ -80,6 +81,27 @@ export function planRows(row: Readonly<Record<string, unknown>> | undefined): nu
   const top = Array.isArray(plan) ? (plan[0] as { Plan?: { 'Plan Rows'?: unknown } } | undefined) : undefined
   const rows = top?.Plan?.['Plan Rows']
   return typeof rows === 'number' && Number.isFinite(rows) ? Math.max(0, Math.round(rows)) : null
+}
+
+/** The fields `condition` names. */
+function conditionFields(condition: Condition, out: string[] = []): string[] {
+  if ('conditions' in condition) {
+    for (const c of condition.conditions) conditionFields(c, out)
+  } else out.push(condition.field)
+  return out
+}
+
+/** `countQuery` with `where` added, when every column of `refs` resolves in it; else `undefined`. */
+function filteredCountQuery(countQuery: CountableQuery, refs: readonly string[], where: RawBuilder<SqlBool>): CountableQuery | undefined {
+  const builder = countQuery as CountableQuery & { where?: unknown }
+  if (typeof builder.where !== 'function') return undefined
+  const tables = visibleTables(countQuery)
+  const resolves = (ref: string): boolean => {
+    const table = qualifierOf(ref)
+    return table !== null && tables !== null && tables.has(table)
+  }
+  if (!refs.every(resolves)) return undefined
+  return (builder.where as (expression: RawBuilder<SqlBool>) => CountableQuery).call(countQuery, where)
 }
 
 function parseOrder(items: readonly string[]): OrderingField[] {
@@ -269,14 +291,18 @@ export class KyselyPageSource<DB, TB extends keyof DB, O> implements SeekSource<
 
   /**
    * This query with `condition` added (a `FilterSet`'s or `SearchFilter`'s), as parameterised
-   * SQL; `slot` places each value (default: bound as a parameter). The copy counts with its
-   * own query (a `countQuery` may lack the tables the condition names).
+   * SQL; `slot` places each value (default: bound as a parameter). The `countQuery` gets the
+   * condition too when every column it names is qualified by a table (or alias) of the
+   * count query's own FROM and JOINs (the count then keeps its joins out); otherwise the copy
+   * counts with its filtered `query`.
    */
   filtered(condition: Condition, slot: ValueSlot = (value) => value): KyselyPageSource<DB, TB, O> {
+    // Built once: both statements bind the same placeholders (a slot is called once per value).
     const where = conditionSql(condition, this.options.dialect, (field) => this.column(field), slot)
-    const { countQuery: _dropped, ...options } = this.options
-    void _dropped
-    return new KyselyPageSource({ ...options, query: this.options.query.where(where) })
+    const { countQuery, ...options } = this.options
+    const query = this.options.query.where(where)
+    const counted = countQuery === undefined ? undefined : filteredCountQuery(countQuery, conditionFields(condition).map((field) => this.column(field).ref), where)
+    return new KyselyPageSource({ ...options, query, ...(counted === undefined ? {} : { countQuery: counted }) })
   }
 
   async slice(offset: number, limit: number): Promise<readonly O[]> {

@@ -86,7 +86,7 @@ export class ArrayPageSource<T> implements SeekSource<T> {
 
   /**
    * The rows satisfying `condition`, in order (a `FilterSet`'s or `SearchFilter`'s). The
-   * `i…` text matches fold case with `toUpperCase` (as PostgreSQL's `UPPER()`); full-text
+   * `i…` text matches fold case code point by code point (as PostgreSQL's `UPPER()`); full-text
    * and regex conditions are refused (a `TypeError`).
    */
   filtered(condition: Condition): ArrayPageSource<T> {

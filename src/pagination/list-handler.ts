@@ -9,7 +9,7 @@ import type { FilterSet } from './filters/filter-set.js'
 import type { SearchFilter } from './filters/search-filter.js'
 import { allOf, type Condition } from '../core/filter-condition.js'
 import { filterFormHtml } from './filters/filter-form.js'
-import { ConfigurationError } from '../core/errors.js'
+import { ConfigurationError, ValidationError } from '../core/errors.js'
 import { isPromise, promiseOf, type MaybePromise } from '../core/maybe-promise.js'
 import type { OrderingField, Page, PageSource, Paginator } from './paginator.js'
 
@@ -63,18 +63,43 @@ export interface PaginatedListOptions {
  * backends, before the ordering filter): itself when neither applies.
  * @throws ValidationError (400) for a filter value that does not read.
  */
-function filteredSource<T>(source: PageSource<T>, ctx: RequestContext, options: PaginatedListOptions): PageSource<T> {
+function filteredSource<T>(source: PageSource<T>, ctx: RequestContext, options: PaginatedListOptions): { source: PageSource<T>; regexError: ValidationError | null } {
   const conditions: Condition[] = []
   const filters = options.filters?.conditionFor(ctx.request) ?? null
   if (filters !== null) conditions.push(filters)
   const search = options.search?.conditionFor(ctx.request) ?? null
   if (search !== null) conditions.push(search)
   const condition = allOf(conditions)
-  if (condition === null) return source
+  if (condition === null) return { source, regexError: null }
   if (typeof source.filtered !== 'function') {
     throw new ConfigurationError('ERR_FILTER_SET', 'FilterSet and SearchFilter need a source with filtered() (ArrayPageSource, KyselyPageSource)')
   }
-  return source.filtered(condition)
+  // The answer to the database refusing a client's regular expression: the search parameter's, else (a custom filter's) a bare one.
+  let regexError: ValidationError | null = null
+  if (search !== null && hasRegex(search)) regexError = new ValidationError({ [options.search?.param ?? 'search']: [INVALID_REGEX] })
+  else if (filters !== null && hasRegex(filters)) regexError = new ValidationError(INVALID_REGEX)
+  return { source: source.filtered(condition), regexError }
+}
+
+const INVALID_REGEX = 'Enter a valid regular expression.'
+
+function hasRegex(condition: Condition): boolean {
+  return condition.kind === 'regex' || (('conditions' in condition) && condition.conditions.some(hasRegex))
+}
+
+/**
+ * PostgreSQL's `invalid_regular_expression` (SQLSTATE 2201B): a `$` search term (or a
+ * custom regex filter) the database cannot compile. Django answers it with a 500.
+ */
+function isInvalidRegex(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '2201B'
+}
+
+/** `answer` with the database's refusal of the request's regular expression as `regexError` (a 400). */
+function withRegexError(answer: MaybePromise<ApiResponse>, regexError: ValidationError): Promise<ApiResponse> {
+  return promiseOf(answer).catch((error: unknown) => {
+    throw isInvalidRegex(error) ? regexError : error
+  })
 }
 
 /**
@@ -110,7 +135,27 @@ function listAnswer<T>(
   serialize: (row: T, ctx: RequestContext) => unknown,
   options: PaginatedListOptions,
 ): MaybePromise<ApiResponse> {
-  let source = options.filters === undefined && options.search === undefined ? unordered : filteredSource(unordered, ctx, options)
+  if (options.filters === undefined && options.search === undefined) return orderedAnswer(ctx, paginator, unordered, serialize, options)
+  const { source, regexError } = filteredSource(unordered, ctx, options)
+  if (regexError === null) return orderedAnswer(ctx, paginator, source, serialize, options)
+  let answer: MaybePromise<ApiResponse>
+  try {
+    answer = orderedAnswer(ctx, paginator, source, serialize, options)
+  } catch (error) {
+    answer = Promise.reject(error as Error)
+  }
+  return withRegexError(answer, regexError)
+}
+
+/** `listAnswer` after the filters: the ordering filter, then the page. */
+function orderedAnswer<T>(
+  ctx: RequestContext,
+  paginator: Paginator | null,
+  filtered: PageSource<T>,
+  serialize: (row: T, ctx: RequestContext) => unknown,
+  options: PaginatedListOptions,
+): MaybePromise<ApiResponse> {
+  let source = filtered
   let ordering: readonly OrderingField[] | null = null
   if (options.ordering !== undefined) ({ source, ordering } = options.ordering.apply(source, ctx.request))
   if (paginator === null) return plainList(ctx, source, serialize, options)

@@ -83,7 +83,7 @@ const AUTHOR_PARAMETER: JsonObject = {
   schema: { type: 'string' },
 }
 
-const COLUMNS: Readonly<Record<string, ColumnSpec>> = {
+export const ARTICLE_COLUMNS: Readonly<Record<string, ColumnSpec>> = {
   id: { ref: 'articles.id', kind: 'integer' },
   title: { ref: 'articles.title', kind: 'text' },
   author: { ref: 'u.username', kind: 'text' },
@@ -96,7 +96,7 @@ export const ORDERED = new OrderingFilter({ fields: ['id', 'title', 'score', 'cr
 /** `/api/articles/cursor-ordered/`: the cursor's ordering among fields fixed at creation, falling back to `-created`. */
 const CURSOR_ORDERED = new OrderingFilter({ fields: ['created', 'score', 'id'], ordering: '-created' })
 
-/** `/api/articles/filtered/` and `filtered-cursor/`: the oracle's `ArticleFilterSet` (django-filter `Meta.fields`). */
+/** `/api/articles/filtered/` and `filtered-cursor/` (exported for the SQL tests): the oracle's `ArticleFilterSet` (django-filter `Meta.fields`). */
 export const ARTICLE_FILTERS = new FilterSet({
   id: { type: 'integer', lookups: ['exact', 'in'] },
   score: { type: 'integer', lookups: ['exact', 'gte', 'lte', 'gt', 'lt', 'in'] },
@@ -121,7 +121,7 @@ export function articleSources(ref: ReferenceContext): (ctx: RequestContext) => 
   const prepared = preparePageSource({
     db,
     dialect: ref.database.dialect,
-    columns: COLUMNS,
+    columns: ARTICLE_COLUMNS,
     orderBy: ['id'],
     query: (p: OptionalQueryParameters<{ author: string }>) => {
       const query = db
@@ -140,7 +140,7 @@ export function articleSources(ref: ReferenceContext): (ctx: RequestContext) => 
   const none = preparePageSource({
     db,
     dialect: ref.database.dialect,
-    columns: COLUMNS,
+    columns: ARTICLE_COLUMNS,
     orderBy: ['id'],
     query: () =>
       db
@@ -355,7 +355,7 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
       listHandler<ArticleRow>({
         source,
         serialize: serializeArticle,
-        fields: Object.keys(COLUMNS),
+        fields: Object.keys(ARTICLE_COLUMNS),
         itemSchema: ARTICLE_SCHEMA,
         ...(filtered ? { filters: ARTICLE_FILTERS, search: ARTICLE_SEARCH } : {}),
         ...(ordering === undefined ? {} : { ordering }),

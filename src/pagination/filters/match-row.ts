@@ -17,11 +17,25 @@ function compare(actual: unknown, expected: FilterValue): number | null {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
+/** ASCII needs no per-character look (the common case). */
+const NON_ASCII = /[^\0-\x7f]/
+
 /**
- * Case folding for the `i…` lookups over arrays: `toUpperCase`, as PostgreSQL's `UPPER()`
- * (Django's lookups there) folds; SQLite's `LIKE` folds ASCII only.
+ * Case folding for the `i…` lookups over arrays, as PostgreSQL's `UPPER()` (Django's lookups
+ * there) folds under a UTF-8 locale: each code point on its own (Unicode's simple mapping),
+ * so `ß` and `ﬁ` stay (`toUpperCase` makes them `SS` and `FI`). SQLite's `LIKE` folds ASCII only.
  */
-const fold = (text: string, caseInsensitive: boolean): string => (caseInsensitive ? text.toUpperCase() : text)
+function fold(text: string, caseInsensitive: boolean): string {
+  if (!caseInsensitive) return text
+  if (!NON_ASCII.test(text)) return text.toUpperCase()
+  let out = ''
+  for (const ch of text) {
+    const upper = ch.toUpperCase()
+    // A special mapping to several code points (ß → SS): the simple mapping keeps the code point.
+    out += [...upper].length === 1 ? upper : ch
+  }
+  return out
+}
 
 /**
  * True when `row` satisfies `condition` (`ArrayPageSource`'s filtering), reading fields

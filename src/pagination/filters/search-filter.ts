@@ -1,5 +1,5 @@
 import type { ApiRequest } from '../../core/api-request.js'
-import { ConfigurationError } from '../../core/errors.js'
+import { ConfigurationError, ValidationError } from '../../core/errors.js'
 import type { OpenApiParameter } from '../../core/openapi-types.js'
 import { isPythonSpace } from '../../core/request/python-strip.js'
 import { queryParam } from '../query-params.js'
@@ -17,6 +17,11 @@ export interface SearchFilterOptions {
   readonly param?: string
   /** The parameter's description in OpenAPI documents. @default 'A search term.' (DRF's) */
   readonly description?: string
+  /**
+   * The most terms a search may have: more answer `400` (DRF has no limit: each term is one
+   * more condition over every row, and SQLite refuses about 1,000 of them with a 500). @default 100
+   */
+  readonly maxTerms?: number
 }
 
 /**
@@ -60,8 +65,8 @@ function termCondition(f: SearchField, term: string): Condition {
 /**
  * DRF's `SearchFilter`: `?search=` is split into terms (whitespace and commas, NULs
  * removed); every term must match some field (an `and` of `or`s), each field by its
- * prefix's lookup. No term: no filter. It never fails a request. One instance serves
- * every request.
+ * prefix's lookup. No term: no filter. It fails a request only past `maxTerms` terms
+ * (400). One instance serves every request.
  *
  * @example
  * const search = new SearchFilter({ fields: ['title', '=author'] })
@@ -73,8 +78,9 @@ export class SearchFilter {
   /** The parameter's description in OpenAPI documents. */
   readonly description: string
   private readonly searched: readonly SearchField[]
+  private readonly maxTerms: number
 
-  /** @throws ConfigurationError without fields or with an empty field name. */
+  /** @throws ConfigurationError without fields, with an empty field name, or a `maxTerms` below 1. */
   constructor(options: SearchFilterOptions) {
     if (options.fields.length === 0) throw new ConfigurationError('ERR_FILTER_SET', 'SearchFilter needs at least one field (option "fields")')
     this.searched = options.fields.map((spec) => {
@@ -86,6 +92,8 @@ export class SearchFilter {
     })
     this.param = options.param ?? 'search'
     this.description = options.description ?? 'A search term.'
+    this.maxTerms = options.maxTerms ?? 100
+    if (!Number.isSafeInteger(this.maxTerms) || this.maxTerms < 1) throw new ConfigurationError('ERR_FILTER_SET', `SearchFilter option "maxTerms": a positive integer, got ${this.maxTerms}`)
   }
 
   /** The searched source fields (without their prefixes). */
@@ -98,10 +106,17 @@ export class SearchFilter {
     return this.searched.some((f) => f.prefix === '@' || f.prefix === '$')
   }
 
-  /** The request's search as one condition (`null`: no term). */
+  /**
+   * The request's search as one condition (`null`: no term).
+   * @throws ValidationError (400) for more than `maxTerms` terms.
+   */
   conditionFor(req: ApiRequest): Condition | null {
     const terms = searchTerms(queryParam(req.url, this.param) ?? '')
     if (terms.length === 0) return null
+    if (terms.length > this.maxTerms) {
+      // Django's wording for a length limit (MaxLengthValidator), counted in terms.
+      throw new ValidationError({ [this.param]: [`Ensure this value has at most ${this.maxTerms} terms (it has ${terms.length}).`] })
+    }
     const conditions = terms.map((term): Condition => {
       const anyField = this.searched.map((f) => termCondition(f, term))
       return anyField.length === 1 ? (anyField[0] as Condition) : { kind: 'or', conditions: anyField }
