@@ -49,7 +49,9 @@ export async function startReference(
 ): Promise<RunningReference> {
   // GATEHOUSE_TEST_REDIS puts a reference API that names no Redis itself on a Redis (Cluster).
   const redis = config.redisUrl === undefined && config.redisClusterNodes === undefined ? topologyRedis() : {}
-  const ref = await openReferenceContext({ scrypt: TEST_SCRYPT, ...redis, ...config, databaseUrl: database.url })
+  // A 20 s PostgreSQL timeout unless the test sets one: the suites test answers, not speed, and on a
+  // busy machine 30 requests queued on one lock (the named-token cap) pass the 2 s default.
+  const ref = await openReferenceContext({ scrypt: TEST_SCRYPT, dbTimeoutMs: 20_000, ...redis, ...config, databaseUrl: database.url })
   const app = await startApp(framework, ref, { port: 0, host: '127.0.0.1' }, appOptions)
   return {
     baseUrl: app.address,
