@@ -28,6 +28,10 @@
  * `--annotate N` lists each server's N most expensive functions (self instructions per request),
  * JavaScript ones named from V8's `--perf-basic-prof` map: where a difference lives.
  *
+ * `--servers` takes `hand` (the baseline on Fastify), `hand-express` (the same handler on Express),
+ * `fastify` and `express` (the reference API on that framework); `--before` checkouts serve on
+ * Fastify, or on Express in a run without `fastify`.
+ *
  * `--before name:dir` bundles and serves the reference API of another checkout (e.g.
  * `git worktree add /tmp/before <commit>` with a `node_modules` link) beside this one.
  */
@@ -314,7 +318,8 @@ async function stageChild(databaseUrl: string, count: number): Promise<void> {
   const { createApiRequest } = await import('../src/core/request/request-factory.js')
   const { serializeBody } = await import('../src/core/api-response.js')
   const { handHandle, handQueries } = await import('./hand-core.js')
-  const ref = await openReferenceContext({ databaseUrl, scrypt: { N: 1024, r: 8, p: 1 } })
+  // Under callgrind a statement takes ~100× longer: waits lengthened as for the servers.
+  const ref = await openReferenceContext({ databaseUrl, scrypt: { N: 1024, r: 8, p: 1 }, dbTimeoutMs: 600_000 })
   const q = await handQueries(databaseUrl)
   const host = '127.0.0.1:8000'
   const headers: Record<string, string> = { host, ...HEADERS }
@@ -398,9 +403,12 @@ async function measureStages(bundled: string, databaseUrl: string, count: number
     })
     const out = new Map<string, number>()
     const samples = new Map<string, number[]>()
+    // A child that dies mid-window (a failed statement) fails the run instead of leaving it waiting.
+    const died = new Promise<never>((_ok, fail) => proc.once('exit', (code) => fail(new Error(`stage child exited (${code})`))))
+    died.catch(() => undefined)
     for (let rep = 0; rep < repeats; rep++) for (const name of names) {
       const { ir } = await windowOf({ proc, dumpBase }, () => {
-        return new Promise<void>((ok) => {
+        const done = new Promise<void>((ok) => {
           const onMessage = (m: { done?: string }): void => {
             if (m.done !== name) return
             proc.off('message', onMessage)
@@ -409,6 +417,7 @@ async function measureStages(bundled: string, databaseUrl: string, count: number
           proc.on('message', onMessage)
           proc.send({ stage: name })
         })
+        return Promise.race([done, died])
       })
       samples.set(name, [...(samples.get(name) ?? []), ir / count])
       process.stderr.write(`  stage ${name}: ${(ir / count).toFixed(0)}\n`)
@@ -447,13 +456,19 @@ async function runDatabase(options: Options, db: 'sqlite' | 'postgres', bundles:
   const running: Running[] = []
   try {
     const here = bundles.get('.') as string
-    const wanted: { name: string; script: string; args: string[] }[] = []
-    if (options.servers.includes('hand')) wanted.push({ name: 'hand-written', script: join(here, 'bench', 'hand-written-server.mjs'), args: ['--port', '0'] })
-    if (options.servers.includes('fastify')) wanted.push({ name: 'gatehouse fastify', script: join(here, 'examples', 'reference-api', 'main.mjs'), args: ['serve', '--port', '0'] })
-    for (const b of options.before) wanted.push({ name: b.name, script: join(bundles.get(b.root) as string, 'examples', 'reference-api', 'main.mjs'), args: ['serve', '--port', '0'] })
+    const wanted: { name: string; script: string; args: string[]; framework: string }[] = []
+    const hand = join(here, 'bench', 'hand-written-server.mjs')
+    const referenceApi = (root: string): string => join(root, 'examples', 'reference-api', 'main.mjs')
+    if (options.servers.includes('hand')) wanted.push({ name: 'hand-written', script: hand, args: ['--port', '0'], framework: 'fastify' })
+    if (options.servers.includes('hand-express')) wanted.push({ name: 'hand-written express', script: hand, args: ['--port', '0', '--framework', 'express'], framework: 'express' })
+    for (const framework of ['fastify', 'express'])
+      if (options.servers.includes(framework)) wanted.push({ name: `gatehouse ${framework}`, script: referenceApi(here), args: ['serve', '--port', '0'], framework })
+    // A checkout before a change serves on the framework of this run's first gatehouse server.
+    const beforeFramework = options.servers.includes('fastify') || !options.servers.includes('express') ? 'fastify' : 'express'
+    for (const b of options.before) wanted.push({ name: b.name, script: referenceApi(bundles.get(b.root) as string), args: ['serve', '--port', '0'], framework: beforeFramework })
     for (const w of wanted) {
       process.stderr.write(`${db}: starting ${w.name} under callgrind\n`)
-      running.push(await startUnderCallgrind(w.name, w.script, w.args, env, options.annotate > 0))
+      running.push(await startUnderCallgrind(w.name, w.script, w.args, { ...env, GATEHOUSE_FRAMEWORK: w.framework }, options.annotate > 0))
     }
     const figures: ServerFigures[] = []
     let reference: string | null = null
@@ -524,13 +539,15 @@ function report(result: { db: string; servers: ServerFigures[]; stages: Map<stri
   const title = result.db === 'postgres' ? 'PostgreSQL' : 'SQLite'
   const net = (f: ServerFigures): number => median(f.instructions) - f.idlePerRequest
   const hand = result.servers.find((f) => f.name === 'hand-written')
-  const handNet = hand === undefined ? null : net(hand)
+  // Without the Fastify baseline (an Express-only run), ratios are to the hand-written Express handler.
+  const base = hand ?? result.servers.find((f) => f.name === 'hand-written express')
+  const handNet = base === undefined ? null : net(base)
   const share = (v: number): string => (handNet === null ? '–' : `${((100 * v) / handNet).toFixed(1)} %`)
   const k = (v: number): string => `${(v / 1000).toFixed(1)} k`
   const lines = [
     `### ${title}: \`GET ${PATH}\`, token auth, user-space instructions per request (callgrind, ${options.count} sequential requests × ${options.rounds} rounds, median, less the idle rate over the window)`,
     '',
-    '| server | main-thread instructions / request | × hand-written | measured (before the idle rate is subtracted) | all threads (V8 compiler and GC helpers too), measured | answer bytes (head + body) |',
+    `| server | main-thread instructions / request | × ${base?.name ?? 'hand-written'} | measured (before the idle rate is subtracted) | all threads (V8 compiler and GC helpers too), measured | answer bytes (head + body) |`,
     '|---|---|---|---|---|---|',
     ...result.servers.map((f) => `| ${f.name} | ${k(net(f))} | ${handNet === null ? '–' : (net(f) / handNet).toFixed(2)} | ${k(median(f.instructions))} | ${k(median(f.allThreads))} | ${f.headBytes} + ${f.bodyBytes} |`),
   ]

@@ -19,13 +19,29 @@ export function sendWire(reply: FastifyReply, response: ApiResponse, settings: S
   if (wire.failure !== undefined) settings.logError(wire.failure, { method: reply.request.method, path: targetPath(reply.request.url) })
   reply.code(wire.status)
   let setCookies: string[] | null = null
+  let typed = false
   for (const [name, value] of wire.headers) {
     if (name.length === 10 && name.toLowerCase() === 'set-cookie') (setCookies ??= []).push(value)
-    else reply.header(name, value)
+    else {
+      if (name.length === 12 && name.toLowerCase() === 'content-type') typed = true
+      reply.header(name, value)
+    }
   }
   if (setCookies !== null) reply.header('set-cookie', setCookies)
-  // A Buffer keeps Fastify from appending `; charset=utf-8` (DRF sends bare `application/json`).
-  return wire.body === undefined ? reply.send() : reply.send(Buffer.from(wire.body))
+  if (wire.body === undefined) return reply.send()
+  // Text as it is (Node writes the head and body in one string, no Buffer copy): a serializer of
+  // the reply's own keeps Fastify from appending `; charset=utf-8` to a JSON type (DRF sends bare
+  // `application/json`). Without a Content-Type, Fastify would call text `text/plain`: a Buffer
+  // keeps its `application/octet-stream`, as before.
+  return typed ? reply.serializer(asSent).send(wire.body) : reply.send(Buffer.from(wire.body))
+}
+
+/**
+ * The reply's serializer for text already serialised: Fastify's JSON branch, and its charset,
+ * skipped. An object (an error handler's answer, should a later hook fail) is JSON, as Fastify's own.
+ */
+function asSent(payload: unknown): string {
+  return typeof payload === 'string' ? payload : JSON.stringify(payload)
 }
 
 export function addVary(reply: FastifyReply, names: readonly string[]): void {
