@@ -1,10 +1,6 @@
 import { createHash } from 'node:crypto'
 import { Redis } from 'ioredis'
-import { restoreFastStringPrototype } from './fast-string-prototype.js'
 import { StoreUnavailable } from '../core/store-faults.js'
-
-// Loading ioredis left String.prototype slow for the whole process (see the function).
-restoreFastStringPrototype()
 
 /**
  * The few Redis operations gatehouse's stores use. It is our own shape, not a
