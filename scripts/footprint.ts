@@ -41,6 +41,8 @@ export const STACKS: readonly Stack[] = [
   { name: 'Fastify + PostgreSQL', peers: ['fastify', 'kysely', 'pg'] },
   { name: 'Express + SQLite', peers: ['express', 'kysely', 'better-sqlite3'] },
   { name: 'Hono + PostgreSQL + Redis', peers: ['hono', '@hono/node-server', 'kysely', 'pg', 'ioredis'] },
+  // What a Worker's build installs (Wrangler itself, a dev tool, not counted).
+  { name: 'Cloudflare Workers + D1', peers: ['hono', 'kysely', 'kysely-d1'] },
 ]
 
 /** Where the README's table starts and ends. */
