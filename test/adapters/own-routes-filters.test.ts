@@ -7,19 +7,12 @@
  * body (every failing parameter, Django's messages), the next and previous links keep the
  * filters, and the four servers answer byte for byte alike.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OWN_ROUTES_APPS, type Running } from '../helpers/own-routes-apps.js'
+import { describe, expect, it } from 'vitest'
+import { OWN_ROUTES_ADAPTERS, useOwnRoutesApps, type OwnRoutesAdapter } from '../helpers/own-routes-apps.js'
 
-const ADAPTERS = ['fastify', 'express', 'hono', 'node'] as const
-type Adapter = (typeof ADAPTERS)[number]
-const running = new Map<Adapter, Running>()
-
-beforeAll(async () => {
-  for (const adapter of ADAPTERS) running.set(adapter, await OWN_ROUTES_APPS[adapter]())
-}, 60_000)
-afterAll(async () => {
-  await Promise.all([...running.values()].map((r) => r.close()))
-})
+const ADAPTERS = OWN_ROUTES_ADAPTERS
+type Adapter = OwnRoutesAdapter
+const running = useOwnRoutesApps()
 
 interface Page {
   readonly count: number

@@ -8,6 +8,7 @@
  * views of its router), the own routes declared with
  * `policyRoute` on node:http. Used by test/adapters/openapi-own-routes*.test.ts.
  */
+import { afterAll, beforeAll } from 'vitest'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { serve, type ServerType } from '@hono/node-server'
@@ -245,3 +246,19 @@ async function nodeApp(): Promise<Running> {
 /** Each adapter's app, started on a real socket. */
 export const OWN_ROUTES_APPS = { fastify: fastifyApp, express: expressApp, hono: honoApp, node: nodeApp } as const
 
+
+/** The four adapters' apps, in the order the suites compare them (Fastify first). */
+export const OWN_ROUTES_ADAPTERS = ['fastify', 'express', 'hono', 'node'] as const
+export type OwnRoutesAdapter = (typeof OWN_ROUTES_ADAPTERS)[number]
+
+/** Starts the four apps before the file's tests and closes them after; the map fills in `beforeAll`. */
+export function useOwnRoutesApps(): ReadonlyMap<OwnRoutesAdapter, Running> {
+  const running = new Map<OwnRoutesAdapter, Running>()
+  beforeAll(async () => {
+    for (const adapter of OWN_ROUTES_ADAPTERS) running.set(adapter, await OWN_ROUTES_APPS[adapter]())
+  }, 60_000)
+  afterAll(async () => {
+    await Promise.all([...running.values()].map((r) => r.close()))
+  })
+  return running
+}

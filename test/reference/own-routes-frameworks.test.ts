@@ -5,20 +5,13 @@
  * way, `requestContext(…).request.body()`, and its path parameters from `requestContext(…).params`
  * (node:http through `policies(api, { path })`).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { exchange, type ExchangeRequest, type ExchangeResult } from '../oracle/http-exchange.js'
-import { OWN_ROUTES_APPS, TOKEN, type Running } from '../helpers/own-routes-apps.js'
+import { OWN_ROUTES_ADAPTERS, TOKEN, useOwnRoutesApps, type OwnRoutesAdapter } from '../helpers/own-routes-apps.js'
 
-const ADAPTERS = ['fastify', 'express', 'hono', 'node'] as const
-type Adapter = (typeof ADAPTERS)[number]
-const running = new Map<Adapter, Running>()
-
-beforeAll(async () => {
-  for (const adapter of ADAPTERS) running.set(adapter, await OWN_ROUTES_APPS[adapter]())
-}, 60_000)
-afterAll(async () => {
-  await Promise.all([...running.values()].map((r) => r.close()))
-})
+const ADAPTERS = OWN_ROUTES_ADAPTERS
+type Adapter = OwnRoutesAdapter
+const running = useOwnRoutesApps()
 
 const AUTH = { Authorization: `Token ${TOKEN}` }
 
