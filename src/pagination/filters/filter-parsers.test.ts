@@ -154,8 +154,10 @@ describe('FilterSet and SearchFilter over an ArrayPageSource', () => {
       })
     }
   })
+  /** Each parameter as name, description and schema. */
+  const described = (set: FilterSet): string[][] => set.openApiParameters().map((p) => [String(p['name']), String(p['description']), JSON.stringify(p['schema'])])
   it('lists every filter as an OpenAPI parameter with its type and django-filter\'s label', () => {
-    expect(filters.openApiParameters().map((p) => [p['name'], p['description'], JSON.stringify(p['schema'])])).toEqual([
+    expect(described(filters)).toEqual([
       ['id', 'ID', '{"type":"integer"}'],
       // Comma-separated text, as django-filter reads it, with its help text.
       ['id__in', 'ID is in. Multiple values may be separated by commas.', '{"type":"string"}'],
@@ -174,7 +176,7 @@ describe('FilterSet and SearchFilter over an ArrayPageSource', () => {
       author__username: { type: 'text', lookups: ['iexact', 'istartswith'] },
       flag: { type: 'boolean', lookups: ['exact'] },
     })
-    expect(more.openApiParameters().map((p) => [p['name'], p['description'], JSON.stringify(p['schema'])])).toEqual([
+    expect(described(more)).toEqual([
       ['kind', 'Kind', '{"type":"string","enum":["a","b"]}'],
       ['kind__in', 'Kind is in. Multiple values may be separated by commas.', '{"type":"string"}'],
       ['kind__isnull', 'Kind is null', '{"type":"boolean"}'],
