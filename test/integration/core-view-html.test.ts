@@ -43,7 +43,10 @@ function expectPage(response: ApiResponse): void {
   expect(header(response, 'Content-Type')).toBe('text/html; charset=utf-8')
   expect(header(response, 'X-Content-Type-Options')).toBe('nosniff')
   expect(header(response, 'X-Frame-Options')).toBe('DENY')
-  expect(header(response, 'Content-Security-Policy')).toMatch(/^default-src 'none'; /)
+  const csp = header(response, 'Content-Security-Policy')
+  expect(csp).toMatch(/^default-src 'none'; /)
+  // form-action does not fall back to default-src: without it the filter form could be pointed anywhere.
+  expect(csp?.split('; ')).toContain("form-action 'self'")
 }
 
 describe('HTML answers of an ApiView', () => {
