@@ -63,9 +63,12 @@ export default defineConfig({
           setupFiles: ['./test/helpers/without-node-globals.ts'],
         },
       },
+      // isolate: false: these files import the whole reference API (four frameworks, the stores,
+      // the admin) and mock nothing; evaluating it once per worker instead of once per file cut
+      // the Hono project's run from 213 s to 174 s.
       ...FRAMEWORKS.map((framework) => ({
         extends: true as const,
-        test: { name: framework, include: PER_FRAMEWORK, env: { GATEHOUSE_TEST_FRAMEWORK: framework } },
+        test: { name: framework, include: PER_FRAMEWORK, env: { GATEHOUSE_TEST_FRAMEWORK: framework }, isolate: false },
       })),
     ],
     // One simplejwt oracle (Django) per database, started on first use, shared by the framework projects.

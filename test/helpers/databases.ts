@@ -76,3 +76,25 @@ export const BACKENDS: readonly { readonly name: 'sqlite' | 'postgres'; readonly
   { name: 'sqlite', available: wanted('sqlite'), create: async () => freshSqlite() },
   { name: 'postgres', available: postgresAvailable() && wanted('postgres'), create: freshPostgres },
 ]
+
+/**
+ * The databases an oracle comparison (test/oracle/*.test.ts) runs on under the framework of this
+ * run (`GATEHOUSE_TEST_FRAMEWORK`). The adapters do not touch the database and the stores do not
+ * know the framework, so the oracle does not need every framework × database pair: Fastify compares
+ * on both, Express and node:http on PostgreSQL, Hono on SQLite. The conformance suite still runs
+ * every pair, and `GATEHOUSE_ORACLE_EVERY_BACKEND=1` gives the oracle every pair too. Left-out
+ * backends are not declared at all, so they are never reported as skipped.
+ */
+export function oracleBackends(): typeof BACKENDS {
+  const framework = process.env['GATEHOUSE_TEST_FRAMEWORK'] ?? ''
+  const paired = ORACLE_BACKENDS_BY_FRAMEWORK[framework]
+  if (paired === undefined || process.env['GATEHOUSE_ORACLE_EVERY_BACKEND'] === '1') return BACKENDS
+  return BACKENDS.filter((backend) => paired.includes(backend.name))
+}
+
+const ORACLE_BACKENDS_BY_FRAMEWORK: Readonly<Record<string, readonly string[]>> = {
+  fastify: ['sqlite', 'postgres'],
+  express: ['postgres'],
+  hono: ['sqlite'],
+  node: ['postgres'],
+}

@@ -15,7 +15,7 @@
  * `integer` range on every database, as POST /api/articles/ does (docs/pagination.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BACKENDS } from '../helpers/databases.js'
+import { oracleBackends } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { backendUnavailable, unavailable } from '../helpers/requirements.js'
 import { comparable, exchange, send, type ExchangeRequest, type SessionCookies } from './http-exchange.js'
@@ -106,7 +106,7 @@ function wire(result: { status: number; headers: Readonly<Record<string, string>
   return { status: result.status, headers, text: result.text }
 }
 
-for (const backend of BACKENDS) {
+for (const backend of oracleBackends()) {
   describe.skipIf(unavailable('the DRF oracle (/usr/bin/python3 with python3-djangorestframework)', oracleAvailable()) || backendUnavailable(backend))(`/api/articles/<id>/ matches DRF 3.14 (${backend.name})`, () => {
     let ours: RunningReference
     let oracle: RunningOracle

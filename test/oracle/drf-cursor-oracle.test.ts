@@ -6,7 +6,7 @@
  * and those links (gatehouse cursors) must continue from the page's last / first row.
  */
 import { describe, expect, it } from 'vitest'
-import { BACKENDS } from '../helpers/databases.js'
+import { oracleBackends } from '../helpers/databases.js'
 import { fetchPage, walkForward } from '../conformance/articles-walk.js'
 import { decodeDrfCursor, encodeDrfCursor } from '../../src/pagination/drf-cursor.js'
 import { oracleAvailable, useOracleAndReference } from './oracle-server.js'
@@ -50,7 +50,7 @@ const ROUTES: { path: string; pageSize: number }[] = [
   { path: '/api/articles/cursor-score/', pageSize: 7 },
 ]
 
-for (const backend of BACKENDS) describe.skipIf(unavailable('the DRF oracle (python3 with Django and DRF)', drfInstalled) || backendUnavailable(backend))(`DRF cursors honoured, against the DRF oracle (${backend.name})`, () => {
+for (const backend of oracleBackends()) describe.skipIf(unavailable('the DRF oracle (python3 with Django and DRF)', drfInstalled) || backendUnavailable(backend))(`DRF cursors honoured, against the DRF oracle (${backend.name})`, () => {
   const servers = useOracleAndReference(() => backend.create(), { readOnly: true })
 
   const kinds = new Map<string, number>()

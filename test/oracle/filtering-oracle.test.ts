@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { BACKENDS } from '../helpers/databases.js'
+import { oracleBackends } from '../helpers/databases.js'
 import { backendUnavailable, unavailable } from '../helpers/requirements.js'
 import { oracleAvailable, useOracleAndReference } from './oracle-server.js'
 
@@ -87,7 +87,7 @@ async function exchange(base: string, path: string): Promise<{ text: string; nex
   return { text: `${response.status} ${body.split(base).join('http://host').replace(/cursor=[^&"]*/g, 'cursor=*')}`, next }
 }
 
-for (const backend of BACKENDS) {
+for (const backend of oracleBackends()) {
   describe.skipIf(unavailable('the DRF oracle (python3 with Django, DRF and django-filter)', drfInstalled) || backendUnavailable(backend))(
     `filters and search: gatehouse against django-filter and DRF's SearchFilter (${backend.name})`,
     () => {

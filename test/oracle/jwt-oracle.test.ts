@@ -13,7 +13,7 @@
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BACKENDS } from '../helpers/databases.js'
+import { oracleBackends } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { comparableJwt, peekClaims } from './simplejwt/jwt-exchange.js'
 import { craftedTokens, fixedJwtCases, rotationJwtCases, type Improvement, type JwtCase, type MintedPairs, type Pair } from './simplejwt/jwt-requests.js'
@@ -109,7 +109,7 @@ function checkExchange(request: JwtCase, a: ExchangeResult, b: ExchangeResult): 
  * One comparison: the reference API on a fresh `backend` database with the JWT settings of
  * `settings`, beside the shared simplejwt oracle of that database and settings.
  */
-function comparison(backend: (typeof BACKENDS)[number], settings: OracleSettings): void {
+function comparison(backend: ReturnType<typeof oracleBackends>[number], settings: OracleSettings): void {
   const label = `${backend.name}${settings === 'rotation' ? ', ROTATE_REFRESH_TOKENS and BLACKLIST_AFTER_ROTATION on' : ''}`
   const missing = backend.available ? simplejwtOracleUnavailable(backend.name) : 'DATABASE_URL is not a postgres:// URL'
   if (missing !== null) console.log(`JWT oracle comparison on ${label} skipped: ${missing}`)
@@ -202,6 +202,6 @@ function comparison(backend: (typeof BACKENDS)[number], settings: OracleSettings
   })
 }
 
-for (const backend of BACKENDS) comparison(backend, 'defaults')
+for (const backend of oracleBackends()) comparison(backend, 'defaults')
 // The rotation settings change the views, not the stores: SQLite is enough for them.
-for (const backend of BACKENDS.filter((b) => b.name === 'sqlite')) comparison(backend, 'rotation')
+for (const backend of oracleBackends().filter((b) => b.name === 'sqlite')) comparison(backend, 'rotation')

@@ -9,7 +9,7 @@
  * other ordering from the old position.
  */
 import { describe, expect, it } from 'vitest'
-import { BACKENDS } from '../helpers/databases.js'
+import { oracleBackends } from '../helpers/databases.js'
 import { fetchPage, walkBackward, walkForward, type FetchedPage } from '../conformance/articles-walk.js'
 import { oracleAvailable, useOracleAndReference } from './oracle-server.js'
 import { backendUnavailable, unavailable } from '../helpers/requirements.js'
@@ -94,7 +94,7 @@ const SINGLE_REQUESTS = [
   `${CURSOR_ORDERED}?ordering=-score&page_size=26`,
 ]
 
-for (const backend of BACKENDS) {
+for (const backend of oracleBackends()) {
   describe.skipIf(unavailable('the DRF oracle (python3 with Django and DRF)', drfInstalled) || backendUnavailable(backend))(`ordering filter: gatehouse against the DRF oracle (${backend.name})`, () => {
     const servers = useOracleAndReference(backend.create, { readOnly: true })
 
