@@ -46,7 +46,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: `conformance-${runtime}`, include: ['test/conformance/**/*.test.ts'], env: { GATEHOUSE_TEST_FRAMEWORK: 'hono' } },
+        test: { name: `conformance-${runtime}`, include: ['test/conformance/**/*.test.ts'], env: { GATEHOUSE_TEST_FRAMEWORK: 'hono' }, isolate: false },
       },
     ],
   },
