@@ -63,6 +63,13 @@ const GRACE_MS = 60_000
  * const throttle = new UserRateThrottle({ store, rate: '1000/hour' })
  */
 export class ThrottleCounter {
+  /**
+   * The brand `@cloudflare/workers-types` gives Durable Object classes (`DurableObject` of
+   * `cloudflare:workers` has it), so that `DurableObjectNamespace<ThrottleCounter>`, as
+   * `wrangler types` writes the binding, type-checks. Declared only: nothing at run time.
+   */
+  declare readonly __DURABLE_OBJECT_BRAND: never
+
   private readonly storage: CounterStorage
 
   constructor(state: { readonly storage: CounterStorage }, _env?: unknown) {

@@ -132,7 +132,7 @@ describe('the packed tarball', () => {
     beforeAll(async () => {
       // hono is installed for the import check only: its own declarations need TypeScript >= 5.7
       // (generic Uint8Array), newer than the oldest version checked here.
-      const peers = ['kysely', 'fastify', 'express', '@types/express', 'hono', 'ioredis', 'pg', '@libsql/kysely-libsql', 'kysely-d1', '@neondatabase/serverless', `typescript@${OLDEST_TYPESCRIPT}`, '@types/node@20']
+      const peers = ['kysely', 'fastify', 'express', '@types/express', 'hono', 'ioredis', 'pg', '@libsql/kysely-libsql', 'kysely-d1', '@neondatabase/serverless', '@cloudflare/workers-types', `typescript@${OLDEST_TYPESCRIPT}`, '@types/node@20']
       const installed = await run('npm', ['install', ...NPM_QUIET, ...peers], app)
       if (installed.status !== 0) throw new Error(`npm install of the peers failed: ${installed.stderr}`)
       // better-sqlite3 is native: copy the repo's built copy rather than compiling it again (a copy, not a link).
@@ -223,6 +223,50 @@ describe('the packed tarball', () => {
       expect(result.stdout + result.stderr).toBe('')
       expect(result.status).toBe(0)
       // tsc reads every declaration of the package and its peers (skipLibCheck off): tens of seconds on a loaded 2-core machine.
+    }, 180_000)
+
+    it(`type-checks a Worker against the declarations with @cloudflare/workers-types and TypeScript ${OLDEST_TYPESCRIPT}: ThrottleCounter bound as \`wrangler types\` writes it`, async () => {
+      writeFileSync(
+        join(app, 'tsconfig.worker.json'),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            exactOptionalPropertyTypes: true,
+            module: 'ESNext',
+            moduleResolution: 'Bundler',
+            target: 'ES2022',
+            lib: ['ES2022'],
+            skipLibCheck: false,
+            noEmit: true,
+            types: ['@cloudflare/workers-types'],
+          },
+          files: ['worker.ts'],
+        }),
+      )
+      writeFileSync(
+        join(app, 'worker.ts'),
+        [
+          "import { ThrottleCounter, openD1 } from 'drf-gatehouse/d1'",
+          "import { UserRateThrottle } from 'drf-gatehouse'",
+          "import { KyselyTokenStore, type AuthDatabase } from 'drf-gatehouse/kysely'",
+          'export { ThrottleCounter }',
+          '// `wrangler types` binds an exported Durable Object class as DurableObjectNamespace<Class>,',
+          '// which takes only classes with the workers-types brand.',
+          'interface Env { DB: D1Database; THROTTLES: DurableObjectNamespace<ThrottleCounter> }',
+          'export default {',
+          '  async fetch(request, env) {',
+          '    const { db } = openD1<AuthDatabase>(env.DB)',
+          '    const tokens = new KyselyTokenStore({ db })',
+          "    const throttle = new UserRateThrottle({ store: ThrottleCounter.store(env.THROTTLES), rate: '10/min' })",
+          '    return Response.json({ tokens: typeof tokens, throttle: typeof throttle, method: request.method })',
+          '  },',
+          '} satisfies ExportedHandler<Env>',
+          '',
+        ].join('\n'),
+      )
+      const result = await run(join(app, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.worker.json'], app)
+      expect(result.stdout + result.stderr).toBe('')
+      expect(result.status).toBe(0)
     }, 180_000)
 
     it('runs the command line: --help, and migrate on an empty SQLite file writes tables and no rows', async () => {
