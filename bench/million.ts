@@ -5,9 +5,11 @@
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test \
  *     npx tsx bench/million.ts [--db sqlite|postgres|both] [--rows 1000000] [--requests 200]
- *       [--counts exact,cached:60000,estimated] [--framework fastify] [--depth 50000] [--json out.json] [--no-callgrind]
+ *       [--counts exact,cached:60000,capped:1000,estimated] [--sizes seed,loaded] [--warmup 2000]
+ *       [--framework fastify] [--depth 50000] [--json out.json] [--no-callgrind]
  *
- * Per database and count strategy (`GATEHOUSE_COUNT`; `estimated` on PostgreSQL only), one
+ * Per database and count strategy (`GATEHOUSE_COUNT`, which the global page-number style and
+ * `/api/articles/filtered/` follow; `estimated` on PostgreSQL only), one
  * reference-API server runs under callgrind (`bench/callgrind.ts`); the figures are
  * load-independent:
  * - **node instructions per request** of the server process over `--requests` sequential
@@ -24,8 +26,10 @@
  * `EXPLAIN` of the token lookup, the count and the cursor seek at 1M rows shows the plans.
  * Filtered pages (issue 42): `/api/articles/filtered/` with a `created` range (100 rows at any
  * size, `articles_created_id`) and with `?score=3` (a tenth of the rows, `articles_score_id`),
- * measured beside the unfiltered page 3 (their ratio to it is printed), and `EXPLAIN` of their
- * page and count statements.
+ * measured beside the unfiltered page 3 under every count strategy (their ratio to it is
+ * printed), and `EXPLAIN` of their page and count statements. `--sizes loaded` skips the seed's
+ * figures; `--warmup` is the uninstrumented requests before each window (at least twice
+ * `--requests`).
  *
  * Loading: PostgreSQL `INSERT … SELECT FROM generate_series` (a fresh `gh_million_<random>`
  * database, dropped at the end); SQLite one transaction of prepared inserts (a temporary file).
@@ -44,7 +48,7 @@ import { BOB_TOKEN } from './wrk.js'
 const REFERENCE = [new URL('../examples/reference-api/main.ts', import.meta.url).pathname, 'serve']
 const PAGE3 = '/api/articles/?page=3'
 const CURSOR = '/api/articles/cursor/'
-/** Filtered pages (`/api/articles/filtered/`, exact count): a narrow `created` range (100 rows at any size) and `score` (a tenth of the rows). */
+/** Filtered pages (`/api/articles/filtered/`, counted as GATEHOUSE_COUNT says): a narrow `created` range (100 rows at any size) and `score` (a tenth of the rows). */
 const FILTERED_RANGE = '/api/articles/filtered/?created__gte=2024-01-01T00:20:00Z&created__lt=2024-01-01T02:00:00Z&page=2'
 const FILTERED_SCORE = '/api/articles/filtered/?score=3&page=2'
 const HEADERS = { Authorization: `Token ${BOB_TOKEN}`, Accept: 'application/json' }
@@ -59,13 +63,15 @@ interface Options {
   counts: string[]
   framework: string
   depth: number
+  sizes: ('seed' | 'loaded')[]
+  warmup: number
   json: string | null
   /** Servers under callgrind (node instructions per request); off: PostgreSQL's counters only, servers at full speed. */
   callgrind: boolean
 }
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { dbs: ['sqlite', 'postgres'], rows: 1_000_000, requests: 200, counts: ['exact', 'cached:60000', 'estimated'], framework: 'fastify', depth: 50_000, json: null, callgrind: true }
+  const o: Options = { dbs: ['sqlite', 'postgres'], rows: 1_000_000, requests: 200, counts: ['exact', 'cached:60000', 'estimated'], framework: 'fastify', depth: 50_000, sizes: ['seed', 'loaded'], warmup: 2000, json: null, callgrind: true }
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]]
     if (flag === '--no-callgrind') {
@@ -80,6 +86,11 @@ function parseArgs(argv: readonly string[]): Options {
     else if (flag === '--counts') o.counts = value.split(',')
     else if (flag === '--framework') o.framework = value
     else if (flag === '--depth') o.depth = Number(value)
+    else if (flag === '--sizes') o.sizes = value.split(',').map((size) => {
+      if (size !== 'seed' && size !== 'loaded') throw new Error(`--sizes: seed or loaded, got ${size}`)
+      return size
+    })
+    else if (flag === '--warmup') o.warmup = Number(value)
     else if (flag === '--json') o.json = value
     else throw new Error(`unknown option ${flag}`)
   }
@@ -261,7 +272,7 @@ interface Figure {
   pgBlocksPerRequest: number | null
 }
 
-async function measure(server: Instance, database: TestDatabase, tag: string | null, path: string, requests: number): Promise<Omit<Figure, 'db' | 'rows' | 'count' | 'route'>> {
+async function measure(server: Instance, database: TestDatabase, tag: string | null, path: string, requests: number, warmup: number): Promise<Omit<Figure, 'db' | 'rows' | 'count' | 'route'>> {
   const run = async (): Promise<void> => {
     for (let i = 0; i < requests; i++) {
       const res = await get(server, path)
@@ -269,7 +280,7 @@ async function measure(server: Instance, database: TestDatabase, tag: string | n
     }
   }
   // Warm-up, uninstrumented (and the cached count filled).
-  for (let i = 0; i < Math.max(2000, 2 * requests); i++) await get(server, path)
+  for (let i = 0; i < Math.max(warmup, 2 * requests); i++) await get(server, path)
   const pid = server.child.pid ?? 0
   const postgres = database.name === 'postgres'
   // The idle rate first: after the busy window, V8's background compilation and GC of its requests would count as idle.
@@ -300,7 +311,7 @@ async function runDatabase(options: Options, db: 'sqlite' | 'postgres'): Promise
   try {
     // Migrate and seed outside valgrind.
     await (await startInstance({ env, script: REFERENCE, startTimeoutMs: 240_000 })).stop()
-    for (const size of ['seed', 'loaded'] as const) {
+    for (const size of options.sizes) {
       if (size === 'loaded') {
         const started = performance.now()
         await load(database, options.rows)
@@ -320,9 +331,9 @@ async function runDatabase(options: Options, db: 'sqlite' | 'postgres'): Promise
             ['filtered page 2 (score = 3)', FILTERED_SCORE],
           ] as const
           for (const [route, path] of routes) {
-            // The cursor route does not count, the filtered route counts exactly whatever GATEHOUSE_COUNT says: measured once, under the first strategy.
-            if (route !== 'page 3' && count !== counts[0]) continue
-            const m = await measure(server, database, options.callgrind ? tag : null, path, options.requests)
+            // The cursor route does not count: measured once, under the first strategy.
+            if (route.startsWith('cursor') && count !== counts[0]) continue
+            const m = await measure(server, database, options.callgrind ? tag : null, path, options.requests, options.warmup)
             const figure = { db, rows: size === 'seed' ? '137 articles' : `${options.rows.toLocaleString('en-US')} each`, count, route, ...m }
             figures.push(figure)
             process.stderr.write(`${JSON.stringify(figure)}\n`)
@@ -350,11 +361,11 @@ function table(figures: readonly Figure[]): string {
 
 /** Each filtered page's figures over the unfiltered page 3's (same database, data and count strategy): issue 42 asks for at most 1.2. */
 function ratios(figures: readonly Figure[]): string {
-  const lines = ['| database | data | route | instructions ÷ page 3 | PostgreSQL rows ÷ page 3 | PostgreSQL buffers ÷ page 3 |', '|---|---|---|---|---|---|']
+  const lines = ['| database | data | count | route | instructions ÷ page 3 | PostgreSQL rows ÷ page 3 | PostgreSQL buffers ÷ page 3 |', '|---|---|---|---|---|---|---|']
   const fmt = (a: number | null, b: number | null | undefined): string => (a === null || b === null || b === undefined || Number.isNaN(a) || Number.isNaN(b) || b === 0 ? '–' : (a / b).toFixed(2))
   for (const f of figures.filter((x) => x.route.startsWith('filtered'))) {
     const base = figures.find((x) => x.db === f.db && x.rows === f.rows && x.count === f.count && x.route === 'page 3')
-    lines.push(`| ${f.db} | ${f.rows} | ${f.route} | ${fmt(f.instructionsPerRequest, base?.instructionsPerRequest)} | ${fmt(f.pgTuplesPerRequest, base?.pgTuplesPerRequest)} | ${fmt(f.pgBlocksPerRequest, base?.pgBlocksPerRequest)} |`)
+    lines.push(`| ${f.db} | ${f.rows} | ${f.count} | ${f.route} | ${fmt(f.instructionsPerRequest, base?.instructionsPerRequest)} | ${fmt(f.pgTuplesPerRequest, base?.pgTuplesPerRequest)} | ${fmt(f.pgBlocksPerRequest, base?.pgBlocksPerRequest)} |`)
   }
   return lines.join('\n')
 }
