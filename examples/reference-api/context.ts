@@ -78,9 +78,10 @@ export interface ReferenceConfig {
    */
   readonly tokenCacheTtlMs?: number | undefined
   /**
-   * How the global page-number style counts (`GATEHOUSE_COUNT`): `exact` (DRF's, the default),
-   * `none`, `estimated` (PostgreSQL's planner), `capped:N` or `cached:MS`. For benchmarks and
-   * demos of the count strategies (docs/pagination.md); anything but `exact` changes `count`.
+   * How the global page-number style and `/api/articles/filtered/` count (`GATEHOUSE_COUNT`):
+   * `exact` (DRF's, the default), `none`, `estimated` (PostgreSQL's planner), `capped:N` or
+   * `cached:MS`. For benchmarks and demos of the count strategies (docs/pagination.md, and a
+   * broad filter's count at scale); anything but `exact` changes `count`.
    */
   readonly count?: CountStrategy | undefined
   /**
@@ -259,6 +260,8 @@ export interface ReferenceContext extends Gatehouse<ReferenceDatabase> {
   readonly oauth2: OAuth2Authentication | null
   /** Signing secrets (cursors): the first signs, all verify. */
   readonly secrets: readonly string[]
+  /** `count` of the config (`GATEHOUSE_COUNT`), for the routes with their own page-number paginator that follow it (`/api/articles/filtered/`). */
+  readonly count?: CountStrategy | undefined
 }
 
 /**
@@ -325,6 +328,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
       jwtBlacklist: jwtParts?.blacklist,
       oauth2: oauth2Feature === null ? null : auth.feature(oauth2Feature).authentication,
       secrets,
+      count: config.count,
       close,
     }
   } catch (error) {

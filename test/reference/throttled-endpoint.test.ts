@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { openReferenceContext, referenceConfigFromEnv } from '../../examples/reference-api/context.js'
+import { articleRoutes } from '../../examples/reference-api/routes/articles.js'
 import { freshSqlite } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 import { deletePrefix, REDIS_URL, uniquePrefix } from '../helpers/redis.js'
@@ -175,6 +176,29 @@ describe('referenceConfigFromEnv', () => {
       expect(page.body).toEqual({ count: null, next: 'http://localhost/x/?page=2', previous: null, results: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] })
     } finally {
       await ref.close()
+      await database.drop()
+    }
+  })
+
+  it('applies GATEHOUSE_COUNT to /api/articles/filtered/ too (its own paginator): capped:5 answers 11, what page 1 proves, for the 13 score=3 articles', async () => {
+    const database = freshSqlite()
+    const request = (ref: Awaited<ReturnType<typeof openReferenceContext>>) => {
+      const view = articleRoutes(ref).find((r) => r.path === '/api/articles/filtered/')?.view
+      if (view === undefined) throw new Error('no /api/articles/filtered/')
+      return view.handle(createApiRequest({ method: 'GET', url: new URL('http://localhost/api/articles/filtered/?score=3'), headers: { get: () => null }, remoteAddress: null, readBody: async () => null }))
+    }
+    const capped = await openReferenceContext({ databaseUrl: database.url, count: { capped: 5 } })
+    try {
+      // The first page proves 10 rows and a next one: capped answers the larger of the cap and what the page proves.
+      expect((await request(capped)).body).toMatchObject({ count: 11, next: 'http://localhost/api/articles/filtered/?page=2&score=3' })
+    } finally {
+      await capped.close()
+    }
+    const exact = await openReferenceContext({ databaseUrl: database.url })
+    try {
+      expect((await request(exact)).body).toMatchObject({ count: 13 })
+    } finally {
+      await exact.close()
       await database.drop()
     }
   })

@@ -401,7 +401,8 @@ export function articleRoutes(ref: ReferenceContext): Route[] {
   styled(
     '/api/articles/filtered/',
     'Article Filtered',
-    new PageNumberPagination({ pageSize: 10, pageSizeQueryParam: 'page_size', maxPageSize: 25, lastPageStrings: ['last', 'end'] }),
+    // GATEHOUSE_COUNT applies here too: a broad filter's exact count grows with its matching rows (bench/million.ts).
+    new PageNumberPagination({ pageSize: 10, pageSizeQueryParam: 'page_size', maxPageSize: 25, lastPageStrings: ['last', 'end'], ...(ref.count === undefined ? {} : { count: ref.count }) }),
     listOf({ ordering: ORDERED, filtered: true }),
     "django-filter (`?score__gte=5`), DRF's SearchFilter (`?search=`) and OrderingFilter over page-number pages.",
   )
