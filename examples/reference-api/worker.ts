@@ -24,15 +24,14 @@ async function buildWorkerApp(env: ReferenceWorkerEnv): Promise<Hono> {
   return mountRoutes(drfRouting(new Hono()), referenceRoutes(ref), { getConnInfo })
 }
 
-let app: Promise<Hono> | undefined
+let app: Hono | undefined
 
 export default {
   async fetch(request: Request, env: ReferenceWorkerEnv): Promise<Response> {
-    // A start that failed (D1 unreachable) is tried again by the next request.
-    app ??= buildWorkerApp(env).catch((error: unknown) => {
-      app = undefined
-      throw error
-    })
-    return (await app).fetch(request, env)
+    // Only a built app is kept, never the promise of one: workerd ties a pending promise to the
+    // request that started it, so requests awaiting another one's start hang for good when that
+    // request ends first (answered, or its client gone). Requests arriving at once each build one.
+    app ??= await buildWorkerApp(env)
+    return app.fetch(request, env)
   },
 }
