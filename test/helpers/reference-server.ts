@@ -3,7 +3,6 @@ import { openReferenceContext, type ReferenceConfig, type ReferenceContext } fro
 import { afterAll, beforeAll } from 'vitest'
 import type { TestDatabase } from './databases.js'
 import { topologyRedis } from './topology.js'
-import { startWorkerdReference } from './workerd-reference.js'
 
 /**
  * The cheap scrypt cost tests run the reference API at (the library default, OWASP's
@@ -62,6 +61,8 @@ export async function startReference(
 ): Promise<RunningReference> {
   if (framework === 'workerd') {
     if (Object.keys(appOptions).length > 0) throw new Error('the Worker takes no server options')
+    // Loaded here: Miniflare and esbuild are for this target only (Bun and Deno run the rest of this file).
+    const { startWorkerdReference } = await import('./workerd-reference.js')
     return startWorkerdReference(database, config, dropDatabase)
   }
   // GATEHOUSE_TEST_REDIS puts a reference API that names no Redis itself on a Redis (Cluster).
