@@ -1,246 +1,21 @@
-import { randomBytes } from 'node:crypto'
-import type { Kysely } from 'kysely'
-import { PageNumberPagination, PasswordBudget, StaleSessionCookie, parseRate, redactConfigValue, type CountStrategy, type Rate, type ScryptParams } from 'drf-gatehouse'
+import type { CountStrategy, PasswordHasher, ScryptParams } from 'drf-gatehouse'
 import { admin } from 'drf-gatehouse/admin'
 import { migrate, type KyselyJwtBlacklistStore } from 'drf-gatehouse/kysely'
-import { createRedisClusterClient, parseRedisClusterNodes } from 'drf-gatehouse/redis'
+import { createRedisClusterClient } from 'drf-gatehouse/redis'
 import { createGatehouse, type Gatehouse } from 'drf-gatehouse/setup'
-import { jwt, JWT_ALGORITHMS, type JwtAlgorithm, type JwtCodec, type JwtFeatureOptions } from 'drf-gatehouse/jwt'
-import { oauth2, type OAuth2Authentication, type OAuth2FeatureOptions } from 'drf-gatehouse/oauth2'
+import { jwt, type JwtCodec } from 'drf-gatehouse/jwt'
+import { oauth2, type OAuth2Authentication } from 'drf-gatehouse/oauth2'
+import type { ReferenceConfig } from './config.js'
 import { articleMigrations, type ReferenceDatabase } from './database.js'
 import { seedIfEmpty } from './seed.js'
+import { storedSecret } from './secret.js'
+import { referenceApiSettings } from './settings.js'
 
-/** Where the reference API reads its configuration (environment variables by default). */
-export interface ReferenceConfig {
-  /** `DATABASE_URL`; unset means the embedded SQLite file `gatehouse.sqlite3`. */
-  readonly databaseUrl?: string | undefined
-  /**
-   * PostgreSQL statement timeout in ms (`GATEHOUSE_DB_TIMEOUT_MS`); waiting for a connection
-   * gets half of it. Past it a request answers 503. Unset: the library's 1 s connection wait,
-   * 2 s statement (the server's own statement timeout 1.5 s).
-   */
-  readonly dbTimeoutMs?: number | undefined
-  /**
-   * `REDIS_URL`: when set, sessions and throttle counters live in Redis, shared by
-   * every instance; unset means SQL sessions and in-process throttle counters.
-   */
-  readonly redisUrl?: string | undefined
-  /**
-   * `REDIS_CLUSTER_NODES`: a Redis Cluster's seed nodes (`host:port,host:port`, or `redis://` /
-   * `rediss://` URLs carrying a password) instead of one server at `redisUrl`; everything that
-   * `redisUrl` puts in Redis then lives in the cluster. Setting both is an error.
-   */
-  readonly redisClusterNodes?: string | undefined
-  /** Prefix of every Redis key the reference API writes (`GATEHOUSE_REDIS_PREFIX`). @default 'gatehouse:' */
-  readonly redisPrefix?: string | undefined
-  /** Redis command and connect timeout in ms (`GATEHOUSE_REDIS_TIMEOUT_MS`). @default 2000 */
-  readonly redisTimeoutMs?: number | undefined
-  /**
-   * Trusted reverse proxies in front of the API (`GATEHOUSE_NUM_PROXIES`): how
-   * throttles find the client address in `X-Forwarded-For`. 0 ignores the header.
-   * @default 0
-   */
-  readonly numProxies?: number | undefined
-  /**
-   * Signing secrets (`GATEHOUSE_SECRET`, comma-separated: the first signs, all verify).
-   * Unset: a random secret made on the first start and kept in the database.
-   */
-  readonly secrets?: readonly string[] | undefined
-  /**
-   * Host names the API answers to (`GATEHOUSE_ALLOWED_HOSTS`, comma-separated, Django's
-   * `ALLOWED_HOSTS` rules). @default ['localhost', '127.0.0.1', '[::1]']
-   */
-  readonly allowedHosts?: readonly string[] | undefined
-  /**
-   * scrypt cost of the seed users' hashes and of new and rehashed ones. Unset: the
-   * library's default, OWASP's N=2^17, r=8, p=1 (about 0.3 s per login check). Tests and
-   * demos that log in many times may ask for a cheaper N with `GATEHOUSE_SCRYPT_N`
-   * (a power of two, 1024 or more, r=8, p=1); never lower it in production.
-   */
-  readonly scrypt?: ScryptParams | undefined
-  /**
-   * The memory budget of password hashing: `GATEHOUSE_PASSWORD_CHECKS` checks at once (128 MiB
-   * each at the default scrypt cost) and `GATEHOUSE_PASSWORD_QUEUE` waiting; past both, 503
-   * with `Retry-After`. Unset: the library's process-wide default, 2 at once and 32 waiting.
-   */
-  readonly passwordBudget?: PasswordBudget | undefined
-  /**
-   * Failed-login throttling (`GATEHOUSE_LOGIN_FAILURES`, a rate such as `5/min`): failed
-   * password checks per username and per client address, counted in the throttle store
-   * (Redis when `redisUrl` is set) by Basic, token obtain and login alike; past the rate
-   * they answer 429. Unset: off.
-   */
-  readonly loginFailures?: string | undefined
-  /**
-   * Token cache TTL in ms (`GATEHOUSE_TOKEN_CACHE_TTL_MS`): token → user answers are kept
-   * this long at most (invalidated at once on regenerate, delete, deactivate and password
-   * change, across instances through Redis when `redisUrl` is set). Unset: no cache.
-   */
-  readonly tokenCacheTtlMs?: number | undefined
-  /**
-   * How the global page-number style and `/api/articles/filtered/` count (`GATEHOUSE_COUNT`):
-   * `exact` (DRF's, the default), `none`, `estimated` (PostgreSQL's planner), `capped:N` or
-   * `cached:MS`. For benchmarks and demos of the count strategies (docs/pagination.md, and a
-   * broad filter's count at scale); anything but `exact` changes `count`.
-   */
-  readonly count?: CountStrategy | undefined
-  /**
-   * The JWT routes (`/api/jwt/`), simplejwt's settings: `GATEHOUSE_JWT_SIGNING_KEY` (HS256's key, a
-   * Django app's `SECRET_KEY` keeps its simplejwt clients' tokens valid; the private key in PEM with
-   * an `RS*`/`ES*` `GATEHOUSE_JWT_ALGORITHM`, whose public half `/api/jwt/jwks/` serves) and
-   * `GATEHOUSE_JWT_VERIFYING_KEY`. Unset: the routes are off.
-   */
-  readonly jwt?: Omit<JwtFeatureOptions, 'prefix' | 'authentication'> | undefined
-  /**
-   * The OAuth 2.0 resource server of `/api/schemes/oauth2/` and `-write/`: `GATEHOUSE_OAUTH_ISSUER`,
-   * `GATEHOUSE_OAUTH_AUDIENCE` (comma-separated, required with the issuer) and
-   * `GATEHOUSE_OAUTH_INTROSPECTION` (`client_id:client_secret`, for opaque tokens). Unset: off.
-   */
-  readonly oauth2?: Omit<OAuth2FeatureOptions, 'authentication'> | undefined
-}
+export { envCount, referenceConfigFromEnv, type ReferenceConfig } from './config.js'
 
-/** `GATEHOUSE_COUNT` as a count strategy, or `undefined` when unset; a malformed value throws. */
-export function envCount(env: NodeJS.ProcessEnv): CountStrategy | undefined {
-  const raw = env['GATEHOUSE_COUNT']
-  if (raw === undefined || raw === '') return undefined
-  if (raw === 'exact' || raw === 'none' || raw === 'estimated') return raw
-  const match = /^(capped|cached):([0-9]{1,9})$/.exec(raw)
-  const n = Number(match?.[2])
-  if (match === null || n < 1) throw new Error(`GATEHOUSE_COUNT must be exact, none, estimated, capped:N or cached:MS, got "${redactConfigValue(raw)}"`)
-  return match[1] === 'capped' ? { capped: n } : { cachedMs: n }
-}
-
-/** A non-negative integer from an environment variable, or `undefined` when unset. */
-function envInteger(env: NodeJS.ProcessEnv, name: string, min: number): number | undefined {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return undefined
-  const value = Number(raw)
-  if (!/^[0-9]+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min) {
-    throw new Error(`${name} must be an integer >= ${min}, got "${redactConfigValue(raw)}"`)
-  }
-  return value
-}
-
-/** `GATEHOUSE_LOGIN_FAILURES` checked as a rate (a typo stops start-up), or `undefined` when unset. */
-function envRate(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return undefined
-  const rate: Rate = parseRate(raw)
-  if (rate.limit < 1) throw new Error(`${name} must allow at least one failure, got "${redactConfigValue(raw)}"`)
-  return raw
-}
-
-/** `REDIS_CLUSTER_NODES` checked (a typo stops start-up), or `undefined` when unset. */
-function envClusterNodes(env: NodeJS.ProcessEnv): string | undefined {
-  const raw = env['REDIS_CLUSTER_NODES']
-  if (raw === undefined || raw === '') return undefined
-  parseRedisClusterNodes(raw)
-  return raw
-}
-
-/** `GATEHOUSE_SCRYPT_N` as scrypt parameters (r=8, p=1), or `undefined` when unset. */
-function envScrypt(env: NodeJS.ProcessEnv): ScryptParams | undefined {
-  const n = envInteger(env, 'GATEHOUSE_SCRYPT_N', 1024)
-  if (n === undefined) return undefined
-  if ((n & (n - 1)) !== 0 || n > 2 ** 20) throw new Error(`GATEHOUSE_SCRYPT_N must be a power of two from 1024 to 2^20, got "${n}"`)
-  return { N: n, r: 8, p: 1 }
-}
-
-/** `GATEHOUSE_PASSWORD_CHECKS` and `GATEHOUSE_PASSWORD_QUEUE` as a budget, or `undefined` when both are unset. */
-function envPasswordBudget(env: NodeJS.ProcessEnv): PasswordBudget | undefined {
-  const concurrent = envInteger(env, 'GATEHOUSE_PASSWORD_CHECKS', 1)
-  const queued = envInteger(env, 'GATEHOUSE_PASSWORD_QUEUE', 0)
-  return concurrent === undefined && queued === undefined ? undefined : new PasswordBudget({ concurrent, queued })
-}
-
-/** A JWT key from `name`, or `undefined` when unset; a short key throws. A PEM may have its line breaks written `\n`. */
-function envJwtKey(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return undefined
-  if (Buffer.byteLength(raw) < 32) throw new Error(`${name} must be at least 32 bytes (HS256 wants the hash's size; a Django SECRET_KEY is 50)`)
-  return raw.startsWith('-----BEGIN ') ? raw.replace(/\\n/g, '\n') : raw
-}
-
-/** The JWT settings of `GATEHOUSE_JWT_SIGNING_KEY`, `GATEHOUSE_JWT_ALGORITHM` and `GATEHOUSE_JWT_VERIFYING_KEY`, or `undefined` without a signing key. */
-function envJwt(env: NodeJS.ProcessEnv): ReferenceConfig['jwt'] {
-  const signingKey = envJwtKey(env, 'GATEHOUSE_JWT_SIGNING_KEY')
-  if (signingKey === undefined) return undefined
-  const verifyingKey = envJwtKey(env, 'GATEHOUSE_JWT_VERIFYING_KEY')
-  const rawAlgorithm = env['GATEHOUSE_JWT_ALGORITHM']
-  const algorithm: JwtAlgorithm | undefined = rawAlgorithm === undefined || rawAlgorithm === '' ? undefined : JWT_ALGORITHMS.find((a) => a === rawAlgorithm)
-  if (rawAlgorithm !== undefined && rawAlgorithm !== '' && algorithm === undefined) throw new Error(`GATEHOUSE_JWT_ALGORITHM must be one of ${JWT_ALGORITHMS.join(', ')}`)
-  return { signingKey, ...(algorithm === undefined ? {} : { algorithm }), ...(verifyingKey === undefined ? {} : { verifyingKey }) }
-}
-
-/** The OAuth 2.0 settings of `GATEHOUSE_OAUTH_ISSUER`, `_AUDIENCE` and `_INTROSPECTION` (`client_id:client_secret`, split at the first colon), or `undefined` without an issuer. */
-function envOAuth2(env: NodeJS.ProcessEnv): ReferenceConfig['oauth2'] {
-  const issuer = env['GATEHOUSE_OAUTH_ISSUER']
-  if (issuer === undefined || issuer === '') return undefined
-  const audience = (env['GATEHOUSE_OAUTH_AUDIENCE'] ?? '').split(',').map((a) => a.trim()).filter((a) => a !== '')
-  if (audience.length === 0) throw new Error('GATEHOUSE_OAUTH_ISSUER needs GATEHOUSE_OAUTH_AUDIENCE (the audiences its tokens must name)')
-  const introspection = env['GATEHOUSE_OAUTH_INTROSPECTION'] ?? ''
-  const colon = introspection.indexOf(':')
-  if (introspection !== '' && colon <= 0) throw new Error('GATEHOUSE_OAUTH_INTROSPECTION must be client_id:client_secret')
-  return {
-    issuer,
-    audience,
-    ...(introspection === '' ? {} : { introspection: { clientId: introspection.slice(0, colon), clientSecret: introspection.slice(colon + 1) } }),
-  }
-}
-
-/** `GATEHOUSE_SECRET` as a list (comma-separated, for rotation), or `undefined` when unset. */
-function envSecrets(env: NodeJS.ProcessEnv): readonly string[] | undefined {
-  const raw = env['GATEHOUSE_SECRET']
-  if (raw === undefined || raw === '') return undefined
-  const secrets = raw.split(',').map((s) => s.trim())
-  if (secrets.some((s) => Buffer.byteLength(s, 'utf8') < 16)) {
-    throw new Error('GATEHOUSE_SECRET must hold secrets of at least 16 bytes each (comma-separated to rotate)')
-  }
-  return secrets
-}
-
-/**
- * The secret kept in the database: made on the first start (32 random bytes), and read
- * back, so instances starting at once on one database agree on the row that won.
- */
-async function storedSecret(db: Kysely<ReferenceDatabase>): Promise<string> {
-  await db
-    .insertInto('reference_secrets')
-    .values({ name: 'signing', value: randomBytes(32).toString('base64url') })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .execute()
-  const row = await db.selectFrom('reference_secrets').select('value').where('name', '=', 'signing').executeTakeFirstOrThrow()
-  return row.value
-}
-
-/**
- * The serve command's configuration from the environment: `DATABASE_URL`, `GATEHOUSE_DB_TIMEOUT_MS`,
- * `REDIS_URL`, `REDIS_CLUSTER_NODES`, `GATEHOUSE_REDIS_PREFIX`, `GATEHOUSE_REDIS_TIMEOUT_MS`, `GATEHOUSE_NUM_PROXIES`,
- * `GATEHOUSE_SCRYPT_N`, `GATEHOUSE_PASSWORD_CHECKS`, `GATEHOUSE_PASSWORD_QUEUE`, `GATEHOUSE_LOGIN_FAILURES`, `GATEHOUSE_COUNT`, `GATEHOUSE_TOKEN_CACHE_TTL_MS`, `GATEHOUSE_JWT_SIGNING_KEY`, `GATEHOUSE_JWT_ALGORITHM`,
- * `GATEHOUSE_JWT_VERIFYING_KEY`, `GATEHOUSE_OAUTH_ISSUER`, `GATEHOUSE_OAUTH_AUDIENCE` and `GATEHOUSE_OAUTH_INTROSPECTION`. A malformed number or rate throws, so a typo stops start-up instead of silently trusting no proxy.
- */
-export function referenceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
-  return {
-    databaseUrl: env['DATABASE_URL'],
-    dbTimeoutMs: envInteger(env, 'GATEHOUSE_DB_TIMEOUT_MS', 2),
-    redisUrl: env['REDIS_URL'] === '' ? undefined : env['REDIS_URL'],
-    redisClusterNodes: envClusterNodes(env),
-    redisPrefix: env['GATEHOUSE_REDIS_PREFIX'] === '' ? undefined : env['GATEHOUSE_REDIS_PREFIX'],
-    redisTimeoutMs: envInteger(env, 'GATEHOUSE_REDIS_TIMEOUT_MS', 1),
-    numProxies: envInteger(env, 'GATEHOUSE_NUM_PROXIES', 0),
-    secrets: envSecrets(env),
-    scrypt: envScrypt(env),
-    passwordBudget: envPasswordBudget(env),
-    loginFailures: envRate(env, 'GATEHOUSE_LOGIN_FAILURES'),
-    count: envCount(env),
-    tokenCacheTtlMs: envInteger(env, 'GATEHOUSE_TOKEN_CACHE_TTL_MS', 1),
-    jwt: envJwt(env),
-    oauth2: envOAuth2(env),
-    allowedHosts:
-      env['GATEHOUSE_ALLOWED_HOSTS'] === undefined || env['GATEHOUSE_ALLOWED_HOSTS'] === ''
-        ? undefined
-        : env['GATEHOUSE_ALLOWED_HOSTS'].split(',').map((h) => h.trim()).filter((h) => h !== ''),
-  }
+/** How the seed hashes its users' passwords: `config`'s hasher, else scrypt at `config.scrypt`. */
+function seedPasswords(config: ReferenceConfig): PasswordHasher | ScryptParams | undefined {
+  return config.passwordHasher ?? config.scrypt
 }
 
 /** The pool timeouts of `config`; the driver defaults when unset. */
@@ -265,6 +40,15 @@ export interface ReferenceContext extends Gatehouse<ReferenceDatabase> {
 }
 
 /**
+ * What the route modules (routes/) read: the parts of a `ReferenceContext` the Worker entry
+ * (worker.ts) builds too, on D1 and a Durable Object, where `createGatehouse` does not run.
+ */
+export type ReferenceRoutesContext = Pick<
+  ReferenceContext,
+  'api' | 'db' | 'database' | 'users' | 'tokens' | 'namedTokens' | 'sessions' | 'throttleStore' | 'loginFailures' | 'schemes' | 'routes' | 'pages' | 'jwt' | 'oauth2' | 'secrets' | 'count'
+>
+
+/**
  * Opens the database and Redis, migrates and builds the stores, the settings (Token, Session,
  * Basic; page number with page size 10), JWT, OAuth 2.0 and the admin pages with one
  * `createGatehouse` call, then runs the reference's own migrations and seeds an empty database.
@@ -284,7 +68,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
   let auth: Gatehouse<ReferenceDatabase>
   try {
     auth = await createGatehouse<ReferenceDatabase>({
-      database: config.databaseUrl,
+      database: config.database?.opened ?? config.databaseUrl,
       databaseOptions: databaseTimeouts(config),
       redis: cluster ?? config.redisUrl,
       redisOptions,
@@ -292,18 +76,11 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
       tokenCache: config.tokenCacheTtlMs === undefined ? undefined : { ttlMs: config.tokenCacheTtlMs, maxEntries: 10_000 },
       users: {
         ...(config.scrypt === undefined ? {} : { scrypt: config.scrypt }),
+        ...(config.passwordHasher === undefined ? {} : { passwordHasher: config.passwordHasher }),
         ...(config.passwordBudget === undefined ? {} : { passwordBudget: config.passwordBudget }),
       },
       loginFailures: config.loginFailures,
-      api: ({ schemes }) => ({
-        authentication: [schemes.token, schemes.session, schemes.basic],
-        pagination: new PageNumberPagination(config.count === undefined ? {} : { count: config.count }),
-        pageSize: 10,
-        numProxies: config.numProxies ?? 0,
-        allowedHosts: config.allowedHosts ?? ['localhost', '127.0.0.1', '[::1]'],
-        // Django's session middleware: a session cookie that holds no session is deleted.
-        responseMiddleware: [new StaleSessionCookie({ session: schemes.session })],
-      }),
+      api: ({ schemes }) => referenceApiSettings(config, schemes),
       features: [...(jwtFeature === null ? [] : [jwtFeature]), ...(oauth2Feature === null ? [] : [oauth2Feature]), admin({ siteTitle: 'gatehouse reference API administration' })],
     })
   } catch (error) {
@@ -319,7 +96,7 @@ export async function openReferenceContext(config: ReferenceConfig = {}): Promis
   }
   try {
     await migrate(auth.db, articleMigrations(auth.database.dialect), 'reference_api_migrations')
-    await seedIfEmpty(auth.db, auth.database.dialect, config.scrypt)
+    await seedIfEmpty(auth.db, auth.database.dialect, seedPasswords(config), { transactions: config.database?.transactions ?? true })
     const secrets = config.secrets ?? [await storedSecret(auth.db)]
     const jwtParts = jwtFeature === null ? null : auth.feature(jwtFeature)
     return {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import { hashPassword } from 'drf-gatehouse'
-import type { ScryptParams } from 'drf-gatehouse'
+import type { PasswordHasher, ScryptParams } from 'drf-gatehouse'
 import type { DialectName } from 'drf-gatehouse/kysely'
 import { syncSerial } from 'drf-gatehouse/kysely'
 import { tokenRow } from 'drf-gatehouse/kysely'
@@ -35,20 +35,34 @@ export function seedArticle(i: number): { id: number; title: string; author_id: 
   }
 }
 
+/** Chunks of `size` (D1 binds at most 100 parameters per statement). */
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  return Array.from({ length: Math.ceil(items.length / size) }, (_, k) => items.slice(k * size, (k + 1) * size))
+}
+
 /**
  * Seeds an empty database (no users) with the reference data, in one transaction, hashing
- * the seed passwords at `scrypt` (the library's default when omitted).
+ * the seed passwords with `passwords`: a hasher, or scrypt at those parameters (the library's
+ * default when omitted). `transactions: false` for a database that runs none (D1): the rows
+ * are then written one statement at a time (a seed cut short stays so: seed such a database
+ * once, from one process).
  * Returns false when the database already had users (nothing is touched).
  */
-export async function seedIfEmpty(db: Kysely<ReferenceDatabase>, dialect: DialectName, scrypt?: ScryptParams): Promise<boolean> {
+export async function seedIfEmpty(
+  db: Kysely<ReferenceDatabase>,
+  dialect: DialectName,
+  passwords?: PasswordHasher | ScryptParams,
+  { transactions = true }: { readonly transactions?: boolean } = {},
+): Promise<boolean> {
   const existing = await db.selectFrom('gatehouse_users').select('id').limit(1).executeTakeFirst()
   if (existing !== undefined) return false
   // One at a time: at the default cost each takes 128 MiB, and the first start should take no
   // more memory than the password budget allows a burst of logins.
   const hashes: string[] = []
-  for (const u of SEED_USERS) hashes.push(await hashPassword(u.password, scrypt))
+  for (const u of SEED_USERS) hashes.push(await hashSeedPassword(u.password, passwords))
   const now = new Date().toISOString()
-  await db.transaction().execute(async (trx) => {
+  const write = async (trx: Kysely<ReferenceDatabase>): Promise<void> => {
+    const articles = Array.from({ length: SEED_ARTICLE_COUNT }, (_, k) => seedArticle(k + 1))
     await trx
       .insertInto('gatehouse_users')
       .values(
@@ -67,10 +81,16 @@ export async function seedIfEmpty(db: Kysely<ReferenceDatabase>, dialect: Dialec
       .insertInto('gatehouse_tokens')
       .values(SEED_TOKENS.map((t) => tokenRow(t.key, t.userId, new Date(now))))
       .execute()
-    const articles = Array.from({ length: SEED_ARTICLE_COUNT }, (_, k) => seedArticle(k + 1))
-    await trx.insertInto('articles').values(articles).execute()
+    for (const part of transactions ? [articles] : chunks(articles, 20)) await trx.insertInto('articles').values(part).execute()
     await syncSerial(trx, dialect, 'gatehouse_users')
     await syncSerial(trx, dialect, 'articles')
-  })
+  }
+  if (transactions) await db.transaction().execute(write)
+  else await write(db)
   return true
+}
+
+/** A seed user's stored password: `passwords`' hash, or scrypt at those parameters. */
+function hashSeedPassword(password: string, passwords: PasswordHasher | ScryptParams | undefined): Promise<string> {
+  return passwords !== undefined && 'hash' in passwords ? passwords.hash(password) : hashPassword(password, passwords)
 }

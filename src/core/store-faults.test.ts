@@ -150,6 +150,11 @@ describe('describeStoreFault', () => {
     [new Error('Connection terminated unexpectedly'), { store: 'postgres', operation: 'query', reason: 'lost' }],
     [new Error('Command timed out'), { store: 'redis', operation: 'query', reason: 'timeout' }],
     [withCode('database is locked', 'SQLITE_BUSY'), { store: 'sqlite', operation: 'query', reason: 'busy' }],
+    // Cloudflare D1's errors carry no code: SQLite's is at the end of the text.
+    [new Error('D1_ERROR: database is locked: SQLITE_BUSY'), { store: 'd1', operation: 'query', reason: 'busy' }],
+    [new Error('D1_ERROR: Network connection lost.'), { store: 'd1', operation: 'query', reason: 'lost' }],
+    [new Error('D1 DB is overloaded. Too many requests queued.'), { store: 'd1', operation: 'query', reason: 'lost' }],
+    [new Error('D1_ERROR: Internal error in D1 DB storage caused object to be reset.'), { store: 'd1', operation: 'query', reason: 'lost' }],
     [new StoreUnavailable('postgres', 'pool acquisition', new Error('timeout exceeded when trying to connect')), { store: 'postgres', operation: 'pool acquisition', reason: 'timeout' }],
   ])('%s', (error, expected) => {
     expect(describeStoreFault(error)).toEqual(expected)
@@ -158,5 +163,7 @@ describe('describeStoreFault', () => {
   it('is null for an error that is no store fault', () => {
     expect(describeStoreFault(new TypeError('bug'))).toBeNull()
     expect(describeStoreFault(withCode('duplicate key', '23505'))).toBeNull()
+    expect(describeStoreFault(new Error('D1_ERROR: no such table: gatehouse_throttles: SQLITE_ERROR'))).toBeNull()
+    expect(describeStoreFault(new Error('D1_ERROR: UNIQUE constraint failed: gatehouse_users.username: SQLITE_CONSTRAINT'))).toBeNull()
   })
 })

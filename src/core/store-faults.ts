@@ -29,6 +29,9 @@ const NETWORK_CODES: ReadonlySet<string> = new Set([
  */
 const PG_STATES: ReadonlySet<string> = new Set(['57P01', '57P02', '57P03', '57014', '53300'])
 
+/** D1's error for a locked database: SQLite's code at the end of its text (`D1_ERROR: database is locked: SQLITE_BUSY`). */
+const D1_BUSY = /^D1_ERROR: .{0,500}\bSQLITE_BUSY\b/
+
 /** Messages the drivers use for faults that carry no code (pg, pg-pool, ioredis). */
 const FAULT_MESSAGES: readonly RegExp[] = [
   /^Connection terminated/, // pg: "… unexpectedly", "… due to connection timeout"
@@ -44,6 +47,12 @@ const FAULT_MESSAGES: readonly RegExp[] = [
   /^(LOADING|MASTERDOWN|CLUSTERDOWN|TRYAGAIN)\b/, // Redis server replies while not ready
   /^connect ETIMEDOUT/, // ioredis connectTimeout
   /^Socket timeout/, // ioredis socketTimeout
+  // Cloudflare D1 (its errors carry no code, only the text): a database locked by another
+  // writer, the connection to it lost, its queue full, its object reset.
+  D1_BUSY,
+  /^D1_ERROR: Network connection lost/,
+  /^(D1_ERROR: )?D1 DB is overloaded/,
+  /^D1_ERROR: .{0,200}caused object to be reset/,
 ]
 
 /** Error names that always mean an unavailable store. */
@@ -116,7 +125,7 @@ function reasonOf(value: object): StoreFaultReason | null {
   const record = value as { code?: unknown; message?: unknown }
   const code = typeof record.code === 'string' ? record.code : ''
   const message = typeof record.message === 'string' ? record.message : ''
-  if (code === 'SQLITE_BUSY') return 'busy'
+  if (code === 'SQLITE_BUSY' || D1_BUSY.test(message)) return 'busy'
   if (TIMEOUT_CODES.has(code) || /time(d)? ?out/i.test(message)) return 'timeout'
   if (REFUSED_CODES.has(code) || /ECONNREFUSED/.test(message)) return 'refused'
   if (isFault(value)) return 'lost'
@@ -128,6 +137,7 @@ function storeOf(value: object): string {
   const record = value as { code?: unknown; message?: unknown; name?: unknown }
   const code = typeof record.code === 'string' ? record.code : ''
   if (code.startsWith('SQLITE_')) return 'sqlite'
+  if (typeof record.message === 'string' && /^D1(_ERROR:| DB )/.test(record.message)) return 'd1'
   if (/^[0-9A-Z]{5}$/.test(code) && /[0-9]/.test(code)) return 'postgres'
   const message = typeof record.message === 'string' ? record.message : ''
   if (/^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered)/.test(message)) return 'postgres'

@@ -1,7 +1,10 @@
 // KyselyThrottleStore against the ThrottleStore and ReservingThrottleStore contracts, on SQLite and PostgreSQL.
-import { sql } from 'kysely'
+import BetterSqlite3 from 'better-sqlite3'
+import { Kysely, sql } from 'kysely'
+import { D1Dialect, type D1DialectConfig } from 'kysely-d1'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { BACKENDS } from '../../test/helpers/databases.js'
+import { describeStoreFault, StoreUnavailable } from '../core/store-faults.js'
+import { BACKENDS, freshSqlite } from '../../test/helpers/databases.js'
 import { backendUnavailable } from '../../test/helpers/requirements.js'
 import { runReservingThrottleStoreSuite, runThrottleStoreSuite } from '../testing/index.js'
 import { openDatabase, type Database } from './database.js'
@@ -66,3 +69,56 @@ for (const backend of BACKENDS) {
     })
   })
 }
+
+describe('KyselyThrottleStore when the database is unavailable', () => {
+  it('a write lock held past the busy timeout (SQLITE_BUSY) is StoreUnavailable (503), naming the step; the store works once the lock is gone', async () => {
+    const test = freshSqlite()
+    const database = await openDatabase<unknown>(test.url)
+    const holder = new BetterSqlite3(test.url.slice('sqlite:'.length))
+    try {
+      await migrate(database.db, KyselyThrottleStore.migrations(database.dialect), 'gatehouse_throttle_migrations')
+      // No waiting for the lock: the busy timeout elapses at once.
+      await sql`PRAGMA busy_timeout = 0`.execute(database.db)
+      const store = new KyselyThrottleStore({ db: database.db, dialect: database.dialect })
+      holder.exec('BEGIN IMMEDIATE')
+      const error: unknown = await store.hit('busy_key', 1_000, 60_000, 5).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(StoreUnavailable)
+      expect((error as StoreUnavailable).status).toBe(503)
+      expect(describeStoreFault(error)).toEqual({ store: 'sqlite', operation: 'throttle hit', reason: 'busy' })
+      await expect(store.reserve('busy_key', 'r', 1_000, 60_000, 5, 2_000)).rejects.toBeInstanceOf(StoreUnavailable)
+      await expect(store.cancel('busy_key', 'r')).rejects.toBeInstanceOf(StoreUnavailable)
+      holder.exec('ROLLBACK')
+      expect(await store.hit('busy_key', 1_001, 60_000, 5)).toEqual({ allowed: true, count: 1, oldest: 1_001 })
+    } finally {
+      holder.close()
+      await database.close()
+      await test.drop()
+    }
+  })
+
+  /**
+   * A D1 binding answering every statement as D1 does for a locked database: an `Error` whose
+   * text, not a code, carries SQLite's `SQLITE_BUSY` (Miniflare's single local D1 never is busy).
+   */
+  function d1Answering(message: string): D1DialectConfig['database'] {
+    const fail = async (): Promise<never> => Promise.reject(new Error(message))
+    const statement = { bind: () => statement, all: fail, run: fail, first: fail, raw: fail }
+    return { prepare: () => statement } as unknown as D1DialectConfig['database']
+  }
+
+  it("D1's SQLITE_BUSY (an error without a code) is StoreUnavailable (503); a D1 error that is no fault (no such table) is thrown as it came", async () => {
+    const busy = new KyselyThrottleStore({ db: new Kysely<unknown>({ dialect: new D1Dialect({ database: d1Answering('D1_ERROR: database is locked: SQLITE_BUSY') }) }), dialect: 'sqlite' })
+    const error: unknown = await busy.hit('k', 1_000, 60_000, 5).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(StoreUnavailable)
+    expect(describeStoreFault(error)).toEqual({ store: 'sqlite', operation: 'throttle hit', reason: 'busy' })
+    await expect(busy.confirm('k', 'r', 1_000, 60_000)).rejects.toBeInstanceOf(StoreUnavailable)
+
+    const missing = new KyselyThrottleStore({
+      db: new Kysely<unknown>({ dialect: new D1Dialect({ database: d1Answering('D1_ERROR: no such table: gatehouse_throttles: SQLITE_ERROR') }) }),
+      dialect: 'sqlite',
+    })
+    const bug: unknown = await missing.hit('k', 1_000, 60_000, 5).catch((e: unknown) => e)
+    expect(bug).not.toBeInstanceOf(StoreUnavailable)
+    expect((bug as Error).message).toBe('D1_ERROR: no such table: gatehouse_throttles: SQLITE_ERROR')
+  })
+})

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
+import { isStoreUnavailable, StoreUnavailable } from '../core/store-faults.js'
 import type { ReservationHit, ReservingThrottleStore, ThrottleHit, ThrottleStore } from '../throttling/throttle-store.js'
 import type { DialectName } from './dialect-name.js'
 import type { Migration } from './migration-runner.js'
@@ -38,7 +39,9 @@ interface Row {
  *
  * Timestamps come from each caller's clock, as with `RedisThrottleStore`: keep clocks in
  * sync (a Worker's clock is Cloudflare's). A key's row is deleted, by an occasional sweep,
- * a minute after its last entry has ended. Database errors are thrown as the driver throws them.
+ * a minute after its last entry has ended. A database that is down, locked past its busy
+ * timeout or too slow (a D1 `SQLITE_BUSY` included) throws `StoreUnavailable` (503), as the
+ * other throttle stores do; any other database error is thrown as the driver throws it.
  *
  * @example
  * const { db, dialect } = openD1(env.DB) // once: await migrate(db, KyselyThrottleStore.migrations(dialect), 'gatehouse_throttle_migrations')
@@ -91,6 +94,7 @@ export class KyselyThrottleStore implements ThrottleStore, ReservingThrottleStor
     const under = sql`${this.length(kept)} < ${this.num(limit)}`
     const any = sql`${this.num(limit)} > 0`
     const row = await this.upsert(
+      'throttle hit',
       key,
       {
         hits: sql`case when ${any} then ${this.list([this.num(now)])} else ${this.empty()} end`,
@@ -115,6 +119,7 @@ export class KyselyThrottleStore implements ThrottleStore, ReservingThrottleStor
     const ok = sql`${this.length(failures)} + ${this.length(leases)} < ${this.num(limit)} and ${leasable}`
     const lease = this.pair(id, leaseEnd)
     const row = await this.upsert(
+      'throttle reserve',
       key,
       {
         leases: sql`case when ${first} then ${this.list([lease])} else ${this.empty()} end`,
@@ -143,6 +148,7 @@ export class KyselyThrottleStore implements ThrottleStore, ReservingThrottleStor
   async confirm(key: string, id: string, at: number, windowMs: number): Promise<void> {
     const end = this.num(at + windowMs)
     await this.upsert(
+      'throttle confirm',
       key,
       { failures: this.list([end]) },
       { failures: this.append(sql.ref(`${TABLE}.failures`), end), leases: this.otherLeases(id) },
@@ -152,15 +158,25 @@ export class KyselyThrottleStore implements ThrottleStore, ReservingThrottleStor
   }
 
   async cancel(key: string, id: string): Promise<void> {
-    await sql`update ${sql.table(TABLE)} set leases = ${this.otherLeases(id)} where throttle_key = ${key}`.execute(this.db)
+    await this.run('throttle cancel', () => sql`update ${sql.table(TABLE)} set leases = ${this.otherLeases(id)} where throttle_key = ${key}`.execute(this.db))
+  }
+
+  /** Runs one statement of `operation`; a store fault (see `isStoreUnavailable`) is rethrown as `StoreUnavailable`, anything else as it came. */
+  private async run<T>(operation: string, statement: () => Promise<T>): Promise<T> {
+    try {
+      return await statement()
+    } catch (error) {
+      throw isStoreUnavailable(error) ? new StoreUnavailable(this.postgres ? 'postgres' : 'sqlite', operation, error) : error
+    }
   }
 
   /**
    * The one statement of every step: the key's row inserted with `inserted`, or, when it
    * exists, updated with `updated` (whose expressions read the row's current lists), its
-   * `expires_at` raised to `expiresAt`; answers the row as written.
+   * `expires_at` raised to `expiresAt`; answers the row as written. `operation` names the step in a `StoreUnavailable`.
    */
   private async upsert(
+    operation: string,
     key: string,
     inserted: Readonly<Record<string, RawBuilder<unknown>>>,
     updated: Readonly<Record<string, RawBuilder<unknown>>>,
@@ -170,10 +186,10 @@ export class KyselyThrottleStore implements ThrottleStore, ReservingThrottleStor
     const columns = Object.keys(inserted)
     const sets = Object.entries(updated).map(([column, value]) => sql`${sql.ref(column)} = ${value}`)
     const greatest = this.postgres ? sql`greatest` : sql`max`
-    const result = await sql<Row>`insert into ${sql.table(TABLE)} (throttle_key, expires_at, ${sql.join(columns.map((c) => sql.ref(c)))})
+    const result = await this.run(operation, () => sql<Row>`insert into ${sql.table(TABLE)} (throttle_key, expires_at, ${sql.join(columns.map((c) => sql.ref(c)))})
       values (${key}, ${expiresAt}, ${sql.join(Object.values(inserted))})
       on conflict (throttle_key) do update set ${sql.join(sets)}, expires_at = ${greatest}(${sql.ref(`${TABLE}.expires_at`)}, ${expiresAt})
-      returning hits, failures, leases, allowed`.execute(this.db)
+      returning hits, failures, leases, allowed`.execute(this.db))
     if (Math.random() * SWEEP_ONE_IN < 1) await this.sweep(now)
     const row = result.rows[0]
     if (row === undefined) throw new Error(`${TABLE}: the upsert answered no row`)

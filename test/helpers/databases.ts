@@ -7,8 +7,9 @@ import { topologyDatabaseUrl } from './topology.js'
 
 /** A database a test may create tables in and throw away. */
 export interface TestDatabase {
+  /** Its SQL dialect: Cloudflare D1 (`freshD1`) is SQLite. */
   readonly name: 'sqlite' | 'postgres'
-  /** A `DATABASE_URL` for it. */
+  /** A `DATABASE_URL` for it; `d1:<folder>` for D1 (where Miniflare keeps it). */
   readonly url: string
   drop(): Promise<void>
 }
@@ -21,6 +22,15 @@ export function freshSqlite(): TestDatabase {
     url: `sqlite:${join(dir, 'test.sqlite3')}`,
     drop: async () => rmSync(dir, { recursive: true, force: true }),
   }
+}
+
+/**
+ * A fresh D1 database: a temporary folder Miniflare keeps it in (`d1:<folder>`), which the
+ * reference API's Worker binds as `DB` (test/helpers/workerd-reference.ts).
+ */
+export function freshD1(): TestDatabase {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-d1-'))
+  return { name: 'sqlite', url: `d1:${dir}`, drop: async () => rmSync(dir, { recursive: true, force: true }) }
 }
 
 /** True when `DATABASE_URL` points at PostgreSQL (CI sets it; a laptop may not). */
@@ -70,12 +80,17 @@ function wanted(name: string): boolean {
 /**
  * The backends a cross-database test runs on: SQLite; PostgreSQL when `DATABASE_URL` is
  * set to one. A backend that is unavailable (or that `GATEHOUSE_TEST_BACKENDS` leaves out)
- * is reported as skipped by the caller (`describe.skipIf`), never counted as passing.
+ * is reported as skipped by the caller (`describe.skipIf`), never counted as passing. When the
+ * reference API runs in workerd (`GATEHOUSE_TEST_FRAMEWORK=workerd`), D1 alone (SQLite, the
+ * database a Worker has).
  */
-export const BACKENDS: readonly { readonly name: 'sqlite' | 'postgres'; readonly available: boolean; create(): Promise<TestDatabase> }[] = [
-  { name: 'sqlite', available: wanted('sqlite'), create: async () => freshSqlite() },
-  { name: 'postgres', available: postgresAvailable() && wanted('postgres'), create: freshPostgres },
-]
+export const BACKENDS: readonly { readonly name: 'sqlite' | 'postgres'; readonly available: boolean; create(): Promise<TestDatabase> }[] =
+  process.env['GATEHOUSE_TEST_FRAMEWORK'] === 'workerd'
+    ? [{ name: 'sqlite', available: true, create: async () => freshD1() }]
+    : [
+        { name: 'sqlite', available: wanted('sqlite'), create: async () => freshSqlite() },
+        { name: 'postgres', available: postgresAvailable() && wanted('postgres'), create: freshPostgres },
+      ]
 
 /**
  * The databases an oracle comparison (test/oracle/*.test.ts) runs on under the framework of this

@@ -10,16 +10,27 @@ import { topologyRedis } from './topology.js'
  */
 export const TEST_SCRYPT = Object.freeze({ N: 2 ** 12, r: 8, p: 1 })
 
+/** Where the reference API runs: on Node on one of the frameworks, or in workerd as a Worker (Hono). */
+export type ReferenceTarget = Framework | 'workerd'
+
 /**
- * The framework the reference API runs on in this test run: `GATEHOUSE_TEST_FRAMEWORK`
- * (set per vitest project, so the conformance and oracle suites run on each), else Fastify.
+ * Where the reference API runs in this test run: `GATEHOUSE_TEST_FRAMEWORK` (set per vitest
+ * project, so the conformance and oracle suites run on each), else Fastify. `workerd`: the
+ * Worker entry in workerd, on D1 (vitest.workerd.config.ts).
  */
-export function testFramework(): Framework {
+export function testTarget(): ReferenceTarget {
   const name = process.env['GATEHOUSE_TEST_FRAMEWORK']
   if (name === undefined || name === '') return 'fastify'
+  if (name === 'workerd') return name
   const known = FRAMEWORKS.find((f) => f === name)
-  if (known === undefined) throw new Error(`GATEHOUSE_TEST_FRAMEWORK must be one of ${FRAMEWORKS.join(', ')}, got "${name}"`)
+  if (known === undefined) throw new Error(`GATEHOUSE_TEST_FRAMEWORK must be one of ${FRAMEWORKS.join(', ')} or workerd, got "${name}"`)
   return known
+}
+
+/** The framework of `testTarget()`: the Worker is a Hono app. */
+export function testFramework(): Framework {
+  const target = testTarget()
+  return target === 'workerd' ? 'hono' : target
 }
 
 /** A reference API listening on a real loopback socket, on its own fresh database. */
@@ -28,13 +39,14 @@ export interface RunningReference {
   /** The `DATABASE_URL` it serves (for the command line run beside it). */
   readonly databaseUrl: string
   readonly ref: ReferenceContext
-  /** The framework it runs on. */
+  /** The framework it runs on (`hono` for the Worker). */
   readonly framework: Framework
   close(): Promise<void>
 }
 
 /**
- * Migrates and seeds `database`, then serves the reference API on 127.0.0.1 at a free port.
+ * Migrates and seeds `database`, then serves the reference API on 127.0.0.1 at a free port
+ * (in workerd, on a `freshD1` database, for `framework: 'workerd'`).
  * `config` adds reference settings (Redis, proxies; scrypt defaults to `TEST_SCRYPT`); `dropDatabase: false` keeps the
  * database for another instance sharing it.
  */
@@ -44,9 +56,15 @@ export async function startReference(
   {
     dropDatabase = true,
     app: appOptions = {},
-    framework = testFramework(),
-  }: { readonly dropDatabase?: boolean; readonly app?: BuildAppOptions; readonly framework?: Framework } = {},
+    framework = testTarget(),
+  }: { readonly dropDatabase?: boolean; readonly app?: BuildAppOptions; readonly framework?: ReferenceTarget } = {},
 ): Promise<RunningReference> {
+  if (framework === 'workerd') {
+    if (Object.keys(appOptions).length > 0) throw new Error('the Worker takes no server options')
+    // Loaded here: Miniflare and esbuild are for this target only (Bun and Deno run the rest of this file).
+    const { startWorkerdReference } = await import('./workerd-reference.js')
+    return startWorkerdReference(database, config, dropDatabase)
+  }
   // GATEHOUSE_TEST_REDIS puts a reference API that names no Redis itself on a Redis (Cluster).
   const redis = config.redisUrl === undefined && config.redisClusterNodes === undefined ? topologyRedis() : {}
   // A 20 s PostgreSQL timeout unless the test sets one: the suites test answers, not speed, and on a

@@ -17,7 +17,7 @@ import type { Page, PageNumberState, Paginator, SeekSource } from 'drf-gatehouse
 import { describeHandler, namedSchema, type JsonObject, type OpenApiPaginatedResponse } from 'drf-gatehouse'
 import { parsePythonInt, queryParam } from 'drf-gatehouse/http'
 import { IsAuthenticatedOrReadOnly } from 'drf-gatehouse'
-import type { ReferenceContext } from '../context.js'
+import type { ReferenceRoutesContext } from '../context.js'
 
 /** An article row as the list query selects it. */
 export interface ArticleRow {
@@ -116,7 +116,7 @@ function authorOf(ctx: RequestContext): string | undefined {
  * The articles of `?author=` (empty: every article), ordered by id for the numbered styles,
  * compiled once per shape (with and without the author filter); each request binds the author.
  */
-export function articleSources(ref: ReferenceContext): (ctx: RequestContext) => SeekSource<ArticleRow> {
+export function articleSources(ref: ReferenceRoutesContext): (ctx: RequestContext) => SeekSource<ArticleRow> {
   const { db } = ref
   const prepared = preparePageSource({
     db,
@@ -156,7 +156,7 @@ export function articleSources(ref: ReferenceContext): (ctx: RequestContext) => 
 }
 
 /** The articles source of one request (see `articleSources`; tests use this one-off form). */
-export function articleSource(ref: ReferenceContext, ctx: RequestContext): SeekSource<ArticleRow> {
+export function articleSource(ref: ReferenceRoutesContext, ctx: RequestContext): SeekSource<ArticleRow> {
   return articleSources(ref)(ctx)
 }
 
@@ -258,7 +258,7 @@ function validateArticle(data: Record<string, unknown>, partial: boolean): { tit
 }
 
 /** POST /api/articles/: DRF's `ListCreateAPIView.create` with author = requester, created = now. */
-async function createArticle(ref: ReferenceContext, ctx: RequestContext): Promise<ApiResponse> {
+async function createArticle(ref: ReferenceRoutesContext, ctx: RequestContext): Promise<ApiResponse> {
   const { title, score } = validateArticle(await articleData(ctx), false)
   // Not partial: validateArticle returned both or threw.
   if (title === undefined || score === undefined) throw new Error('validateArticle: a full validation without both fields')
@@ -282,7 +282,7 @@ interface ArticleRecord extends ArticleRow {
  * The detail view's look-up (DRF's `get_object`): the article of `:id`, or `404 Not found.`.
  * The route admits only digits (`{ id: 'int' }`); an id past the column's range finds nothing.
  */
-async function loadArticle(ref: ReferenceContext, ctx: RequestContext): Promise<ArticleRecord> {
+async function loadArticle(ref: ReferenceRoutesContext, ctx: RequestContext): Promise<ArticleRecord> {
   const raw = ctx.params['id'] ?? ''
   const id = raw.length > 10 ? Number.NaN : Number(raw)
   if (!Number.isSafeInteger(id) || id > INT_MAX) throw new NotFound()
@@ -301,7 +301,7 @@ async function loadArticle(ref: ReferenceContext, ctx: RequestContext): Promise<
  * (404 when missing) and checks the object permissions before reading the body, as DRF's
  * `get_object()` does.
  */
-function articleDetailView(ref: ReferenceContext, permissions: readonly Permission[]): ApiView {
+function articleDetailView(ref: ReferenceRoutesContext, permissions: readonly Permission[]): ApiView {
   const load = async (ctx: RequestContext): Promise<ArticleRecord> => {
     const article = await loadArticle(ref, ctx)
     await checkObjectPermissions(ctx, article)
@@ -338,7 +338,7 @@ function articleDetailView(ref: ReferenceContext, permissions: readonly Permissi
 }
 
 /** The Articles routes of reference-api.md (every pagination style, and the detail route). */
-export function articleRoutes(ref: ReferenceContext): Route[] {
+export function articleRoutes(ref: ReferenceRoutesContext): Route[] {
   const routes: Route[] = []
   const add = (path: string, view: ApiView): void => {
     routes.push(route(path, view))

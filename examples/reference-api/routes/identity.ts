@@ -13,7 +13,7 @@ import { IsAuthenticated } from 'drf-gatehouse'
 import type { Permission } from 'drf-gatehouse'
 import type { TokenRecord } from 'drf-gatehouse'
 import { describeHandler, namedSchema, type JsonObject } from 'drf-gatehouse'
-import type { ReferenceContext } from '../context.js'
+import type { ReferenceRoutesContext } from '../context.js'
 
 /** What every identity route answers, for the OpenAPI document. */
 const WHOAMI_SCHEMA: JsonObject = namedSchema('Identity', {
@@ -55,7 +55,7 @@ async function whoamiHandler(ctx: RequestContext): Promise<ApiResponse> {
 export const whoami = describeHandler(whoamiHandler, { response: WHOAMI_SCHEMA })
 
 /** The spec 5.4 example scheme: the user named by `X-Username`; unknown names fail. */
-export function xUsernameScheme(ref: ReferenceContext): AuthenticationScheme<null> {
+export function xUsernameScheme(ref: ReferenceRoutesContext): AuthenticationScheme<null> {
   return {
     name: 'XUsernameAuthentication',
     async authenticate(req) {
@@ -71,7 +71,7 @@ export function xUsernameScheme(ref: ReferenceContext): AuthenticationScheme<nul
 }
 
 /** The Identity routes of reference-api.md. */
-export function identityRoutes(ref: ReferenceContext): Route[] {
+export function identityRoutes(ref: ReferenceRoutesContext): Route[] {
   const routes: Route[] = []
   const add = (path: string, view: ApiView): void => {
     routes.push(route(path, view))

@@ -1,5 +1,5 @@
 import { openApiView, route, type Route } from 'drf-gatehouse'
-import type { ReferenceContext } from '../context.js'
+import type { ReferenceRoutesContext } from '../context.js'
 import { articleRoutes } from './articles.js'
 import { identityRoutes } from './identity.js'
 import { jwtSchemeRoutes } from './jwt.js'
@@ -13,7 +13,7 @@ import { tokenRoutes } from './tokens.js'
  * `createGatehouse` built (`ref.routes`), `/api/openapi.json` describing them all, and the
  * administration pages under `/admin/` (`ref.pages`: HTML, not in the document).
  */
-export function referenceRoutes(ref: ReferenceContext): Route[] {
+export function referenceRoutes(ref: ReferenceRoutesContext): Route[] {
   const routes = [...identityRoutes(ref), ...tokenRoutes(ref), ...ref.routes, ...jwtSchemeRoutes(ref), ...oauth2Routes(ref), ...namedTokenRoutes(ref), ...throttledRoutes(ref), ...articleRoutes(ref)]
   const info = { title: 'gatehouse reference API', version: '1.0.0', description: 'The routes of reference-api.md, on any of the four frameworks.', license: { name: 'MIT', identifier: 'MIT' } }
   routes.push(route('/api/openapi.json', ref.api.view(openApiView({ routes: () => routes, info }))))

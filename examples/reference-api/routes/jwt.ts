@@ -1,7 +1,7 @@
 import { route, type Route } from 'drf-gatehouse'
 import { IsAuthenticated } from 'drf-gatehouse'
 import { JWTAuthentication } from 'drf-gatehouse/jwt'
-import type { ReferenceContext } from '../context.js'
+import type { ReferenceRoutesContext } from '../context.js'
 import { whoami } from './identity.js'
 
 /**
@@ -9,7 +9,7 @@ import { whoami } from './identity.js'
  * The JWT views themselves (simplejwt's, with its blacklist app, under `/api/jwt/`; `/api/jwt/jwks/`
  * with an RS or ES `GATEHOUSE_JWT_ALGORITHM`) are the `jwt` feature's, among `ref.routes`.
  */
-export function jwtSchemeRoutes(ref: ReferenceContext): Route[] {
+export function jwtSchemeRoutes(ref: ReferenceRoutesContext): Route[] {
   const codec = ref.jwt
   if (codec === null) return []
   return [

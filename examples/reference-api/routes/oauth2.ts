@@ -1,6 +1,6 @@
 import { route, type Route } from 'drf-gatehouse'
 import { TokenHasScope } from 'drf-gatehouse/oauth2'
-import type { ReferenceContext } from '../context.js'
+import type { ReferenceRoutesContext } from '../context.js'
 import { whoami } from './identity.js'
 
 /**
@@ -8,7 +8,7 @@ import { whoami } from './identity.js'
  * tokens from that provider, scope `read` for the GET route and `write` for the POST one; none
  * when the issuer is unset.
  */
-export function oauth2Routes(ref: ReferenceContext): Route[] {
+export function oauth2Routes(ref: ReferenceRoutesContext): Route[] {
   const scheme = ref.oauth2
   if (scheme === null) return []
   const { api } = ref

@@ -2,7 +2,7 @@ import { route, type ApiView, type Route } from 'drf-gatehouse'
 import type { PolicyContext } from 'drf-gatehouse'
 import { ScopedRateThrottle } from 'drf-gatehouse'
 import { obtainAuthTokenView } from 'drf-gatehouse'
-import type { ReferenceContext } from '../context.js'
+import type { ReferenceRoutesContext } from '../context.js'
 
 /** The scope and rate of the throttled token endpoint. */
 export const TOKEN_OBTAIN_SCOPE = 'token-obtain'
@@ -28,7 +28,7 @@ export class ClientScopedRateThrottle extends ScopedRateThrottle {
  * Counters live in `ref.throttleStore` (Redis when `REDIS_URL` is set, so the
  * budget holds across instances), and the client address honours `numProxies`.
  */
-export function throttledRoutes(ref: ReferenceContext): Route[] {
+export function throttledRoutes(ref: ReferenceRoutesContext): Route[] {
   const routes: Route[] = []
   const add = (path: string, view: ApiView): void => {
     routes.push(route(path, view))

@@ -4,14 +4,14 @@ import { loginView } from 'drf-gatehouse'
 import { logoutView } from 'drf-gatehouse'
 import { namedTokenIssuer, obtainAuthTokenView, userIdAndUsername } from 'drf-gatehouse'
 import type { TokenStore } from 'drf-gatehouse'
-import type { ReferenceContext } from '../context.js'
+import type { ReferenceRoutesContext } from '../context.js'
 
 /**
  * True once the database is in the safer token mode: no DRF key left (`gatehouse
  * migrate-tokens` deleted them) while named tokens are in use. Read on every obtain, so a
  * server running during the migration switches at once.
  */
-async function tokensMigrated(ref: ReferenceContext): Promise<boolean> {
+async function tokensMigrated(ref: ReferenceRoutesContext): Promise<boolean> {
   const drf = await ref.db.selectFrom('gatehouse_tokens').select('user_id').limit(1).executeTakeFirst()
   if (drf !== undefined) return false
   return (await ref.db.selectFrom('gatehouse_named_tokens').select('id').limit(1).executeTakeFirst()) !== undefined
@@ -21,7 +21,7 @@ async function tokensMigrated(ref: ReferenceContext): Promise<boolean> {
  * The obtain endpoints' tokens: DRF's get-or-create key, until the tokens were migrated;
  * from then on a new named token per call (a digest only), so no plaintext key is stored again.
  */
-function obtainTokens(ref: ReferenceContext): Pick<TokenStore, 'getOrCreate'> {
+function obtainTokens(ref: ReferenceRoutesContext): Pick<TokenStore, 'getOrCreate'> {
   const named = namedTokenIssuer(ref.namedTokens)
   return {
     getOrCreate: async (userId) => ((await tokensMigrated(ref)) ? named.getOrCreate(userId) : ref.tokens.getOrCreate(userId)),
@@ -29,7 +29,7 @@ function obtainTokens(ref: ReferenceContext): Pick<TokenStore, 'getOrCreate'> {
 }
 
 /** The Tokens-and-sessions routes of reference-api.md (token obtain, csrf, login, logout). */
-export function tokenRoutes(ref: ReferenceContext): Route[] {
+export function tokenRoutes(ref: ReferenceRoutesContext): Route[] {
   const routes: Route[] = []
   const add = (path: string, view: ApiView): void => {
     routes.push(route(path, view))
