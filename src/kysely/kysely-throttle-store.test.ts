@@ -1,5 +1,4 @@
 // KyselyThrottleStore against the ThrottleStore and ReservingThrottleStore contracts, on SQLite and PostgreSQL.
-import BetterSqlite3 from 'better-sqlite3'
 import { Kysely, sql } from 'kysely'
 import { D1Dialect, type D1DialectConfig } from 'kysely-d1'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -74,23 +73,24 @@ describe('KyselyThrottleStore when the database is unavailable', () => {
   it('a write lock held past the busy timeout (SQLITE_BUSY) is StoreUnavailable (503), naming the step; the store works once the lock is gone', async () => {
     const test = freshSqlite()
     const database = await openDatabase<unknown>(test.url)
-    const holder = new BetterSqlite3(test.url.slice('sqlite:'.length))
+    // A second connection of the runtime's own driver (better-sqlite3, bun:sqlite, node:sqlite) holds the lock.
+    const holder = await openDatabase<unknown>(test.url)
     try {
       await migrate(database.db, KyselyThrottleStore.migrations(database.dialect), 'gatehouse_throttle_migrations')
       // No waiting for the lock: the busy timeout elapses at once.
       await sql`PRAGMA busy_timeout = 0`.execute(database.db)
       const store = new KyselyThrottleStore({ db: database.db, dialect: database.dialect })
-      holder.exec('BEGIN IMMEDIATE')
+      await sql`BEGIN IMMEDIATE`.execute(holder.db)
       const error: unknown = await store.hit('busy_key', 1_000, 60_000, 5).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(StoreUnavailable)
       expect((error as StoreUnavailable).status).toBe(503)
       expect(describeStoreFault(error)).toEqual({ store: 'sqlite', operation: 'throttle hit', reason: 'busy' })
       await expect(store.reserve('busy_key', 'r', 1_000, 60_000, 5, 2_000)).rejects.toBeInstanceOf(StoreUnavailable)
       await expect(store.cancel('busy_key', 'r')).rejects.toBeInstanceOf(StoreUnavailable)
-      holder.exec('ROLLBACK')
+      await sql`ROLLBACK`.execute(holder.db)
       expect(await store.hit('busy_key', 1_001, 60_000, 5)).toEqual({ allowed: true, count: 1, oldest: 1_001 })
     } finally {
-      holder.close()
+      await holder.close()
       await database.close()
       await test.drop()
     }
