@@ -39,11 +39,14 @@ export async function startWsTcpProxy(): Promise<WsTcpProxy> {
     get connections() {
       return connections
     },
+    // Everything is torn down before the first await, so a process 'exit' handler (which runs no
+    // more than that) closes it too (test/helpers/edge-drivers.ts).
     close: async () => {
       for (const client of wss.clients) client.terminate()
-      await new Promise<void>((resolve) => wss.close(() => resolve()))
+      const wssClosed = new Promise<void>((resolve) => wss.close(() => resolve()))
       server.closeAllConnections()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
+      const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()))
+      await Promise.all([wssClosed, serverClosed])
     },
   }
 }
