@@ -27,11 +27,31 @@ export function openNeon<DB>(url: string, options: { readonly poolSize?: number 
     // Per pool rather than Neon's global `types`, so another user of the driver keeps its own parsing.
     types: { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === INT8 ? (value: string) => Number(value) : types.getTypeParser(oid, format ?? 'text')) },
   })
+  // Connections made and not yet ended: the pool's `end()` resolves once it has asked each to end,
+  // not once they have, so `close` waits for every `remove` (emitted when a client's end is done).
+  let open = 0
+  let closing = false
+  const whenAllEnded: (() => void)[] = []
+  pool.on('connect', () => {
+    open++
+  })
+  pool.on('remove', () => {
+    open--
+    if (open === 0) for (const resolve of whenAllEnded.splice(0)) resolve()
+  })
   // An idle connection's failure is reported on the pool; without a listener it would end the process.
+  // While closing, a connection that fails as it ends is not lost, nor will the pool reconnect.
   pool.on('error', (error: Error) => {
+    if (closing) return
     console.error(`gatehouse: idle Neon connection lost (${error.message}); the pool will reconnect`)
   })
   // Kysely types `Client#connect` as resolving to the client (it uses it only to cancel a query); Neon's, like pg's, resolves to nothing.
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: pool as unknown as PostgresPool }) })
-  return { db, dialect: 'postgres', sqliteDriver: undefined, close: () => db.destroy() }
+  const close = async (): Promise<void> => {
+    closing = true
+    await db.destroy()
+    // So the server has let go of them when close resolves (a DROP DATABASE right after finds none).
+    if (open > 0) await new Promise<void>((resolve) => whenAllEnded.push(resolve))
+  }
+  return { db, dialect: 'postgres', sqliteDriver: undefined, close }
 }

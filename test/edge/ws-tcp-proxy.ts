@@ -13,6 +13,8 @@ export interface WsTcpProxy {
   readonly address: string
   /** WebSocket connections it has piped so far. */
   readonly connections: number
+  /** Its TCP connections to the server that are still open (PostgreSQL has not closed them). */
+  readonly open: number
   close(): Promise<void>
 }
 
@@ -20,13 +22,18 @@ export async function startWsTcpProxy(): Promise<WsTcpProxy> {
   const server: Server = createServer()
   const wss = new WebSocketServer({ server })
   let connections = 0
+  let open = 0
   wss.on('connection', (socket, request) => {
     connections++
     const target = new URL(request.url ?? '/', 'http://proxy').searchParams.get('address') ?? ''
     const [host, port] = [target.slice(0, target.lastIndexOf(':')), Number(target.slice(target.lastIndexOf(':') + 1))]
     const tcp = connect({ host, port })
+    open++
     tcp.on('data', (chunk) => socket.send(chunk))
-    tcp.on('close', () => socket.close())
+    tcp.on('close', () => {
+      open--
+      socket.close()
+    })
     tcp.on('error', () => socket.terminate())
     socket.on('message', (data: RawData) => tcp.write(Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)))
     socket.on('close', () => tcp.end())
@@ -39,11 +46,17 @@ export async function startWsTcpProxy(): Promise<WsTcpProxy> {
     get connections() {
       return connections
     },
+    get open() {
+      return open
+    },
+    // Everything is torn down before the first await, so a process 'exit' handler (which runs no
+    // more than that) closes it too (test/helpers/edge-drivers.ts).
     close: async () => {
       for (const client of wss.clients) client.terminate()
-      await new Promise<void>((resolve) => wss.close(() => resolve()))
+      const wssClosed = new Promise<void>((resolve) => wss.close(() => resolve()))
       server.closeAllConnections()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
+      const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()))
+      await Promise.all([wssClosed, serverClosed])
     },
   }
 }

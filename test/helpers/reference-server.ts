@@ -2,6 +2,7 @@ import { FRAMEWORKS, startApp, type BuildAppOptions, type Framework } from '../.
 import { openReferenceContext, type ReferenceConfig, type ReferenceContext } from '../../examples/reference-api/context.js'
 import { afterAll, beforeAll } from 'vitest'
 import type { TestDatabase } from './databases.js'
+import { openThroughDriver, sqliteVia } from './edge-drivers.js'
 import { topologyRedis } from './topology.js'
 
 /**
@@ -61,6 +62,7 @@ export async function startReference(
 ): Promise<RunningReference> {
   if (framework === 'workerd') {
     if (Object.keys(appOptions).length > 0) throw new Error('the Worker takes no server options')
+    if (sqliteVia() !== null) throw new Error('GATEHOUSE_TEST_SQLITE_VIA is for the Node targets: the Worker serves D1')
     // Loaded here: Miniflare and esbuild are for this target only (Bun and Deno run the rest of this file).
     const { startWorkerdReference } = await import('./workerd-reference.js')
     return startWorkerdReference(database, config, dropDatabase)
@@ -69,7 +71,22 @@ export async function startReference(
   const redis = config.redisUrl === undefined && config.redisClusterNodes === undefined ? topologyRedis() : {}
   // A 20 s PostgreSQL timeout unless the test sets one: the suites test answers, not speed, and on a
   // busy machine 30 requests queued on one lock (the named-token cap) pass the 2 s default.
-  const ref = await openReferenceContext({ scrypt: TEST_SCRYPT, dbTimeoutMs: 20_000, ...redis, ...config, databaseUrl: database.url })
+  // GATEHOUSE_TEST_SQLITE_VIA=libsql and GATEHOUSE_TEST_POSTGRES_VIA=neon open it through an edge driver.
+  const driver = config.database === undefined ? await openThroughDriver(database) : null
+  let ref: ReferenceContext
+  try {
+    ref = await openReferenceContext({
+      scrypt: TEST_SCRYPT,
+      dbTimeoutMs: 20_000,
+      ...redis,
+      ...config,
+      databaseUrl: database.url,
+      ...(driver === null ? {} : { database: driver }),
+    })
+  } catch (error) {
+    await driver?.opened.close()
+    throw error
+  }
   const app = await startApp(framework, ref, { port: 0, host: '127.0.0.1' }, appOptions)
   return {
     baseUrl: app.address,
@@ -79,6 +96,8 @@ export async function startReference(
     close: async () => {
       await app.close()
       await ref.close()
+      // The driver's database stays the caller's to close (ReferenceConfig.database).
+      await driver?.opened.close()
       if (dropDatabase) await database.drop()
     },
   }

@@ -8,6 +8,8 @@
  * - `GATEHOUSE_TEST_POSTGRES_VIA=pgbouncer`: every fresh PostgreSQL test database is created on
  *   `DATABASE_URL` but served through the PgBouncer at `PGBOUNCER_URL`, with `?pgbouncer=true`
  *   (`GATEHOUSE_TEST_PGBOUNCER_FLAG=off` leaves it out).
+ * - `GATEHOUSE_TEST_POSTGRES_VIA=neon` and `GATEHOUSE_TEST_SQLITE_VIA=libsql`: the reference API
+ *   opens its database through the edge drivers instead (test/helpers/edge-drivers.ts).
  *
  * Unset (the default), tests run on the direct PostgreSQL and without Redis, as before.
  */
@@ -40,8 +42,9 @@ export function topologyRedis(env: NodeJS.ProcessEnv = process.env): RedisSettin
  */
 export function topologyDatabaseUrl(url: string, env: NodeJS.ProcessEnv = process.env): string {
   const via = env['GATEHOUSE_TEST_POSTGRES_VIA'] ?? ''
-  if (via === '') return url
-  if (via !== 'pgbouncer') throw new Error(`GATEHOUSE_TEST_POSTGRES_VIA must be pgbouncer, got "${via}"`)
+  // neon: the URL of the database itself, which Neon's driver reaches through its proxy (edge-drivers.ts).
+  if (via === '' || via === 'neon') return url
+  if (via !== 'pgbouncer') throw new Error(`GATEHOUSE_TEST_POSTGRES_VIA must be pgbouncer or neon, got "${via}"`)
   const pooler = env['PGBOUNCER_URL'] ?? ''
   if (pooler === '') throw new Error('GATEHOUSE_TEST_POSTGRES_VIA=pgbouncer needs PGBOUNCER_URL (scripts/ci-services.sh)')
   const direct = new URL(url)
