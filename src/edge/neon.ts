@@ -10,6 +10,9 @@ import type { Database } from '../kysely/database.js'
 /** PostgreSQL's `int8` (`COUNT(*)`, `bigint` ids): parsed as a number, as `openDatabase` does. */
 const INT8 = 20
 
+/** How long `close` waits for the pool's connections to report their end (ms). */
+const CLOSE_WAIT_MS = 5_000
+
 /**
  * A PostgreSQL URL as a gatehouse {@link Database} over Neon's WebSocket `Pool`: hand `db` to
  * the Kysely stores and `dialect` (`'postgres'`) to `authMigrations`. On an edge runtime open it
@@ -50,8 +53,14 @@ export function openNeon<DB>(url: string, options: { readonly poolSize?: number 
   const close = async (): Promise<void> => {
     closing = true
     await db.destroy()
-    // So the server has let go of them when close resolves (a DROP DATABASE right after finds none).
-    if (open > 0) await new Promise<void>((resolve) => whenAllEnded.push(resolve))
+    // So the server has let go of them when close resolves (a DROP DATABASE right after finds none);
+    // bounded, so that a socket that never reports its end cannot hang a shutdown.
+    if (open > 0) {
+      await new Promise<void>((resolve) => {
+        whenAllEnded.push(resolve)
+        setTimeout(resolve, CLOSE_WAIT_MS).unref?.()
+      })
+    }
   }
   return { db, dialect: 'postgres', sqliteDriver: undefined, close }
 }
