@@ -11,6 +11,7 @@
  */
 import { configDefaults, defineConfig } from 'vitest/config'
 import base from './vitest.config.js'
+import { printLeftOut } from './test/helpers/left-out.js'
 
 type Runtime = 'bun' | 'deno' | 'node'
 const runtime: Runtime = 'Bun' in globalThis ? 'bun' : 'Deno' in globalThis ? 'deno' : 'node'
@@ -29,11 +30,7 @@ const LEFT_OUT: Readonly<Record<Runtime, Readonly<Record<string, string>>>> = {
 }
 
 const leftOut = LEFT_OUT[runtime]
-// Printed once: the test workers this process forks load the config again, with this variable set.
-if (process.env['GATEHOUSE_LEFT_OUT_PRINTED'] === undefined) {
-  for (const [file, reason] of Object.entries(leftOut)) console.log(`gatehouse: not run on ${runtime}: ${file} (${reason})`)
-  process.env['GATEHOUSE_LEFT_OUT_PRINTED'] = '1'
-}
+printLeftOut(runtime, leftOut)
 
 export default defineConfig({
   ...base,

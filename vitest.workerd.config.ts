@@ -13,6 +13,7 @@
  */
 import { configDefaults, defineConfig } from 'vitest/config'
 import base from './vitest.config.js'
+import { printLeftOut } from './test/helpers/left-out.js'
 
 /** Conformance files not run on the Worker, and why. */
 const LEFT_OUT: Readonly<Record<string, string>> = {
@@ -23,11 +24,7 @@ const LEFT_OUT: Readonly<Record<string, string>> = {
   'test/conformance/regex-search.test.ts': "PostgreSQL's regular expressions: D1 is SQLite",
 }
 
-// Printed once: the test workers this process forks load the config again, with this variable set.
-if (process.env['GATEHOUSE_LEFT_OUT_PRINTED'] === undefined) {
-  for (const [file, reason] of Object.entries(LEFT_OUT)) console.log(`gatehouse: not run on workerd: ${file} (${reason})`)
-  process.env['GATEHOUSE_LEFT_OUT_PRINTED'] = '1'
-}
+printLeftOut('workerd', LEFT_OUT)
 
 export default defineConfig({
   ...base,
