@@ -6,6 +6,7 @@
  */
 import { sql } from 'kysely'
 import { afterAll, describe, expect, it } from 'vitest'
+import { referenceWorkerContext, type ReferenceWorkerEnv } from '../../examples/reference-api/worker-context.js'
 import { freshD1 } from '../helpers/databases.js'
 import { startReference, type RunningReference } from '../helpers/reference-server.js'
 
@@ -86,4 +87,16 @@ describe('the reference API as a Worker (workerd, D1, a Durable Object)', () => 
     // The owner, from another address, still gets in.
     expect((await basic(server, 'alice', 'alice-pass-1', '192.0.2.99')).status).toBe(200)
   })
+})
+
+describe("the Worker's settings", () => {
+  // A setting the Worker cannot honour would otherwise be dropped in silence: OAuth 2.0 or JWT routes
+  // the deployer meant to serve, or a Redis that was to share throttles, missing without a word.
+  it.each(['GATEHOUSE_OAUTH_ISSUER', 'GATEHOUSE_JWT_SIGNING_KEY', 'REDIS_URL', 'DATABASE_URL', 'GATEHOUSE_SCRYPT_N'])(
+    '%s (the Node entry\'s only) stops the Worker, named, before a binding is touched',
+    async (name) => {
+      const env = { DB: undefined, THROTTLES: undefined, [name]: 'set' } as unknown as ReferenceWorkerEnv
+      await expect(referenceWorkerContext(env)).rejects.toThrow(`the reference API's Worker has no use for ${name}: unset them`)
+    },
+  )
 })
