@@ -26,6 +26,19 @@ let app: string
 let tarball: string
 let tarballFiles: string[]
 
+/**
+ * Writes `lines` as `file` in the scratch `app` and type-checks it alone with the package's
+ * installed TypeScript: strict, exact optional properties, skipLibCheck off (every declaration
+ * of the package and its peers read), plus `options` (module system, lib, global types).
+ */
+function typeCheck(app: string, file: string, options: Record<string, unknown>, lines: readonly string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  const config = `tsconfig.${file.replace(/\.ts$/, '')}.json`
+  const compilerOptions = { strict: true, exactOptionalPropertyTypes: true, target: 'ES2022', skipLibCheck: false, noEmit: true, ...options }
+  writeFileSync(join(app, config), JSON.stringify({ compilerOptions, files: [file] }))
+  writeFileSync(join(app, file), lines.join('\n'))
+  return run(join(app, 'node_modules', '.bin', 'tsc'), ['-p', config], app)
+}
+
 /** `runCommand` in `cwd`, at most 4 minutes (npm pack and installs are slow on a busy machine). */
 function run(command: string, args: readonly string[], cwd: string, input?: string): Promise<{ status: number; stdout: string; stderr: string }> {
   return runCommand(command, args, { cwd, timeoutMs: 240_000, ...(input === undefined ? {} : { input }) }).then((r) => ({ ...r, status: r.code ?? -1 }))
@@ -155,24 +168,10 @@ describe('the packed tarball', () => {
     })
 
     it(`type-checks a strict app against the declarations with TypeScript ${OLDEST_TYPESCRIPT} (skipLibCheck off)`, async () => {
-      writeFileSync(
-        join(app, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: {
-            strict: true,
-            exactOptionalPropertyTypes: true,
-            module: 'NodeNext',
-            moduleResolution: 'NodeNext',
-            target: 'ES2022',
-            skipLibCheck: false,
-            noEmit: true,
-            types: ['node'],
-          },
-          include: ['app.ts'],
-        }),
-      )
-      writeFileSync(
-        join(app, 'app.ts'),
+      const result = await typeCheck(
+        app,
+        'app.ts',
+        { module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'] },
         [
           "import { createApi, TokenAuthentication, IsAuthenticated, PageNumberPagination, type ApiRequest, type User } from 'drf-gatehouse'",
           "import { KyselyTokenStore, KyselyUserStore, openDatabase, type AuthDatabase } from 'drf-gatehouse/kysely'",
@@ -217,34 +216,18 @@ describe('the packed tarball', () => {
           'console.log(createApi({ authentication: auth.authentication }), auth.users.userTable, auth.schemes.basic)',
           'await auth.close()',
           '',
-        ].join('\n'),
+        ],
       )
-      const result = await run(join(app, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], app)
       expect(result.stdout + result.stderr).toBe('')
       expect(result.status).toBe(0)
       // tsc reads every declaration of the package and its peers (skipLibCheck off): tens of seconds on a loaded 2-core machine.
     }, 180_000)
 
     it(`type-checks a Worker against the declarations with @cloudflare/workers-types and TypeScript ${OLDEST_TYPESCRIPT}: ThrottleCounter bound as \`wrangler types\` writes it`, async () => {
-      writeFileSync(
-        join(app, 'tsconfig.worker.json'),
-        JSON.stringify({
-          compilerOptions: {
-            strict: true,
-            exactOptionalPropertyTypes: true,
-            module: 'ESNext',
-            moduleResolution: 'Bundler',
-            target: 'ES2022',
-            lib: ['ES2022'],
-            skipLibCheck: false,
-            noEmit: true,
-            types: ['@cloudflare/workers-types'],
-          },
-          files: ['worker.ts'],
-        }),
-      )
-      writeFileSync(
-        join(app, 'worker.ts'),
+      const result = await typeCheck(
+        app,
+        'worker.ts',
+        { module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022'], types: ['@cloudflare/workers-types'] },
         [
           "import { ThrottleCounter, openD1 } from 'drf-gatehouse/d1'",
           "import { UserRateThrottle } from 'drf-gatehouse'",
@@ -262,9 +245,8 @@ describe('the packed tarball', () => {
           '  },',
           '} satisfies ExportedHandler<Env>',
           '',
-        ].join('\n'),
+        ],
       )
-      const result = await run(join(app, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.worker.json'], app)
       expect(result.stdout + result.stderr).toBe('')
       expect(result.status).toBe(0)
     }, 180_000)
