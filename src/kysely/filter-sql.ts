@@ -38,6 +38,42 @@ export function escapeLike(value: string): string {
   return out
 }
 
+/** The parameter of a LIKE-style text match: the escaped pattern, or PostgreSQL's `iexact` value as sent. */
+function textValue(c: Extract<Condition, { kind: 'text' }>, dialect: DialectName): string {
+  if (c.match === 'exact' && c.caseInsensitive && dialect === 'postgres') return c.value
+  const escaped = escapeLike(c.value)
+  return c.match === 'exact' ? escaped : c.match === 'contains' ? `%${escaped}%` : `${escaped}%`
+}
+
+/**
+ * The values `conditionSql` hands its slot, in the same order, without building any SQL:
+ * what one request binds to the placeholders of a statement compiled once for the
+ * condition's shape.
+ */
+export function conditionValues(condition: Condition, dialect: DialectName, out: unknown[] = []): unknown[] {
+  switch (condition.kind) {
+    case 'compare':
+      out.push(bindFilterValue(condition.value, dialect))
+      break
+    case 'in':
+      for (const value of condition.values) out.push(bindFilterValue(value, dialect))
+      break
+    case 'text':
+      out.push(condition.match === 'exact' && !condition.caseInsensitive ? bindFilterValue(condition.value, dialect) : textValue(condition, dialect))
+      break
+    case 'isNull':
+      break
+    case 'fullText':
+    case 'regex':
+      out.push(condition.value)
+      break
+    case 'and':
+    case 'or':
+      for (const c of condition.conditions) conditionValues(c, dialect, out)
+  }
+  return out
+}
+
 /**
  * `condition` as a parameterised SQL condition, as Django writes the lookups: every value
  * goes through `slot` (a bound parameter or a placeholder), never into the text, so the
@@ -76,13 +112,11 @@ export function conditionSql(
         const spec = column(c.field)
         const ref = spec.kind === 'text' || !pg ? sql.ref(spec.ref) : sql`cast(${sql.ref(spec.ref)} as text)`
         if (c.match === 'exact' && !c.caseInsensitive) return sql<SqlBool>`${ref} = ${param(c.value, spec)}`
-        const escaped = escapeLike(c.value)
-        const pattern = c.match === 'exact' ? escaped : c.match === 'contains' ? `%${escaped}%` : `${escaped}%`
-        const value = sql`${slot(pattern)}`
+        const value = sql`${slot(textValue(c, dialect))}`
         if (!pg) return sql<SqlBool>`${ref} like ${value} escape '\\'`
         if (!c.caseInsensitive) return sql<SqlBool>`${ref} like ${value}`
         // iexact compares with `=` (the pattern escaping then changes nothing that matters: Django binds the escaped value too).
-        if (c.match === 'exact') return sql<SqlBool>`upper(${ref}) = upper(${sql`${slot(c.value)}`})`
+        if (c.match === 'exact') return sql<SqlBool>`upper(${ref}) = upper(${value})`
         return sql<SqlBool>`upper(${ref}) like upper(${value})`
       }
       case 'isNull':

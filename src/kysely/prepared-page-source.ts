@@ -5,6 +5,7 @@ import type { DialectName } from './dialect-name.js'
 import { countKeyOf, KyselyPageSource, planRows, type ColumnSpec, type CountableQuery, type QueryRunner } from './kysely-page-source.js'
 import { bindCompiled, CompiledStatement, executeCompiled, parameterRef } from './prepared-query.js'
 import { shapeOf, type Condition } from '../core/filter-condition.js'
+import { conditionValues } from './filter-sql.js'
 
 /** The placeholders of one shape: a parameter given a value at run time has one, an absent one is `undefined`. */
 export type OptionalQueryParameters<P> = { readonly [K in keyof P]?: Expression<Exclude<P[K], undefined>> }
@@ -212,12 +213,9 @@ class BoundPageSource<O> implements SeekSource<O> {
   filtered(condition: Condition): SeekSource<O> {
     const shape = this.shape.filtered(condition)
     const values: Record<string, unknown> = { ...this.values }
-    let index = 0
-    // The same walk as the shape's compilation: the values in placeholder order.
-    this.shape.source.filtered(condition, (value) => {
-      values[this.shape.filterSlot(index++)] = value
-      return value
-    })
+    // The values in placeholder order, as the shape's compilation met them (no SQL built per request).
+    const bound = conditionValues(condition, this.shape.source.dialect)
+    for (let index = 0; index < bound.length; index++) values[this.shape.filterSlot(index)] = bound[index]
     return new BoundPageSource(this.db, shape, values)
   }
 

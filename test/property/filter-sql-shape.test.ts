@@ -20,7 +20,7 @@ import { ARTICLE_COLUMNS, ARTICLE_FILTERS, ARTICLE_SEARCH, type ArticleRow } fro
 import { allOf, shapeOf, valuesOf, type Condition } from '../../src/core/filter-condition.js'
 import { ValidationError } from '../../src/core/errors.js'
 import { createApiRequest } from '../../src/core/request/request-factory.js'
-import { escapeLike } from '../../src/kysely/filter-sql.js'
+import { conditionSql, conditionValues, escapeLike } from '../../src/kysely/filter-sql.js'
 import { KyselyPageSource } from '../../src/kysely/kysely-page-source.js'
 import { preparePageSource } from '../../src/kysely/prepared-page-source.js'
 import { FilterSet } from '../../src/pagination/filters/filter-set.js'
@@ -166,6 +166,10 @@ for (const backend of BACKENDS) {
           const countText = (c: Condition): string => keyText(prepared().filtered?.(c).countKey?.() ?? '')
           expect(countText(condition)).not.toBe('')
           expect(countText(condition)).toBe(countText(other))
+          // A request binds its values without building SQL: exactly what the compilation handed its slot, in order.
+          const slotted: unknown[] = []
+          conditionSql(condition, dialect, (field) => ARTICLE_COLUMNS[field] as { ref: string; kind: string }, (value) => (slotted.push(value), value))
+          expect(conditionValues(condition, dialect)).toEqual(slotted)
 
           // Run on the real database: no error but PostgreSQL's invalid regular expression.
           let page: readonly ArticleRow[]
@@ -177,6 +181,11 @@ for (const backend of BACKENDS) {
             return
           }
           expect(count).toBe(page.length)
+          // The prepared source (statements compiled per shape, values bound per request) reads the same rows.
+          const preparedSource = prepared().filtered?.(condition)
+          const [preparedPage, preparedCount] = await Promise.all([preparedSource?.slice(0, 500), preparedSource?.count()])
+          expect(preparedPage?.map((r) => r.id)).toEqual(page.map((r) => r.id))
+          expect(preparedCount).toBe(count)
           if (postgresOnly(condition)) return
           const expected = await expectedRows(rows, condition, dialect)
           expect(page.map((r) => r.id)).toEqual(expected.map((r) => r.id))
