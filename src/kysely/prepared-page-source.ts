@@ -27,6 +27,8 @@ export interface PreparedPageSourceOptions<DB, TB extends keyof DB, O, P> {
   readonly query: (params: OptionalQueryParameters<P>) => SelectQueryBuilder<DB, TB, O>
   /** As `KyselyPageSource`'s `countQuery`, for the same parameters. @default `query` */
   readonly countQuery?: (params: OptionalQueryParameters<P>) => CountableQuery
+  /** As `KyselyPageSource`'s `key`: with `countQuery`, a page's keys are read first, then its rows. */
+  readonly key?: string
 }
 
 /** Reserved placeholder names of the statements' own values. */
@@ -284,6 +286,7 @@ export function preparePageSource<DB, TB extends keyof DB, O, P extends object =
         columns: options.columns,
         orderBy: options.orderBy,
         ...(countQuery === undefined ? {} : { countQuery }),
+        ...(options.key === undefined ? {} : { key: options.key }),
       }) as unknown as KyselyPageSource<unknown, never, O>
       shape = new Shape(db, source)
       shapes.set(key, shape)

@@ -123,6 +123,8 @@ export function articleSources(ref: ReferenceRoutesContext): (ctx: RequestContex
     dialect: ref.database.dialect,
     columns: ARTICLE_COLUMNS,
     orderBy: ['id'],
+    // A page's ids come from the count query first (an index answers), then only its rows are joined.
+    key: 'id',
     query: (p: OptionalQueryParameters<{ author: string }>) => {
       const query = db
         .selectFrom('articles')
