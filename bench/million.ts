@@ -194,14 +194,18 @@ async function explain(database: TestDatabase, digest: string, position: Date): 
   const count = 'SELECT count(*) FROM articles'
   const seek = 'SELECT a.id FROM articles a JOIN gatehouse_users u ON u.id = a.author_id WHERE a.created <= $1 AND (a.created < $1 OR a.id < $2) ORDER BY a.created DESC, a.id DESC LIMIT 11'
   const page = 'SELECT a.id, a.title, u.username, a.score, a.created FROM articles a JOIN gatehouse_users u ON u.id = a.author_id WHERE'
-  const rangePage = `${page} a.created >= $1 AND a.created < $2 ORDER BY a.id LIMIT 10 OFFSET 10`
+  // The source's `key: 'id'`: a page's ids from the articles alone, then those rows joined.
+  const keyed = (where: string, offset: number): string => `${page} a.id IN (SELECT a.id FROM articles a ${where} ORDER BY a.id LIMIT 10 OFFSET ${offset}) ORDER BY a.id`
+  const page3 = keyed('', 20)
+  const rangePage = keyed('WHERE a.created >= $1 AND a.created < $2', 10)
   const rangeCount = 'SELECT count(*) FROM articles a WHERE a.created >= $1 AND a.created < $2'
-  const scorePage = `${page} a.score = $1 ORDER BY a.id LIMIT 10 OFFSET 10`
+  const scorePage = keyed('WHERE a.score = $1', 10)
   const scoreCount = 'SELECT count(*) FROM articles a WHERE a.score = $1'
   const sqlite = database.name === 'sqlite'
   const range = RANGE.map((d) => (sqlite ? d.toISOString() : d))
   const statements = [
     ['token lookup', token, [digest]],
+    ['page 3', page3, []],
     ['count', count, []],
     ['cursor seek', seek, [sqlite ? position.toISOString() : position, 1e9]],
     ['filtered page (created range)', rangePage, range],
