@@ -15,6 +15,14 @@ const PER_FRAMEWORK = ['test/conformance/**/*.test.ts', 'test/oracle/*.test.ts']
 const FRAMEWORKS = ['fastify', 'express', 'hono', 'node'] as const
 
 /**
+ * 'main''s files that import the reference API (four frameworks, the stores, the admin) and mock
+ * nothing (no vi.mock, vi.stubEnv, vi.spyOn, no process.env or global written): the 'shared'
+ * project evaluates those modules once per worker instead of once per file, as the framework
+ * projects do. A file that mocks or writes global state belongs in 'main'.
+ */
+const SHARED = ['test/reference/**/*.test.ts', 'test/property/**/*.test.ts']
+
+/**
  * Unit tests of the Web-standard core (what `drf-gatehouse` and `drf-gatehouse/hono` reach) that cannot
  * run without Node's globals, each with the reason. Everything else there runs twice: as usual,
  * and in the 'web-standard' project with `Buffer` and `process.getBuiltinModule` removed.
@@ -52,8 +60,9 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'main', include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: [...configDefaults.exclude, ...PER_FRAMEWORK, 'test/web-standard/without-node-globals.test.ts'] },
+        test: { name: 'main', include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: [...configDefaults.exclude, ...PER_FRAMEWORK, ...SHARED, 'test/web-standard/without-node-globals.test.ts'] },
       },
+      { extends: true, test: { name: 'shared', include: SHARED, isolate: false } },
       {
         extends: true,
         test: {

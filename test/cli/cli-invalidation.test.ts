@@ -1,7 +1,8 @@
 // The command line's credential changes (delete-token, deactivate-user, activate-user,
-// changepassword, create-token -r), spawned as real processes: with REDIS_URL set they
+// changepassword, create-token -r), spawned as real processes (in-process on PostgreSQL): with REDIS_URL set they
 // tell a running server's token cache through Redis, so the server stops (or starts)
 // accepting the token without waiting for the cache's TTL; without Redis they still work.
+import { cliInProcess } from '../helpers/cli-in-process.js'
 import { runCli } from '../helpers/cli-process.js'
 import type { CommandResult } from '../helpers/run-command.js'
 import { Kysely } from 'kysely'
@@ -24,8 +25,13 @@ const POLL = { timeout: 5_000, interval: 20 }
 
 type Run = CommandResult
 
-/** Runs `gatehouse <args>` with exactly the given DATABASE_URL / REDIS_URL ('' = unset). */
-function gatehouse(args: readonly string[], env: { readonly REDIS_URL: string; readonly GATEHOUSE_PASSWORD?: string }): Promise<Run> {
+interface RunEnv {
+  readonly REDIS_URL: string
+  readonly GATEHOUSE_PASSWORD?: string
+}
+
+/** Runs `gatehouse <args>` as a real process with exactly the given DATABASE_URL / REDIS_URL ('' = unset). */
+function spawned(args: readonly string[], env: RunEnv): Promise<Run> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env }
   delete childEnv['DATABASE_URL']
   // Only REDIS_URL names a Redis here (CI also exports a cluster's REDIS_CLUSTER_NODES).
@@ -33,8 +39,15 @@ function gatehouse(args: readonly string[], env: { readonly REDIS_URL: string; r
   return runCli(args, { env: childEnv })
 }
 
+/** The same in this process, `env` its whole environment. */
+function inProcess(args: readonly string[], env: RunEnv): Promise<Run> {
+  return cliInProcess(args, { ...env })
+}
+
 for (const backend of BACKENDS) {
   describe.skipIf(backendUnavailable(backend) || unavailable('Redis (REDIS_URL)', REDIS_URL !== undefined))(`gatehouse command line tells running servers (${backend.name} + Redis)`, () => {
+    // Spawned on SQLite; in this process on PostgreSQL (it still publishes through Redis; the command line's code is the same on both).
+    const gatehouse = backend.name === 'sqlite' ? spawned : inProcess
     let target: TestDatabase
     let db: Kysely<AuthDatabase>
     let redis: RedisClient
@@ -134,20 +147,20 @@ describe('gatehouse command line without a reachable Redis', () => {
   it('without REDIS_URL: the changes are made, with a warning; with an unreachable Redis: made, with a warning', async () => {
     target = await BACKENDS[0]!.create()
     const none = { REDIS_URL: '' }
-    expect(await gatehouse(['create-user', 'erin', '--database', target.url], { ...none, GATEHOUSE_PASSWORD: 'erin-pass-1' })).toMatchObject({ code: 0 })
-    expect(await gatehouse(['create-token', 'erin', '--database', target.url], none)).toMatchObject({ code: 0, stderr: '' })
-    expect(await gatehouse(['deactivate-user', 'erin', '--database', target.url], none)).toEqual({
+    expect(await spawned(['create-user', 'erin', '--database', target.url], { ...none, GATEHOUSE_PASSWORD: 'erin-pass-1' })).toMatchObject({ code: 0 })
+    expect(await spawned(['create-token', 'erin', '--database', target.url], none)).toMatchObject({ code: 0, stderr: '' })
+    expect(await spawned(['deactivate-user', 'erin', '--database', target.url], none)).toEqual({
       code: 0,
       stdout: 'Deactivated user erin\n',
       stderr: "gatehouse: warning: running servers were not told (no --redis, REDIS_URL or REDIS_CLUSTER_NODES); a server with a token cache keeps the old answer until the cache's TTL ends\n",
     })
     const unreachable = { REDIS_URL: `redis://127.0.0.1:${await closedPort()}` }
-    const run = await gatehouse(['delete-token', 'erin', '--database', target.url], unreachable)
+    const run = await spawned(['delete-token', 'erin', '--database', target.url], unreachable)
     expect(run).toMatchObject({ code: 0, stdout: 'Deleted the token of user erin\n' })
     expect(run.stderr).toMatch(/^gatehouse: warning: running servers were not told through Redis \(.+\); their cached token authentications end within their cache's TTL\n$/)
     expect(run.stderr).toContain('ECONNREFUSED')
     // Plain get-or-create changes nothing a server holds: it never touches Redis.
-    expect(await gatehouse(['create-token', 'erin', '--database', target.url], unreachable)).toMatchObject({ code: 0, stderr: '' })
+    expect(await spawned(['create-token', 'erin', '--database', target.url], unreachable)).toMatchObject({ code: 0, stderr: '' })
     const db = new Kysely<AuthDatabase>({ dialect: await createDialect(parseDatabaseUrl(target.url)) })
     try {
       const users = new KyselyUserStore({ db })

@@ -21,6 +21,7 @@ import { backendUnavailable, unavailable } from '../helpers/requirements.js'
 const BOB_KEY = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 const CAROL_KEY = 'ca7013ca7013ca7013ca7013ca7013ca7013ca70'
 
+/** The real process (`runCli`), with the test run's environment but for DATABASE_URL (and REDIS_URL unless given). */
 function gatehouse(args: readonly string[], env: Record<string, string> = {}): Promise<CommandResult> {
   const full: NodeJS.ProcessEnv = { ...process.env, ...env }
   delete full['DATABASE_URL']
@@ -155,7 +156,8 @@ for (const source of SOURCES) {
           ]),
         )
 
-        const second = await gatehouse(['import-django', '--from', django.url, '--database', url])
+        // Again, in this process (the first run above was the real one).
+        const second = await cliInProcess(['import-django', '--from', django.url, '--database', url])
         expect(second).toMatchObject({ code: 0, stderr: '' })
         expect(second.stdout).toContain('Users: 0 created, 0 updated, 8 unchanged, 0 skipped\nTokens: 0 created, 0 updated, 3 unchanged, 0 skipped\n')
         expect(await snapshot(url)).toEqual(imported)
@@ -189,7 +191,7 @@ for (const source of SOURCES) {
         server = null
 
         // Again after the logins: the rehashed passwords are not put back to Django's.
-        const third = await gatehouse(['import-django', '--from', django.url, '--database', url])
+        const third = await cliInProcess(['import-django', '--from', django.url, '--database', url])
         expect(third.stdout).toContain('Users: 0 created, 0 updated, 8 unchanged, 0 skipped\nTokens: 0 created, 0 updated, 3 unchanged, 0 skipped\n')
         expect(await snapshot(url)).toEqual(afterLogins)
       }, 180_000)
@@ -346,7 +348,7 @@ describe.skipIf(unavailable('Django (python3-django)', djangoAvailable('sqlite')
     const unsubscribe = bus.subscribe((event) => void heard.push(event))
     try {
       const url = target?.url ?? ''
-      expect((await gatehouse(['import-django', '--from', django.url, '--database', url])).code).toBe(0)
+      expect((await cliInProcess(['import-django', '--from', django.url, '--database', url])).code).toBe(0)
       await django.shell("from django.contrib.auth.models import User\nUser.objects.filter(username='carol').update(is_active=True)")
       await expect.poll(() => bus.listening, { timeout: 5_000, interval: 20 }).toBe(true)
       const update = await gatehouse(['import-django', '--update', '--from', django.url, '--database', url, '--channel', channel], { REDIS_URL: REDIS_URL ?? '' })

@@ -1,6 +1,9 @@
-// The library's `drf-gatehouse` command line on a user's own database, spawned as a real
-// process: it touches only gatehouse's tables, beside the app's own Kysely migrations,
-// and never seeds anything.
+// The library's `drf-gatehouse` command line on a user's own database: it touches only
+// gatehouse's tables, beside the app's own Kysely migrations, and never seeds anything. On SQLite
+// it is spawned as a real process (exit codes, the password from its environment and its stdin);
+// on PostgreSQL the same cases run it in this process (`main`, its streams and environment given):
+// the command line's code is the same on both, and each spawn costs seconds on a loaded machine.
+import { cliInProcess } from '../helpers/cli-in-process.js'
 import { runCli } from '../helpers/cli-process.js'
 import type { CommandResult } from '../helpers/run-command.js'
 import { Kysely, sql } from 'kysely'
@@ -15,11 +18,22 @@ import { backendUnavailable } from '../helpers/requirements.js'
 
 type Run = CommandResult
 
-function gatehouse(args: readonly string[], options: { env?: Record<string, string>; stdin?: string } = {}): Promise<Run> {
+interface RunOptions {
+  env?: Record<string, string>
+  stdin?: string
+}
+
+/** The real process, with the test run's environment but for DATABASE_URL (and GATEHOUSE_PASSWORD unless given). */
+function spawned(args: readonly string[], options: RunOptions = {}): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env }
   delete env['DATABASE_URL']
   if (options.env?.['GATEHOUSE_PASSWORD'] === undefined) delete env['GATEHOUSE_PASSWORD']
   return runCli(args, { env, input: options.stdin ?? '' })
+}
+
+/** In this process, `options.env` its whole environment. */
+function inProcess(args: readonly string[], options: RunOptions = {}): Promise<Run> {
+  return cliInProcess(args, options.env ?? {}, options.stdin ?? '')
 }
 
 /** The app's own migration, in Kysely's default migration tables. */
@@ -44,6 +58,7 @@ async function tableRows(database: Database<AuthDatabase>): Promise<Record<strin
 
 for (const backend of BACKENDS) {
   describe.skipIf(backendUnavailable(backend))(`gatehouse command line on ${backend.name}`, () => {
+    const gatehouse = backend.name === 'sqlite' ? spawned : inProcess
     let target: TestDatabase | null = null
     afterEach(async () => {
       await target?.drop()
@@ -96,7 +111,7 @@ for (const backend of BACKENDS) {
         code: 1,
         stderr: 'gatehouse: Cannot create the Token: user ghost does not exist\n',
       })
-    }, 90_000) // eight CLI processes, each hashing at the OWASP scrypt cost: slow on a loaded two-core machine
+    }, 90_000) // eight CLI runs (processes on SQLite), each hashing at the OWASP scrypt cost: slow on a loaded two-core machine
 
     it('create-user --superuser and grant/revoke-superuser keep Django’s is_superuser; names are NFKC-normalised (issue 36 items 6, 7)', async () => {
       target = await backend.create()
@@ -145,6 +160,6 @@ for (const backend of BACKENDS) {
 
 describe('gatehouse command line without a database', () => {
   it('says how to name one', async () => {
-    expect(await gatehouse(['migrate'])).toMatchObject({ code: 1, stderr: expect.stringContaining('--database <url> or set DATABASE_URL') })
+    expect(await spawned(['migrate'])).toMatchObject({ code: 1, stderr: expect.stringContaining('--database <url> or set DATABASE_URL') })
   })
 })

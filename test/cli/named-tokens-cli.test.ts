@@ -1,4 +1,4 @@
-// The safer token mode's commands, spawned as real processes on SQLite and PostgreSQL:
+// The safer token mode's commands, spawned as real processes on SQLite (in-process on PostgreSQL):
 // create-named-token (printed once, stored as a digest), list-named-tokens,
 // revoke-named-token, and migrate-tokens (DRF keys go on working, idempotent, --keep).
 import { sql, type Kysely } from 'kysely'
@@ -10,12 +10,13 @@ import { KyselyUserStore } from '../../src/kysely/kysely-user-store.js'
 import { authMigrations, migrate } from '../../src/kysely/migrations.js'
 import type { AuthDatabase } from '../../src/kysely/schema.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
+import { cliInProcess } from '../helpers/cli-in-process.js'
 import { runCli } from '../helpers/cli-process.js'
 import type { CommandResult } from '../helpers/run-command.js'
 import { backendUnavailable } from '../helpers/requirements.js'
 
 
-function gatehouse(args: readonly string[]): Promise<CommandResult> {
+function spawned(args: readonly string[]): Promise<CommandResult> {
   const env: NodeJS.ProcessEnv = { ...process.env }
   delete env['DATABASE_URL']
   delete env['REDIS_URL']
@@ -24,6 +25,8 @@ function gatehouse(args: readonly string[]): Promise<CommandResult> {
 
 for (const backend of BACKENDS) {
   describe.skipIf(backendUnavailable(backend))(`named-token commands on ${backend.name}`, () => {
+    // Spawned on SQLite; in this process on PostgreSQL (the command line's code is the same on both).
+    const gatehouse = backend.name === 'sqlite' ? spawned : (args: readonly string[]): Promise<CommandResult> => cliInProcess(args)
     let target: TestDatabase | null = null
     let database: Database<AuthDatabase> | null = null
     afterEach(async () => {
@@ -71,7 +74,7 @@ for (const backend of BACKENDS) {
       expect(await gatehouse(['create-named-token', 'nobody', '--name', 'x', '--database', url])).toMatchObject({ code: 1, stderr: 'gatehouse: user nobody does not exist\n' })
       await new KyselyNamedTokenStore({ db }).create(bob.id, { name: 'old', expiresAt: new Date(Date.now() - 1000) })
       expect(await gatehouse(['clear-expired-tokens', '--database', url])).toMatchObject({ code: 0, stdout: 'Deleted 1 expired named token\n' })
-    }, 150_000) // nine CLI processes: slow on a loaded two-core machine
+    }, 150_000) // nine CLI processes (on SQLite): slow on a loaded two-core machine
 
     it('migrate-tokens moves DRF keys into named tokens: same keys work, DRF rows go, a second run changes nothing', async () => {
       const { db } = await open()
@@ -106,6 +109,6 @@ for (const backend of BACKENDS) {
       expect(await gatehouse(['revoke-named-token', 'ann', '--all', '--database', url])).toMatchObject({ code: 0, stdout: 'Revoked 1 named token of user ann\n' })
       expect(await named.findByKey(annKey)).toBeNull()
       expect(await gatehouse(['revoke-named-token', 'ann', '--database', url])).toMatchObject({ code: 1, stderr: 'gatehouse: give a token id or --all (not both)\n' })
-    }, 120_000) // seven CLI processes
+    }, 120_000) // seven CLI processes (on SQLite)
   })
 }

@@ -1,9 +1,10 @@
 // Issue 36 item 6, the command line: `drf-gatehouse create-user` and `changepassword` run the
 // password validators (Django 3.2's four by default, with Django's messages), as Django's
 // createsuperuser and changepassword run validate_password; `--config`'s passwordValidators
-// choose them (`[]`: none), `--skip-password-validation` stores a refused one anyway. The real
-// command line, spawned: every case on SQLite, and changepassword (which reads the stored user)
-// on PostgreSQL too; the command line's code is the same on both.
+// choose them (`[]`: none), `--skip-password-validation` stores a refused one anyway. Every case
+// on SQLite, and changepassword (which reads the stored user) on PostgreSQL too; the command
+// line's code is the same on both. The command line runs in this process (`main`, its streams and
+// environment given): a refusal is also checked from the real process, spawned, once.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,12 +12,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openDatabase, type Database } from '../../src/kysely/database.js'
 import { KyselyUserStore } from '../../src/kysely/kysely-user-store.js'
 import type { AuthDatabase } from '../../src/kysely/schema.js'
+import { cliInProcess } from '../helpers/cli-in-process.js'
 import { runCli } from '../helpers/cli-process.js'
 import { BACKENDS, type TestDatabase } from '../helpers/databases.js'
 import type { CommandResult } from '../helpers/run-command.js'
 import { backendUnavailable } from '../helpers/requirements.js'
 
-function gatehouse(args: readonly string[], options: { readonly password?: string; readonly stdin?: string; readonly env?: Record<string, string> } = {}): Promise<CommandResult> {
+interface RunOptions {
+  readonly password?: string
+  readonly stdin?: string
+  readonly env?: Record<string, string>
+}
+
+/** The command line in this process, with `env` (and the password as GATEHOUSE_PASSWORD) as its whole environment. */
+function gatehouse(args: readonly string[], options: RunOptions = {}): Promise<CommandResult> {
+  const env: Record<string, string> = { ...options.env }
+  if (options.password !== undefined) env['GATEHOUSE_PASSWORD'] = options.password
+  return cliInProcess(args, env, options.stdin ?? '')
+}
+
+/** The same, as the real process (`runCli`): the test run's own service addresses left out. */
+function spawned(args: readonly string[], options: RunOptions = {}): Promise<CommandResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env }
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'REDIS_CLUSTER_NODES', 'GATEHOUSE_CONFIG', 'GATEHOUSE_PASSWORD']) if (options.env?.[name] === undefined) delete env[name]
   if (options.password !== undefined) env['GATEHOUSE_PASSWORD'] = options.password
@@ -54,7 +70,8 @@ for (const backend of BACKENDS) {
     })
 
     sqliteOnly('create-user refuses what Django refuses, with every message, and creates nobody', async () => {
-      const short = await gatehouse(['create-user', 'carol', ...db()], { password: '1234' })
+      // The real process: its exit code and stderr.
+      const short = await spawned(['create-user', 'carol', ...db()], { password: '1234' })
       expect(short.code).toBe(1)
       expect(short.stdout).toBe('')
       // Django's order: similarity, length, common, numeric.

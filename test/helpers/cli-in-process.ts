@@ -3,10 +3,11 @@ import { main } from '../../src/cli/main.js'
 import type { CommandResult } from './run-command.js'
 
 /**
- * The command line in this process (`main` with captured streams, stdin empty): no process
- * start-up, for the tests that run it many times. `runCli` (cli-process.ts) covers the real binary.
+ * The command line in this process (`main` with captured streams, `input` on stdin, then its
+ * end; `env` is its whole environment): no process start-up, for the tests that run it many
+ * times. `runCli` (cli-process.ts) covers the real binary.
  */
-export async function cliInProcess(args: readonly string[], env: Record<string, string> = {}): Promise<CommandResult> {
+export async function cliInProcess(args: readonly string[], env: Record<string, string> = {}, input = ''): Promise<CommandResult> {
   const stdout = new PassThrough()
   const stderr = new PassThrough()
   const out: string[] = []
@@ -14,7 +15,7 @@ export async function cliInProcess(args: readonly string[], env: Record<string, 
   stdout.on('data', (chunk: Buffer) => void out.push(chunk.toString()))
   stderr.on('data', (chunk: Buffer) => void err.push(chunk.toString()))
   const stdin = new PassThrough()
-  stdin.end()
+  stdin.end(input)
   const code = await main(args, { stdin, stdout, stderr, env })
   return { code, stdout: out.join(''), stderr: err.join('') }
 }
