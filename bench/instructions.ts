@@ -5,7 +5,7 @@
  *
  *   DATABASE_URL=postgres://… npx tsx bench/instructions.ts [--db sqlite|postgres|both] [--count 300]
  *     [--warmup 1500] [--rounds 2] [--servers hand,fastify] [--before name:/checkout/of/another/commit]…
- *     [--stages on|off] [--annotate 40] [--json out.json]
+ *     [--stages on|off] [--annotate 40] [--json out.json] [--path /api/articles/?page=3]
  *
  * Whole server: every server is bundled by esbuild (what a user runs is the tsc build, not tsx)
  * and started under callgrind with `--instr-atstart=no`; start-up and `--warmup` requests run
@@ -44,7 +44,8 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-const PATH = '/api/articles/?page=3'
+/** The measured request (`--path`; the stage table, `--stages on`, is for this default only). */
+let PATH = '/api/articles/?page=3'
 const BOB_TOKEN = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0'
 const HEADERS = { authorization: `Token ${BOB_TOKEN}`, accept: 'application/json' }
 
@@ -79,6 +80,7 @@ function parseArgs(argv: readonly string[]): Options {
     else if (flag === '--annotate') o.annotate = Number(value)
     else if (flag === '--stage-count') o.stageCount = Number(value)
     else if (flag === '--json') o.json = value
+    else if (flag === '--path') PATH = value
     else throw new Error(`unknown option ${flag}`)
   }
   return o
