@@ -32,16 +32,6 @@ const LEFT_OUT: Readonly<Record<Runtime, Readonly<Record<string, string>>>> = {
 const leftOut = LEFT_OUT[runtime]
 printLeftOut(runtime, leftOut)
 
-/**
- * Unit files that replace modules (vi.doMock, vi.resetModules) or write global state: they run
- * isolated, in a project of their own. The rest run with `isolate: false`, the modules evaluated
- * once per worker instead of once per file (about 110 small files; a file that mocks or writes
- * globals and does not restore them belongs here).
- */
-const ISOLATED = ['src/crypto/portable-crypto.test.ts']
-const UNIT = ['src/**/*.test.ts', 'test/integration/core-*.test.ts']
-const unitExclude = [...configDefaults.exclude, ...Object.keys(leftOut)]
-
 export default defineConfig({
   ...base,
   test: {
@@ -49,12 +39,8 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: `unit-${runtime}`, include: UNIT, exclude: [...unitExclude, ...ISOLATED], isolate: false },
+        test: { name: `unit-${runtime}`, include: ['src/**/*.test.ts', 'test/integration/core-*.test.ts'], exclude: [...configDefaults.exclude, ...Object.keys(leftOut)] },
       },
-      // Left out above on Bun; an empty project would fail the run (no test files found).
-      ...(ISOLATED.every((file) => file in leftOut)
-        ? []
-        : [{ extends: true as const, test: { name: `unit-${runtime}-isolated`, include: ISOLATED, exclude: unitExclude } }]),
       {
         extends: true,
         test: { name: `conformance-${runtime}`, include: ['test/conformance/**/*.test.ts'], env: { GATEHOUSE_TEST_FRAMEWORK: 'hono' }, isolate: false },
