@@ -64,10 +64,15 @@ describe.skipIf(unavailable('throwaway PostgreSQL and Redis servers', throwawayS
   beforeAll(async () => {
     ;[postgres, redis] = await Promise.all([startThrowawayPostgres(), startThrowawayRedis()])
     sqlite = freshSqlite()
-    // No GATEHOUSE_DB_TIMEOUT_MS / GATEHOUSE_REDIS_TIMEOUT_MS: the library's defaults.
+    // No GATEHOUSE_DB_TIMEOUT_MS / GATEHOUSE_REDIS_TIMEOUT_MS: the library's defaults. The stores'
+    // faults are under test, not the hashing: scrypt at the other reference tests' cheap cost (the
+    // default, about 0.3 s a check, made the seed and the Redis test's 17 logins take half the file).
+    // TEST_SCRYPT's N (test/helpers/reference-server.ts), not imported: that module loads the whole
+    // reference API into this process, which only spawns it (4 s more per run).
+    const scryptN = String(2 ** 12)
     ;[onPostgres, onRedis] = await Promise.all([
       startInstance({
-        env: { DATABASE_URL: postgres.url, REDIS_URL: undefined, GATEHOUSE_FRAMEWORK: framework, GATEHOUSE_DB_TIMEOUT_MS: undefined },
+        env: { DATABASE_URL: postgres.url, REDIS_URL: undefined, GATEHOUSE_FRAMEWORK: framework, GATEHOUSE_DB_TIMEOUT_MS: undefined, GATEHOUSE_SCRYPT_N: scryptN },
       }),
       startInstance({
         env: {
@@ -76,6 +81,7 @@ describe.skipIf(unavailable('throwaway PostgreSQL and Redis servers', throwawayS
           GATEHOUSE_FRAMEWORK: framework,
           GATEHOUSE_REDIS_TIMEOUT_MS: undefined,
           GATEHOUSE_LOGIN_FAILURES: '5/min',
+          GATEHOUSE_SCRYPT_N: scryptN,
         },
       }),
     ])

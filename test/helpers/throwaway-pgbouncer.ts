@@ -36,9 +36,13 @@ export interface ThrowawayPgbouncer {
 /**
  * Starts PgBouncer in front of the server of `upstreamUrl`. `ignoreStartupParameters`: the
  * startup parameters it accepts and drops (by default it refuses a connection that sends
- * one it does not know, such as `statement_timeout`).
+ * one it does not know, such as `statement_timeout`). `serverLoginRetrySeconds`: how long it
+ * waits after a failed server login before it tries the server again (15 s as installed).
  */
-export async function startPgbouncer(upstreamUrl: string, options: { ignoreStartupParameters?: readonly string[]; serverConnections?: number } = {}): Promise<ThrowawayPgbouncer> {
+export async function startPgbouncer(
+  upstreamUrl: string,
+  options: { ignoreStartupParameters?: readonly string[]; serverConnections?: number; serverLoginRetrySeconds?: number } = {},
+): Promise<ThrowawayPgbouncer> {
   const upstream = new URL(upstreamUrl)
   const dir = mkdtempSync(join(tmpdir(), 'gh-pgbouncer-'))
   const port = await freePort()
@@ -57,6 +61,7 @@ export async function startPgbouncer(upstreamUrl: string, options: { ignoreStart
     `logfile = ${join(dir, 'pgbouncer.log')}`,
     `pidfile = ${join(dir, 'pgbouncer.pid')}`,
     ...(options.ignoreStartupParameters === undefined ? [] : [`ignore_startup_parameters = ${options.ignoreStartupParameters.join(',')}`]),
+    ...(options.serverLoginRetrySeconds === undefined ? [] : [`server_login_retry = ${options.serverLoginRetrySeconds}`]),
   ].join('\n')
   writeFileSync(join(dir, 'pgbouncer.ini'), `${ini}\n`)
   writeFileSync(join(dir, 'users.txt'), `"${decodeURIComponent(upstream.username || 'postgres')}" ""\n`)
