@@ -31,6 +31,7 @@ for (const backend of BACKENDS) {
       users = new KyselyUserStore({ db: t.db, scrypt: { N: 1024, r: 8, p: 1 } })
       await users.create({ username: 'ann', password: 'ann-pass-1' })
       await users.create({ username: 'ben', password: 'ben-pass-1' })
+      await users.create({ username: 'cy', password: 'cy-pass-1' })
     })
     afterAll(async () => t?.close())
 
@@ -54,9 +55,12 @@ for (const backend of BACKENDS) {
     it('updateLastLogin: false for an unknown id or a mapping without the column', async () => {
       expect(await users.updateLastLogin(987_654, new Date())).toBe(false)
       const unmapped = new KyselyUserStore({ db: t.db, userTable: { table: 'gatehouse_users', columns: { id: 'id', username: 'username', password: 'password' }, idType: 'integer' } })
-      const ann = await users.findByUsername('ann')
-      expect(await unmapped.updateLastLogin(ann?.id ?? 0, new Date(0))).toBe(false)
-      expect(await lastLogin('ann')).toBe(Math.floor(CLOCK * 1000))
+      // Its own user and known value (not another test's), so the tests pass in any order.
+      const cy = await users.findByUsername('cy')
+      const known = Date.UTC(2024, 4, 1, 12)
+      expect(await users.updateLastLogin(cy?.id ?? 0, new Date(known))).toBe(true)
+      expect(await unmapped.updateLastLogin(cy?.id ?? 0, new Date(0))).toBe(false)
+      expect(await lastLogin('cy')).toBe(known)
     })
   })
 }
