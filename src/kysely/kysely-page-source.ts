@@ -6,7 +6,7 @@ import type { DialectName } from './dialect-name.js'
 import { drfPositionAs, type DrfPositionKind } from '../pagination/drf-cursor.js'
 import type { Condition } from '../core/filter-condition.js'
 import { conditionSql, type ValueSlot } from './filter-sql.js'
-import { qualifierOf, visibleTables } from './query-tables.js'
+import { resolvesIn } from './query-tables.js'
 
 /**
  * The SQL type of an ordering column, which a cursor's position must fit: `integer` is a
@@ -108,12 +108,7 @@ function conditionFields(condition: Condition, out: string[] = []): string[] {
 function filteredCountQuery(countQuery: CountableQuery, refs: readonly string[], where: RawBuilder<SqlBool>): CountableQuery | undefined {
   const builder = countQuery as CountableQuery & { where?: unknown }
   if (typeof builder.where !== 'function') return undefined
-  const tables = visibleTables(countQuery)
-  const resolves = (ref: string): boolean => {
-    const table = qualifierOf(ref)
-    return table !== null && tables !== null && tables.has(table)
-  }
-  if (!refs.every(resolves)) return undefined
+  if (!resolvesIn(countQuery, refs)) return undefined
   return (builder.where as (expression: RawBuilder<SqlBool>) => CountableQuery).call(countQuery, where)
 }
 
@@ -211,6 +206,8 @@ export class KyselyPageSource<DB, TB extends keyof DB, O> implements SeekSource<
 
   /** `query` before any `filtered` condition: the second step of a page read by its keys (see `key`). */
   private rowsQuery: SelectQueryBuilder<DB, TB, O>
+  /** `pageKeys()`'s answer, once worked out. */
+  private keysQuery?: SelectQueryBuilder<DB, TB, O> | null
 
   constructor(options: KyselyPageSourceOptions<DB, TB, O>) {
     this.options = options
@@ -277,18 +274,15 @@ export class KyselyPageSource<DB, TB extends keyof DB, O> implements SeekSource<
    * count query's tables.
    */
   private pageKeys(): SelectQueryBuilder<DB, TB, O> | null {
+    // Once per source: its count query and ordering never change.
+    if (this.keysQuery !== undefined) return this.keysQuery
     const { key, countQuery } = this.options
-    if (key === undefined || countQuery === undefined) return null
-    const builder = countQuery as unknown as SelectQueryBuilder<DB, TB, O> & { clearSelect?: unknown }
-    if (typeof builder.clearSelect !== 'function') return null
-    const tables = visibleTables(countQuery)
-    const keyRef = this.column(key).ref
-    const visible = (ref: string): boolean => {
-      const table = qualifierOf(ref)
-      return table !== null && tables !== null && tables.has(table)
-    }
-    if (!visible(keyRef) || !this.order.every((f) => visible(this.column(f.field).ref))) return null
-    return builder.clearSelect().select(sql.ref(keyRef).as('page_key')) as unknown as SelectQueryBuilder<DB, TB, O>
+    const builder = countQuery as unknown as (SelectQueryBuilder<DB, TB, O> & { clearSelect?: unknown }) | undefined
+    const keyRef = key === undefined ? null : this.column(key).ref
+    const usable =
+      keyRef !== null && countQuery !== undefined && typeof builder?.clearSelect === 'function' && resolvesIn(countQuery, [keyRef, ...this.order.map((f) => this.column(f.field).ref)])
+    this.keysQuery = usable ? (builder.clearSelect().select(sql.ref(keyRef).as('page_key')) as unknown as SelectQueryBuilder<DB, TB, O>) : null
+    return this.keysQuery
   }
 
   /** The compiled `all()` statement. */

@@ -33,3 +33,13 @@ export function qualifierOf(ref: string): string | null {
   const dot = ref.lastIndexOf('.')
   return dot <= 0 ? null : ref.slice(0, dot)
 }
+
+/** Whether every column of `refs` is qualified by one of `query`'s visible tables (see `visibleTables`). */
+export function resolvesIn(query: Expression<unknown>, refs: readonly string[]): boolean {
+  const tables = visibleTables(query)
+  if (tables === null) return false
+  return refs.every((ref) => {
+    const table = qualifierOf(ref)
+    return table !== null && tables.has(table)
+  })
+}
