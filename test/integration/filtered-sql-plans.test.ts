@@ -100,6 +100,8 @@ for (const backend of BACKENDS) {
       // The page and the count of the first shape: prepared once each for twelve value sets.
       expect(filteredByTitle).toHaveLength(2)
       expect(filteredByTitle.filter((t) => t.startsWith('select count(*)'))).toHaveLength(1)
+      // The route's source has `key: 'id'`: its page statement reads the page's ids first, filtered in the count query.
+      expect(filteredByTitle.find((t) => !t.startsWith('select count(*)'))).toMatch(/where "articles"\."id" in \(select "articles"\."id" as "page_key" from "articles" where/)
     })
 
     /** The plan of `compiled` as text. */
